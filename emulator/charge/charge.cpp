@@ -1,0 +1,53 @@
+#include "charge/charge.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace cosmos::charge {
+namespace {
+// Coefficients of the model in docs/request-units.md.
+constexpr double kReadBase = 1.0;
+constexpr double kReadPerKb = 0.10;
+constexpr double kWriteBase = 4.6;
+constexpr double kWritePerKb = 0.60;
+constexpr double kWritePerTerm = 0.38;
+constexpr double kReplaceFactor = 1.85;
+constexpr double kQueryBase = 2.7;
+constexpr double kQueryPerDoc = 0.10;
+constexpr double kQueryPerKb = 0.068;
+// Observed on the service: a rejected item write (409, 400 on the body, 412) costs 1.24 RU.
+constexpr double kRejectedWrite = 1.24;
+// Observed on the service: database create 1 RU, container read / 404 2 RU.
+constexpr double kMetadataRead = 2.0;
+constexpr double kMetadataWrite = 1.0;
+}  // namespace
+
+double Round2(double ru) { return std::round(ru * 100.0) / 100.0; }
+
+double PointRead(const ItemFacts& item, Consistency c) {
+  double factor = c == Consistency::kStrong ? 2.0 : 1.0;
+  return Round2(factor * std::max(1.0, kReadBase + kReadPerKb * (item.kb - 1.0)));
+}
+
+double PointReadNotFound() { return 1.0; }
+
+double Create(const ItemFacts& item) {
+  return Round2(kWriteBase + kWritePerKb * item.kb + kWritePerTerm * item.terms);
+}
+
+double Replace(const ItemFacts& new_image) {
+  return Round2(kReplaceFactor * (kWriteBase + kWritePerKb * new_image.kb + kWritePerTerm * new_image.terms));
+}
+
+double Delete(const ItemFacts& stored) { return Create(stored); }
+
+double FeedPage(size_t docs, double kb) {
+  return Round2(kQueryBase + kQueryPerDoc * static_cast<double>(docs) + kQueryPerKb * kb);
+}
+
+double RejectedWrite() { return kRejectedWrite; }
+double MetadataRead() { return kMetadataRead; }
+double MetadataWrite() { return kMetadataWrite; }
+double MetadataNotFound() { return kMetadataRead; }
+
+}  // namespace cosmos::charge

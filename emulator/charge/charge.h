@@ -1,0 +1,42 @@
+// Every request-unit formula, in one place. Handlers report facts (sizes, index terms, outcomes);
+// these functions turn them into the charge. See docs/request-units.md for the model.
+#pragma once
+
+#include <cstddef>
+
+namespace cosmos::charge {
+
+// Facts about one item an operation touched.
+struct ItemFacts {
+  double kb = 0;   // minified stored JSON including system properties, in KB (bytes / 1024)
+  int terms = 0;   // index terms the indexing policy produces for it
+};
+
+enum class Consistency { kWeak, kStrong };  // Strong and Bounded Staleness double read charges
+
+double Round2(double ru);
+
+double PointRead(const ItemFacts& item, Consistency c = Consistency::kWeak);
+double PointReadNotFound();
+double Create(const ItemFacts& item);
+// Replace, upsert of an existing item and patch: charged on the new image.
+double Replace(const ItemFacts& new_image);
+// Delete: charged on the stored image.
+double Delete(const ItemFacts& stored);
+
+// One page of a read feed: the query-page formula over the items returned, all loaded.
+double FeedPage(size_t docs, double kb);
+
+// Writes that fail after reaching the partition (conflict, precondition, bad document).
+double RejectedWrite();
+// Requests refused before reaching a partition (malformed headers, routing errors).
+inline constexpr double kRefused = 0;
+
+// Metadata operations on databases and containers (the service's flat charges).
+double MetadataRead();
+double MetadataWrite();
+double MetadataNotFound();
+// The account document (GET /) is free.
+inline constexpr double kAccountRead = 0;
+
+}  // namespace cosmos::charge

@@ -1,0 +1,89 @@
+#include "common/errors.h"
+
+#include "json/json.h"
+
+namespace cosmos::errors {
+
+std::string Wrap(const std::string& text) {
+  std::string out = "Message: {\"Errors\":[";
+  json::WriteString(out, text);
+  out += "]}";
+  return out;
+}
+
+CosmosError BadRequest(const std::string& text, int substatus) {
+  return CosmosError(400, substatus, "BadRequest", Wrap(text));
+}
+
+CosmosError InvalidUrl() { return CosmosError(400, 0, "BadRequest", "Request url is invalid."); }
+
+CosmosError MalformedPayload() {
+  return BadRequest("The request payload is invalid. Ensure to provide a valid request payload.");
+}
+
+CosmosError NestingTooDeep() {
+  return BadRequest("The request payload is invalid: the JSON nesting depth exceeds the maximum of " +
+                    std::to_string(json::kMaxDepth) + ".");
+}
+
+CosmosError MissingId() {
+  return BadRequest("The input content is invalid because the required properties - 'id; ' - are missing.");
+}
+
+CosmosError InvalidId(const std::string& id) {
+  return BadRequest("The input name '" + id +
+                    "' is invalid. Ensure to provide a unique non-empty string less than '255' characters and "
+                    "containing no '/', '\\\\', '?' or '#'.");
+}
+
+CosmosError IdTooLong() {
+  return BadRequest("The input name is invalid: it exceeds the maximum length of 255 characters.");
+}
+
+CosmosError PartitionKeyMismatch() {
+  return BadRequest("PartitionKey extracted from document doesn't match the one specified in the header.", 1001);
+}
+
+CosmosError PartitionKeyComponents() {
+  return BadRequest(
+      "The partition key supplied in x-ms-partitionkey header has fewer components than defined in the the "
+      "collection.",
+      1001);
+}
+
+CosmosError PartitionKeyMalformed(const std::string& header) {
+  return BadRequest("The partition key value '" + header +
+                        "' in the x-ms-documentdb-partitionkey header is not a JSON array of valid partition key "
+                        "values.",
+                    1001);
+}
+
+CosmosError Unauthorized(const std::string& text) { return CosmosError(401, 0, "Unauthorized", text); }
+CosmosError Forbidden(const std::string& text) { return CosmosError(403, 0, "Forbidden", text); }
+
+CosmosError NotFound() { return CosmosError(404, 0, "NotFound", Wrap("Resource Not Found.")); }
+
+CosmosError MethodNotAllowed() {
+  return CosmosError(405, 0, "MethodNotAllowed", Wrap("The requested verb is not supported on this resource."));
+}
+
+CosmosError Conflict() {
+  return CosmosError(409, 0, "Conflict", Wrap("Resource with specified id, name, or unique index already exists."));
+}
+
+CosmosError PreconditionFailed() {
+  return CosmosError(412, 0, "PreconditionFailed",
+                     Wrap("Operation cannot be performed because one of the specified precondition is not met."));
+}
+
+CosmosError RequestTooLarge() {
+  return CosmosError(413, 0, "RequestEntityTooLarge", Wrap("Request size is too large."));
+}
+
+CosmosError NotImplemented(const std::string& what) {
+  return CosmosError(501, 0, "NotImplemented", Wrap(what + " is not supported by this emulator yet."));
+}
+
+CosmosError Internal(const std::string& what) { return CosmosError(500, 0, "InternalServerError", Wrap(what)); }
+
+}  // namespace cosmos::errors

@@ -1,0 +1,48 @@
+// Every error the emulator answers with, from one factory: status, substatus, code and message.
+// Thrown by any layer below HTTP; the pipeline turns it into the {"code","message"} body.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace cosmos {
+
+struct CosmosError : std::runtime_error {
+  CosmosError(int status, int substatus, std::string code, std::string message)
+      : std::runtime_error(message), status(status), substatus(substatus), code(std::move(code)) {}
+  int status;
+  int substatus;  // 0 = none
+  std::string code;
+  // Charged request units when the failure happened after the request reached the store.
+  double charge = 0;
+  // Milliseconds the client should wait (429 only).
+  int retry_after_ms = 0;
+};
+
+// The service wraps most messages as Message: {"Errors":["..."]}; we do the same so SDK error text matches.
+namespace errors {
+
+std::string Wrap(const std::string& text);
+
+CosmosError BadRequest(const std::string& text, int substatus = 0);
+CosmosError InvalidUrl();
+CosmosError MalformedPayload();
+CosmosError NestingTooDeep();
+CosmosError MissingId();
+CosmosError InvalidId(const std::string& id);
+CosmosError IdTooLong();
+CosmosError PartitionKeyMismatch();
+CosmosError PartitionKeyComponents();
+CosmosError PartitionKeyMalformed(const std::string& header);
+CosmosError Unauthorized(const std::string& text);
+CosmosError Forbidden(const std::string& text);
+CosmosError NotFound();
+CosmosError MethodNotAllowed();
+CosmosError Conflict();
+CosmosError PreconditionFailed();
+CosmosError RequestTooLarge();
+CosmosError NotImplemented(const std::string& what);
+CosmosError Internal(const std::string& what);
+
+}  // namespace errors
+}  // namespace cosmos

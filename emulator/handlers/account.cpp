@@ -1,0 +1,57 @@
+// GET / : the database account the SDKs bootstrap from.
+#include "charge/charge.h"
+#include "handlers/handlers.h"
+#include "json/json.h"
+
+namespace cosmos::handlers {
+
+Result ReadAccount(Services& s, RequestContext& ctx) {
+  std::string host = "127.0.0.1";
+  if (auto h = ctx.Header("host"); h && !h->empty()) host = std::string(*h);
+  const std::string endpoint = "http://" + host + "/";
+  json::Document d;
+  auto& a = d.GetAllocator();
+  d.SetObject();
+  d.AddMember("_self", "", a);
+  d.AddMember("id", "localemulator", a);  // not "localhost": the SDKs re-read the account for that id
+  d.AddMember("_rid", json::Value(host.c_str(), a), a);
+  d.AddMember("media", "//media/", a);
+  d.AddMember("addresses", "//addresses/", a);
+  d.AddMember("_dbs", "//dbs/", a);
+  for (const char* key : {"writableLocations", "readableLocations"}) {
+    json::Value loc(rapidjson::kObjectType);
+    loc.AddMember("name", "South Central US", a);
+    loc.AddMember("databaseAccountEndpoint", json::Value(endpoint.c_str(), a), a);
+    json::Value arr(rapidjson::kArrayType);
+    arr.PushBack(loc, a);
+    d.AddMember(json::Value(key, a), arr, a);
+  }
+  d.AddMember("enableMultipleWriteLocations", false, a);
+  json::Value consistency(rapidjson::kObjectType);
+  consistency.AddMember("defaultConsistencyLevel", json::Value(s.config.consistency.c_str(), a), a);
+  d.AddMember("userConsistencyPolicy", consistency, a);
+  json::Value replication(rapidjson::kObjectType);
+  replication.AddMember("minReplicaSetSize", 1, a);
+  replication.AddMember("maxReplicasetSize", 1, a);
+  d.AddMember("userReplicationPolicy", json::Value(replication, a), a);
+  d.AddMember("systemReplicationPolicy", replication, a);
+  json::Value read_policy(rapidjson::kObjectType);
+  read_policy.AddMember("primaryReadCoefficient", 1, a);
+  read_policy.AddMember("secondaryReadCoefficient", 1, a);
+  d.AddMember("readPolicy", read_policy, a);
+  d.AddMember("queryEngineConfiguration",
+              "{\"maxSqlQueryInputLength\":262144,\"maxJoinsPerSqlQuery\":5,\"maxLogicalAndPerSqlQuery\":500,"
+              "\"maxLogicalOrPerSqlQuery\":500,\"maxUdfRefPerSqlQuery\":10,\"maxInExpressionItemsCount\":16000,"
+              "\"queryMaxInMemorySortDocumentCount\":500,\"maxQueryRequestTimeoutFraction\":0.9,"
+              "\"sqlAllowNonFiniteNumbers\":false,\"sqlAllowAggregateFunctions\":true,\"sqlAllowSubQuery\":true,"
+              "\"sqlAllowScalarSubQuery\":true,\"allowNewKeywords\":true,\"sqlAllowLike\":true,"
+              "\"sqlAllowGroupByClause\":true,\"maxSpatialQueryCells\":12,\"spatialMaxGeometryPointCount\":256,"
+              "\"sqlDisableOptimizationFlags\":0,\"sqlAllowTop\":true,\"enableSpatialIndexing\":true}",
+              a);
+  Result r;
+  r.body = json::Write(d);
+  r.charge = charge::kAccountRead;
+  return r;
+}
+
+}  // namespace cosmos::handlers

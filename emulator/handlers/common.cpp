@@ -1,0 +1,95 @@
+#include "handlers/common.h"
+
+#include <charconv>
+
+#include "common/errors.h"
+
+namespace cosmos::handlers {
+
+store::DatabasePtr ResolveDatabase(http::Services& s, const std::string& id) {
+  auto db = s.account.FindDatabase(id);
+  if (!db) throw errors::NotFound();
+  return db;
+}
+
+store::ContainerPtr ResolveContainer(http::Services& s, const std::string& db, const std::string& coll) {
+  auto c = ResolveDatabase(s, db)->FindContainer(coll);
+  if (!c) throw errors::NotFound();
+  return c;
+}
+
+json::Document ParseObjectBody(const std::string& body) {
+  json::Document d;
+  switch (json::Parse(body, d)) {
+    case json::ParseStatus::kTooDeep:
+      throw errors::NestingTooDeep();
+    case json::ParseStatus::kMalformed:
+      throw errors::MalformedPayload();
+    case json::ParseStatus::kOk:
+      break;
+  }
+  if (!d.IsObject()) throw errors::MalformedPayload();
+  return d;
+}
+
+std::string IdOf(const json::Value& doc) {
+  auto it = doc.FindMember("id");
+  return std::string(it->value.GetString(), it->value.GetStringLength());
+}
+
+void ValidateId(const json::Value& doc) {
+  auto it = doc.FindMember("id");
+  if (it == doc.MemberEnd() || it->value.IsNull()) throw errors::MissingId();
+  if (!it->value.IsString())
+    throw errors::BadRequest("The input content is invalid because the property 'id' must be a string.");
+  std::string id(it->value.GetString(), it->value.GetStringLength());
+  if (id.empty()) throw errors::InvalidId(id);
+  // 255 characters: count UTF-8 code points.
+  size_t chars = 0;
+  for (unsigned char c : id) chars += (c & 0xC0) != 0x80;
+  if (chars > 255) throw errors::IdTooLong();
+  if (id.find_first_of("/\\?#") != std::string::npos) throw errors::InvalidId(id);
+}
+
+std::string FeedJson(const std::string& rid, const char* key, const std::vector<std::string>& items) {
+  std::string out = "{\"_rid\":";
+  json::WriteString(out, rid);
+  out += ",\"";
+  out += key;
+  out += "\":[";
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i) out.push_back(',');
+    out += items[i];
+  }
+  out += "],\"_count\":";
+  out += std::to_string(items.size());
+  out += "}";
+  return out;
+}
+
+std::optional<int> ThroughputFromHeaders(const http::RequestContext& ctx) {
+  if (auto h = ctx.Header("x-ms-offer-throughput")) {
+    int v = 0;
+    auto r = std::from_chars(h->data(), h->data() + h->size(), v);
+    if (r.ec != std::errc() || r.ptr != h->data() + h->size())
+      throw errors::BadRequest("The x-ms-offer-throughput header must be an integer.");
+    if (v < 400 || v % 100 != 0)
+      throw errors::BadRequest("The offer throughput " + std::string(*h) +
+                               " is invalid: it must be at least 400 RU/s and a multiple of 100.");
+    if (v > 1000000) throw errors::BadRequest("The offer throughput exceeds the maximum of 1000000 RU/s.");
+    return v;
+  }
+  if (auto h = ctx.Header("x-ms-cosmos-offer-autopilot-settings")) {
+    json::Document d;
+    if (json::Parse(*h, d) != json::ParseStatus::kOk || !d.IsObject() || !d.HasMember("maxThroughput") ||
+        !d["maxThroughput"].IsInt())
+      throw errors::BadRequest("The x-ms-cosmos-offer-autopilot-settings header must be {\"maxThroughput\":N}.");
+    int v = d["maxThroughput"].GetInt();
+    if (v < 1000 || v % 1000 != 0)
+      throw errors::BadRequest("The autoscale maximum throughput must be at least 1000 RU/s and a multiple of 1000.");
+    return v;
+  }
+  return std::nullopt;
+}
+
+}  // namespace cosmos::handlers

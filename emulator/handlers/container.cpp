@@ -1,0 +1,175 @@
+// /dbs/{db}/colls and /dbs/{db}/colls/{coll}
+#include "charge/charge.h"
+#include "common/errors.h"
+#include "handlers/common.h"
+#include "handlers/handlers.h"
+#include "util/util.h"
+
+namespace cosmos::handlers {
+namespace {
+
+// Reads the settings a create or replace may set; rejects features this emulator does not enforce.
+store::ContainerSettings SettingsFromBody(const json::Value& body) {
+  store::ContainerSettings st;
+  auto ip = body.FindMember("indexingPolicy");
+  st.indexing = store::IndexingPolicy::FromJson(ip == body.MemberEnd() ? nullptr : &ip->value);
+  auto ttl = body.FindMember("defaultTtl");
+  if (ttl != body.MemberEnd() && !ttl->value.IsNull()) {
+    if (!ttl->value.IsInt64() || ttl->value.GetInt64() == 0 || ttl->value.GetInt64() < -1)
+      throw errors::BadRequest("The value of defaultTtl is invalid: it must be -1 or a positive number of seconds.");
+    st.default_ttl = ttl->value.GetInt64();
+  }
+  auto uk = body.FindMember("uniqueKeyPolicy");
+  if (uk != body.MemberEnd() && uk->value.IsObject()) {
+    auto keys = uk->value.FindMember("uniqueKeys");
+    if (keys != uk->value.MemberEnd() && keys->value.IsArray() && !keys->value.Empty())
+      throw errors::NotImplemented("uniqueKeyPolicy");
+  }
+  for (const char* k : {"computedProperties", "vectorEmbeddingPolicy", "fullTextPolicy"}) {
+    auto it = body.FindMember(k);
+    if (it != body.MemberEnd() && !it->value.IsNull() &&
+        !((it->value.IsArray() && it->value.Empty()) || (it->value.IsObject() && it->value.ObjectEmpty())))
+      throw errors::NotImplemented(k);
+  }
+  auto& a = st.extra.GetAllocator();
+  st.extra.SetObject();
+  auto crp = body.FindMember("conflictResolutionPolicy");
+  if (crp != body.MemberEnd() && crp->value.IsObject()) {
+    st.extra.AddMember("conflictResolutionPolicy", json::Value(crp->value, a), a);
+  } else {
+    json::Value v(rapidjson::kObjectType);
+    v.AddMember("mode", "LastWriterWins", a);
+    v.AddMember("conflictResolutionPath", "/_ts", a);
+    v.AddMember("conflictResolutionProcedure", "", a);
+    st.extra.AddMember("conflictResolutionPolicy", v, a);
+  }
+  auto geo = body.FindMember("geospatialConfig");
+  if (geo != body.MemberEnd() && geo->value.IsObject()) {
+    st.extra.AddMember("geospatialConfig", json::Value(geo->value, a), a);
+  } else {
+    json::Value v(rapidjson::kObjectType);
+    v.AddMember("type", "Geography", a);
+    st.extra.AddMember("geospatialConfig", v, a);
+  }
+  return st;
+}
+
+store::PartitionKeyDefinition PartitionKeyFromBody(const json::Value& body, const store::Database& db) {
+  auto pk = body.FindMember("partitionKey");
+  if (pk == body.MemberEnd() || pk->value.IsNull()) {
+    if (db.throughput())
+      throw CosmosError(400, 0, "BadRequest", "Shared throughput collection should have a partition key");
+    // A container without a key: every item lives in the single "None" logical partition.
+    json::Document d;
+    d.Parse(R"({"paths":["/_partitionKey"],"kind":"Hash","systemKey":true})");
+    return store::PartitionKeyDefinition::FromJson(d);
+  }
+  auto def = store::PartitionKeyDefinition::FromJson(pk->value);
+  if (def.paths.size() == 1 && def.paths[0] == "/_partitionKey") def.system_key = true;
+  return def;
+}
+
+}  // namespace
+
+Result CreateContainer(Services& s, RequestContext& ctx) {
+  auto db = ResolveDatabase(s, ctx.seg(1));
+  json::Document body = ParseObjectBody(ctx.body());
+  ValidateId(body);
+  auto pk = PartitionKeyFromBody(body, *db);
+  auto settings = SettingsFromBody(body);
+  auto throughput = ThroughputFromHeaders(ctx);
+  Result r;
+  try {
+    auto c = s.account.CreateContainer(*db, IdOf(body), std::move(pk), std::move(settings), throughput);
+    r.status = 201;
+    r.body = c->ToJson();
+    r.headers.emplace_back("etag", c->etag());
+  } catch (CosmosError& e) {
+    e.charge = charge::RejectedWrite();
+    throw;
+  }
+  r.charge = charge::MetadataWrite();
+  return r;
+}
+
+Result ListContainers(Services& s, RequestContext& ctx) {
+  auto db = ResolveDatabase(s, ctx.seg(1));
+  std::vector<std::string> items;
+  for (auto& c : db->Containers()) items.push_back(c->ToJson());
+  Result r;
+  r.body = FeedJson(db->rid(), "DocumentCollections", items);
+  r.headers.emplace_back("x-ms-item-count", std::to_string(items.size()));
+  r.charge = charge::MetadataRead();
+  return r;
+}
+
+Result ReadContainer(Services& s, RequestContext& ctx) {
+  store::ContainerPtr c;
+  try {
+    c = ResolveContainer(s, ctx.seg(1), ctx.seg(3));
+  } catch (CosmosError& e) {
+    e.charge = charge::MetadataNotFound();
+    throw;
+  }
+  Result r;
+  r.body = c->ToJson();
+  r.headers.emplace_back("etag", c->etag());
+  r.charge = charge::MetadataRead();
+  return r;
+}
+
+Result ReplaceContainer(Services& s, RequestContext& ctx) {
+  auto c = ResolveContainer(s, ctx.seg(1), ctx.seg(3));
+  json::Document body = ParseObjectBody(ctx.body());
+  ValidateId(body);
+  if (IdOf(body) != c->id())
+    throw errors::BadRequest("The id in the request body does not match the container id in the URL.");
+  auto pk = body.FindMember("partitionKey");
+  if (pk != body.MemberEnd() && !pk->value.IsNull()) {
+    auto def = store::PartitionKeyDefinition::FromJson(pk->value);
+    if (def.paths != c->partition_key().paths || def.kind != c->partition_key().kind)
+      throw errors::BadRequest("The partition key of a container cannot be changed.");
+  }
+  auto settings = SettingsFromBody(body);
+  if (auto precondition = ctx.Header("if-match"); precondition && *precondition != "*" && *precondition != c->etag())
+    throw errors::PreconditionFailed();
+  int64_t ts = util::UnixSeconds();
+  c->Replace(std::move(settings), ts, s.account.NewEtag(ts));
+  Result r;
+  r.body = c->ToJson();
+  r.headers.emplace_back("etag", c->etag());
+  r.charge = charge::MetadataWrite();
+  return r;
+}
+
+Result DeleteContainer(Services& s, RequestContext& ctx) {
+  auto db = ResolveDatabase(s, ctx.seg(1));
+  if (!db->RemoveContainer(ctx.seg(3))) {
+    auto e = errors::NotFound();
+    e.charge = charge::MetadataNotFound();
+    throw e;
+  }
+  Result r;
+  r.status = 204;
+  r.charge = charge::MetadataWrite();
+  return r;
+}
+
+Result NotYetImplemented(Services&, RequestContext& ctx) {
+  std::string what;
+  for (auto& s : ctx.segments()) {
+    if (s == "sprocs" || s == "triggers" || s == "udfs" || s == "users" || s == "permissions" || s == "offers" ||
+        s == "conflicts" || s == "attachments")
+      what = s;
+  }
+  static const std::pair<const char*, const char*> kNames[] = {
+      {"sprocs", "Stored procedures"}, {"triggers", "Triggers"},     {"udfs", "User-defined functions"},
+      {"users", "Users"},              {"permissions", "Permissions"}, {"offers", "Offers (throughput)"},
+      {"conflicts", "Conflicts"},      {"attachments", "Attachments"}};
+  for (auto& [k, v] : kNames) {
+    if (what == k) throw errors::NotImplemented(v);
+  }
+  throw errors::NotImplemented("This resource");
+}
+
+}  // namespace cosmos::handlers

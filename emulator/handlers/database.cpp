@@ -1,0 +1,63 @@
+// /dbs and /dbs/{db}
+#include "charge/charge.h"
+#include "common/errors.h"
+#include "handlers/common.h"
+#include "handlers/handlers.h"
+
+namespace cosmos::handlers {
+
+Result CreateDatabase(Services& s, RequestContext& ctx) {
+  json::Document body = ParseObjectBody(ctx.body());
+  ValidateId(body);
+  auto throughput = ThroughputFromHeaders(ctx);
+  Result r;
+  try {
+    auto db = s.account.CreateDatabase(IdOf(body), throughput);
+    r.status = 201;
+    r.body = db->ToJson();
+    r.headers.emplace_back("etag", db->etag());
+  } catch (CosmosError& e) {
+    e.charge = charge::RejectedWrite();
+    throw;
+  }
+  r.charge = charge::MetadataWrite();
+  return r;
+}
+
+Result ListDatabases(Services& s, RequestContext&) {
+  std::vector<std::string> items;
+  for (auto& db : s.account.Databases()) items.push_back(db->ToJson());
+  Result r;
+  r.body = FeedJson("", "Databases", items);
+  r.headers.emplace_back("x-ms-item-count", std::to_string(items.size()));
+  r.charge = charge::MetadataRead();
+  return r;
+}
+
+Result ReadDatabase(Services& s, RequestContext& ctx) {
+  auto db = s.account.FindDatabase(ctx.seg(1));
+  if (!db) {
+    auto e = errors::NotFound();
+    e.charge = charge::MetadataNotFound();
+    throw e;
+  }
+  Result r;
+  r.body = db->ToJson();
+  r.headers.emplace_back("etag", db->etag());
+  r.charge = charge::MetadataRead();
+  return r;
+}
+
+Result DeleteDatabase(Services& s, RequestContext& ctx) {
+  if (!s.account.DeleteDatabase(ctx.seg(1))) {
+    auto e = errors::NotFound();
+    e.charge = charge::MetadataNotFound();
+    throw e;
+  }
+  Result r;
+  r.status = 204;
+  r.charge = charge::MetadataWrite();
+  return r;
+}
+
+}  // namespace cosmos::handlers

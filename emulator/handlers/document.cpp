@@ -1,0 +1,333 @@
+// /dbs/{db}/colls/{coll}/docs and /docs/{id}: item create, upsert, read, replace, delete, patch, read feed.
+#include <charconv>
+#include <cstring>
+
+#include "charge/charge.h"
+#include "common/errors.h"
+#include "handlers/common.h"
+#include "handlers/handlers.h"
+#include "handlers/patch.h"
+#include "util/util.h"
+
+namespace cosmos::handlers {
+namespace {
+
+bool IsSystemProperty(const json::Value& name) {
+  const char* n = name.GetString();
+  return n[0] == '_' && (std::strcmp(n, "_rid") == 0 || std::strcmp(n, "_self") == 0 || std::strcmp(n, "_etag") == 0 ||
+                         std::strcmp(n, "_ts") == 0 || std::strcmp(n, "_attachments") == 0);
+}
+
+charge::ItemFacts Facts(const store::Item& item, const store::ContainerSettings& st) {
+  return {static_cast<double>(item.text.size()) / 1024.0, st.indexing.CountTerms(item.body)};
+}
+
+// The item's own "ttl": absent/null -> nullopt; otherwise -1 or a positive integer.
+std::optional<int64_t> ItemTtl(const json::Value& doc) {
+  auto it = doc.FindMember("ttl");
+  if (it == doc.MemberEnd() || it->value.IsNull()) return std::nullopt;
+  if (!it->value.IsInt64() || it->value.GetInt64() == 0 || it->value.GetInt64() < -1)
+    throw errors::BadRequest("The value of ttl is invalid: it must be -1 or a positive number of seconds.");
+  return it->value.GetInt64();
+}
+
+// Builds the stored image: user properties in the order given, then the system properties.
+store::ItemPtr MakeItem(Services& s, const store::Container& c, const json::Value& user, const std::string& pk,
+                        uint64_t seq, uint64_t lsn, size_t max_bytes) {
+  auto item = std::make_shared<store::Item>();
+  auto& a = item->body.GetAllocator();
+  item->body.SetObject();
+  for (auto& m : user.GetObject()) {
+    if (IsSystemProperty(m.name)) continue;
+    item->body.AddMember(json::Value(m.name, a), json::Value(m.value, a), a);
+  }
+  item->id = IdOf(user);
+  item->pk = pk;
+  item->ts = util::UnixSeconds();
+  item->etag = s.account.NewEtag(item->ts);
+  item->rid = c.ItemRid(seq);
+  item->seq = seq;
+  item->lsn = lsn;
+  item->ttl = ItemTtl(user);
+  item->body.AddMember("_rid", json::Value(item->rid.c_str(), a), a);
+  std::string self = c.self() + "docs/" + item->rid + "/";
+  item->body.AddMember("_self", json::Value(self.c_str(), a), a);
+  item->body.AddMember("_etag", json::Value(item->etag.c_str(), a), a);
+  item->body.AddMember("_attachments", "attachments/", a);
+  item->body.AddMember("_ts", item->ts, a);
+  item->text = json::Write(item->body);
+  if (item->text.size() > max_bytes) throw errors::RequestTooLarge();
+  return item;
+}
+
+// Same as MakeItem for a patched image: keeps the stored property order, refreshes _etag and _ts.
+store::ItemPtr MakePatchedItem(Services& s, const store::Item& current, const json::Value& ops, uint64_t lsn,
+                               size_t max_bytes) {
+  auto item = std::make_shared<store::Item>();
+  auto& a = item->body.GetAllocator();
+  item->body.CopyFrom(current.body, a);
+  item->body.RemoveMember("_ts");
+  ApplyPatch(item->body, a, ops);
+  item->id = current.id;
+  item->pk = current.pk;
+  item->ts = util::UnixSeconds();
+  item->etag = s.account.NewEtag(item->ts);
+  item->rid = current.rid;
+  item->seq = current.seq;
+  item->lsn = lsn;
+  item->ttl = ItemTtl(item->body);
+  item->body["_etag"].SetString(item->etag.c_str(), a);
+  item->body.AddMember("_ts", item->ts, a);
+  item->text = json::Write(item->body);
+  if (item->text.size() > max_bytes) throw errors::RequestTooLarge();
+  return item;
+}
+
+// Headers every item response carries: session token and the container it belongs to.
+void ItemHeaders(Result& r, const RequestContext& ctx, const store::Container& c, const store::PhysicalPartition& p,
+                 uint64_t lsn) {
+  r.headers.emplace_back("x-ms-session-token", p.range_id() + ":-1#" + std::to_string(lsn));
+  r.headers.emplace_back("x-ms-content-path", c.rid());
+  r.headers.emplace_back("x-ms-alt-content-path", "dbs/" + ctx.seg(1) + "/colls/" + ctx.seg(3));
+  r.headers.emplace_back("x-ms-documentdb-partitionkeyrangeid", p.range_id());
+  r.headers.emplace_back("lsn", std::to_string(lsn));
+}
+
+store::PartitionKeyValue HeaderKey(const RequestContext& ctx, const store::Container& c) {
+  auto h = ctx.Header("x-ms-documentdb-partitionkey");
+  if (!h) {
+    if (c.partition_key().system_key) return store::ParsePartitionKeyHeader(c.partition_key(), "[]");
+    throw errors::PartitionKeyComponents();
+  }
+  return store::ParsePartitionKeyHeader(c.partition_key(), *h);
+}
+
+// Parses and validates an item body: size, JSON, object, id.
+json::Document ParseItemBody(Services& s, const RequestContext& ctx) {
+  if (ctx.body().size() > s.config.max_item_bytes) throw errors::RequestTooLarge();
+  json::Document body = ParseObjectBody(ctx.body());
+  ValidateId(body);
+  return body;
+}
+
+store::Preconditions PreconditionsOf(const RequestContext& ctx) {
+  store::Preconditions pre;
+  if (auto h = ctx.Header("if-match"); h && !h->empty()) pre.if_match = std::string(*h);
+  return pre;
+}
+
+// Charges a failure that happened after the request reached the partition.
+template <typename F>
+auto ChargedWrite(F&& f) {
+  try {
+    return f();
+  } catch (CosmosError& e) {
+    if (e.charge == 0 && e.status != 413) e.charge = charge::RejectedWrite();
+    throw;
+  }
+}
+
+Result CreateOrUpsert(Services& s, RequestContext& ctx, const store::ContainerPtr& c) {
+  const bool upsert = ctx.BoolHeader("x-ms-documentdb-is-upsert");
+  auto key = HeaderKey(ctx, *c);
+  auto settings = c->settings();
+  auto& partition = c->PartitionFor(key);
+  const std::string pk = key.Canonical();
+  auto result = ChargedWrite([&] {
+    json::Document body = ParseItemBody(s, ctx);
+    if (store::ExtractPartitionKey(c->partition_key(), body).Canonical() != pk) throw errors::PartitionKeyMismatch();
+    ItemTtl(body);
+    return partition.Write(upsert ? store::WriteKind::kUpsert : store::WriteKind::kCreate, pk, IdOf(body),
+                           PreconditionsOf(ctx), util::UnixSeconds(), settings->default_ttl,
+                           [&](const store::ItemPtr&, uint64_t seq, uint64_t lsn) {
+                             return MakeItem(s, *c, body, pk, seq, lsn, s.config.max_item_bytes);
+                           });
+  });
+  Result r;
+  r.status = result.created ? 201 : 200;
+  r.body = result.item->text;
+  r.headers.emplace_back("etag", result.item->etag);
+  ItemHeaders(r, ctx, *c, partition, result.lsn);
+  auto facts = Facts(*result.item, *settings);
+  r.charge = result.created ? charge::Create(facts) : charge::Replace(facts);
+  return r;
+}
+
+// Read-feed continuation: "<range id>:<last sequence number>".
+uint64_t ParseFeedContinuation(std::string_view token, const std::string& range_id) {
+  auto colon = token.find(':');
+  uint64_t seq = 0;
+  if (colon == std::string_view::npos || token.substr(0, colon) != range_id)
+    throw CosmosError(400, 0, "BadRequest", "Invalid Continuation Token");
+  auto digits = token.substr(colon + 1);
+  auto r = std::from_chars(digits.data(), digits.data() + digits.size(), seq);
+  if (r.ec != std::errc() || r.ptr != digits.data() + digits.size())
+    throw CosmosError(400, 0, "BadRequest", "Invalid Continuation Token");
+  return seq;
+}
+
+}  // namespace
+
+Result PostDocuments(Services& s, RequestContext& ctx) {
+  if (ctx.BoolHeader("x-ms-documentdb-isquery") || ctx.BoolHeader("x-ms-cosmos-is-query-plan-request") ||
+      (ctx.Header("content-type") && util::ToLower(*ctx.Header("content-type")).starts_with("application/query+json")))
+    throw errors::NotImplemented("Queries");
+  if (ctx.BoolHeader("x-ms-cosmos-is-batch-request")) throw errors::NotImplemented("Transactional batch and bulk");
+  auto c = ResolveContainer(s, ctx.seg(1), ctx.seg(3));
+  return CreateOrUpsert(s, ctx, c);
+}
+
+Result ReadDocument(Services& s, RequestContext& ctx) {
+  auto c = ResolveContainer(s, ctx.seg(1), ctx.seg(3));
+  auto key = HeaderKey(ctx, *c);
+  auto settings = c->settings();
+  auto& partition = c->PartitionFor(key);
+  auto item = partition.Read(key.Canonical(), ctx.seg(5), util::UnixSeconds(), settings->default_ttl);
+  if (!item) {
+    auto e = errors::NotFound();
+    e.charge = charge::PointReadNotFound();
+    throw e;
+  }
+  Result r;
+  r.headers.emplace_back("etag", item->etag);
+  ItemHeaders(r, ctx, *c, partition, partition.lsn());
+  auto consistency = util::EqualsIgnoreCase(s.config.consistency, "Strong") ||
+                             util::EqualsIgnoreCase(s.config.consistency, "BoundedStaleness")
+                         ? charge::Consistency::kStrong
+                         : charge::Consistency::kWeak;
+  if (auto h = ctx.Header("x-ms-consistency-level");
+      h && (util::EqualsIgnoreCase(*h, "Session") || util::EqualsIgnoreCase(*h, "Eventual") ||
+            util::EqualsIgnoreCase(*h, "ConsistentPrefix")))
+    consistency = charge::Consistency::kWeak;
+  r.charge = charge::PointRead(Facts(*item, *settings), consistency);
+  if (auto inm = ctx.Header("if-none-match"); inm && (*inm == item->etag || *inm == "*")) {
+    r.status = 304;
+    return r;
+  }
+  r.body = item->text;
+  return r;
+}
+
+Result ReplaceDocument(Services& s, RequestContext& ctx) {
+  auto c = ResolveContainer(s, ctx.seg(1), ctx.seg(3));
+  auto key = HeaderKey(ctx, *c);
+  auto settings = c->settings();
+  auto& partition = c->PartitionFor(key);
+  const std::string pk = key.Canonical();
+  auto result = ChargedWrite([&] {
+    json::Document body = ParseItemBody(s, ctx);
+    if (IdOf(body) != ctx.seg(5))
+      throw errors::BadRequest("The id in the request body does not match the id in the URL.");
+    if (store::ExtractPartitionKey(c->partition_key(), body).Canonical() != pk) throw errors::PartitionKeyMismatch();
+    ItemTtl(body);
+    return partition.Write(store::WriteKind::kReplace, pk, ctx.seg(5), PreconditionsOf(ctx), util::UnixSeconds(),
+                           settings->default_ttl, [&](const store::ItemPtr&, uint64_t seq, uint64_t lsn) {
+                             return MakeItem(s, *c, body, pk, seq, lsn, s.config.max_item_bytes);
+                           });
+  });
+  Result r;
+  r.body = result.item->text;
+  r.headers.emplace_back("etag", result.item->etag);
+  ItemHeaders(r, ctx, *c, partition, result.lsn);
+  r.charge = charge::Replace(Facts(*result.item, *settings));
+  return r;
+}
+
+Result DeleteDocument(Services& s, RequestContext& ctx) {
+  auto c = ResolveContainer(s, ctx.seg(1), ctx.seg(3));
+  auto key = HeaderKey(ctx, *c);
+  auto settings = c->settings();
+  auto& partition = c->PartitionFor(key);
+  auto result = ChargedWrite([&] {
+    return partition.Write(store::WriteKind::kDelete, key.Canonical(), ctx.seg(5), PreconditionsOf(ctx),
+                           util::UnixSeconds(), settings->default_ttl,
+                           [](const store::ItemPtr&, uint64_t, uint64_t) { return store::ItemPtr(); });
+  });
+  Result r;
+  r.status = 204;
+  ItemHeaders(r, ctx, *c, partition, result.lsn);
+  r.charge = charge::Delete(Facts(*result.previous, *settings));
+  return r;
+}
+
+Result PatchDocument(Services& s, RequestContext& ctx) {
+  auto c = ResolveContainer(s, ctx.seg(1), ctx.seg(3));
+  auto key = HeaderKey(ctx, *c);
+  auto settings = c->settings();
+  auto& partition = c->PartitionFor(key);
+  auto result = ChargedWrite([&] {
+    if (ctx.body().size() > s.config.max_item_bytes) throw errors::RequestTooLarge();
+    json::Document body;
+    switch (json::Parse(ctx.body(), body)) {
+      case json::ParseStatus::kTooDeep: throw errors::NestingTooDeep();
+      case json::ParseStatus::kMalformed: throw errors::MalformedPayload();
+      case json::ParseStatus::kOk: break;
+    }
+    const json::Value* ops = &body;
+    if (body.IsObject()) {
+      auto cond = body.FindMember("condition");
+      if (cond != body.MemberEnd() && !cond->value.IsNull()) throw errors::NotImplemented("Conditional patch");
+      auto it = body.FindMember("operations");
+      if (it == body.MemberEnd()) throw errors::BadRequest("The patch request must carry an 'operations' array.");
+      ops = &it->value;
+    }
+    ValidatePatchOperations(*ops, c->partition_key().parts);
+    return partition.Write(store::WriteKind::kReplace, key.Canonical(), ctx.seg(5), PreconditionsOf(ctx),
+                           util::UnixSeconds(), settings->default_ttl,
+                           [&](const store::ItemPtr& current, uint64_t, uint64_t lsn) {
+                             return MakePatchedItem(s, *current, *ops, lsn, s.config.max_item_bytes);
+                           });
+  });
+  Result r;
+  r.body = result.item->text;
+  r.headers.emplace_back("etag", result.item->etag);
+  ItemHeaders(r, ctx, *c, partition, result.lsn);
+  r.charge = charge::Replace(Facts(*result.item, *settings));
+  return r;
+}
+
+Result ReadDocumentFeed(Services& s, RequestContext& ctx) {
+  if (ctx.Header("a-im")) throw errors::NotImplemented("The change feed");
+  auto c = ResolveContainer(s, ctx.seg(1), ctx.seg(3));
+  auto settings = c->settings();
+  std::optional<std::string> pk;
+  if (ctx.Header("x-ms-documentdb-partitionkey")) pk = HeaderKey(ctx, *c).Canonical();
+  size_t max_items = 100;
+  if (auto h = ctx.Header("x-ms-max-item-count")) {
+    long long v = 0;
+    auto r = std::from_chars(h->data(), h->data() + h->size(), v);
+    if (r.ec != std::errc() || r.ptr != h->data() + h->size() || v == 0 || v < -1)
+      throw errors::BadRequest("Invalid value for the x-ms-max-item-count header: '" + std::string(*h) + "'.");
+    max_items = v == -1 ? 1000 : static_cast<size_t>(v);
+  }
+  auto& partition = *c->partitions().front();
+  uint64_t after = 0;
+  if (auto h = ctx.Header("x-ms-continuation"); h && !h->empty()) after = ParseFeedContinuation(*h, partition.range_id());
+  std::vector<std::string> items;
+  double kb = 0;
+  bool more = false;
+  uint64_t last_seq = after;
+  const int64_t now = util::UnixSeconds();
+  // Walk in chunks so a partition-key filter still fills a page.
+  while (items.size() < max_items) {
+    auto chunk = partition.Feed(last_seq, max_items, now, settings->default_ttl);
+    if (chunk.empty()) break;
+    for (auto& it : chunk) {
+      last_seq = it->seq;
+      if (pk && it->pk != *pk) continue;
+      items.push_back(it->text);
+      kb += static_cast<double>(it->text.size()) / 1024.0;
+      if (items.size() == max_items) break;
+    }
+  }
+  if (items.size() == max_items) more = !partition.Feed(last_seq, 1, now, settings->default_ttl).empty();
+  Result r;
+  r.body = FeedJson(c->rid(), "Documents", items);
+  r.headers.emplace_back("x-ms-item-count", std::to_string(items.size()));
+  if (more) r.headers.emplace_back("x-ms-continuation", partition.range_id() + ":" + std::to_string(last_seq));
+  ItemHeaders(r, ctx, *c, partition, partition.lsn());
+  r.charge = charge::FeedPage(items.size(), kb);
+  return r;
+}
+
+}  // namespace cosmos::handlers

@@ -1,0 +1,37 @@
+// Request handlers, one file per resource kind. Typed in (RequestContext), typed out (Result).
+#pragma once
+
+#include "http/context.h"
+
+namespace cosmos::handlers {
+
+using http::RequestContext;
+using http::Result;
+using http::Services;
+
+// account.cpp
+Result ReadAccount(Services& s, RequestContext& ctx);
+// database.cpp
+Result CreateDatabase(Services& s, RequestContext& ctx);
+Result ListDatabases(Services& s, RequestContext& ctx);
+Result ReadDatabase(Services& s, RequestContext& ctx);
+Result DeleteDatabase(Services& s, RequestContext& ctx);
+// container.cpp
+Result CreateContainer(Services& s, RequestContext& ctx);
+Result ListContainers(Services& s, RequestContext& ctx);
+Result ReadContainer(Services& s, RequestContext& ctx);
+Result ReplaceContainer(Services& s, RequestContext& ctx);
+Result DeleteContainer(Services& s, RequestContext& ctx);
+// pkrange.cpp
+Result ListPartitionKeyRanges(Services& s, RequestContext& ctx);
+// document.cpp
+Result PostDocuments(Services& s, RequestContext& ctx);
+Result ReadDocumentFeed(Services& s, RequestContext& ctx);
+Result ReadDocument(Services& s, RequestContext& ctx);
+Result ReplaceDocument(Services& s, RequestContext& ctx);
+Result DeleteDocument(Services& s, RequestContext& ctx);
+Result PatchDocument(Services& s, RequestContext& ctx);
+// Resource kinds the service has and this emulator does not serve yet: a clear 501.
+Result NotYetImplemented(Services& s, RequestContext& ctx);
+
+}  // namespace cosmos::handlers

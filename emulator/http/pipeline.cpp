@@ -1,0 +1,142 @@
+#include "http/pipeline.h"
+
+#include "common/errors.h"
+#include "http/auth.h"
+#include "http/routes.h"
+#include "json/json.h"
+#include "util/util.h"
+
+namespace cosmos::http {
+namespace {
+
+constexpr std::string_view kHealthPath = "/_health";
+
+// Consistency levels from weakest to strongest; a request may only weaken the account's.
+int ConsistencyRank(std::string_view level) {
+  if (util::EqualsIgnoreCase(level, "Eventual")) return 0;
+  if (util::EqualsIgnoreCase(level, "ConsistentPrefix")) return 1;
+  if (util::EqualsIgnoreCase(level, "Session")) return 2;
+  if (util::EqualsIgnoreCase(level, "BoundedStaleness")) return 3;
+  if (util::EqualsIgnoreCase(level, "Strong")) return 4;
+  return -1;
+}
+
+void CheckConsistency(const RequestContext& ctx, const Config& config) {
+  auto h = ctx.Header("x-ms-consistency-level");
+  if (!h) return;
+  int rank = ConsistencyRank(*h);
+  if (rank < 0) throw CosmosError(400, 0, "BadRequest", "Invalid value '" + std::string(*h) + "' for the x-ms-consistency-level header.");
+  if (rank > ConsistencyRank(config.consistency))
+    throw CosmosError(400, 0, "BadRequest",
+                      "ConsistencyLevel " + std::string(*h) +
+                          " specified in the request is invalid when service is configured with consistency level " +
+                          config.consistency +
+                          ". Ensure the request consistency level is not stronger than the service consistency "
+                          "level.");
+}
+
+// Splits the request target into percent-decoded path segments; empty segments are dropped.
+bool SplitPath(std::string_view target, std::vector<std::string>& out) {
+  auto q = target.find('?');
+  if (q != std::string_view::npos) target = target.substr(0, q);
+  size_t i = 0;
+  while (i < target.size()) {
+    size_t end = target.find('/', i);
+    if (end == std::string_view::npos) end = target.size();
+    if (end > i) {
+      auto decoded = util::PercentDecode(target.substr(i, end - i));
+      if (!decoded) return false;
+      out.push_back(std::move(*decoded));
+    }
+    i = end + 1;
+  }
+  return true;
+}
+
+void CommonHeaders(Response& res, const std::string& activity_id, double charge) {
+  res.set(beast_http::field::server, "cosmos-emulator");
+  res.set("x-ms-activity-id", activity_id);
+  res.set("x-ms-request-charge", json::FormatNumber(charge));
+  res.set(beast_http::field::date, util::FormatRfc1123(std::chrono::system_clock::now()));
+}
+
+std::string ErrorBody(const std::string& code, const std::string& message, const std::string& activity_id) {
+  std::string body = "{\"code\":";
+  json::WriteString(body, code);
+  body += ",\"message\":";
+  json::WriteString(body, activity_id.empty() ? message : message + "\r\nActivityId: " + activity_id);
+  body += "}";
+  return body;
+}
+
+}  // namespace
+
+Response ErrorResponse(int status, const std::string& code, const std::string& message, unsigned version,
+                       bool keep_alive) {
+  Response res{static_cast<beast_http::status>(status), version};
+  std::string activity = util::NewUuid();
+  CommonHeaders(res, activity, 0);
+  res.set(beast_http::field::content_type, "application/json");
+  res.body() = ErrorBody(code, message, activity);
+  res.keep_alive(keep_alive);
+  res.prepare_payload();
+  return res;
+}
+
+Response Handle(Services& services, const Request& req) {
+  const std::string activity_id = util::NewUuid();
+  Response res{beast_http::status::ok, req.version()};
+  res.keep_alive(req.keep_alive());
+  std::string_view target(req.target().data(), req.target().size());
+  try {
+    if (target == kHealthPath && req.method() == beast_http::verb::get) {
+      CommonHeaders(res, activity_id, 0);
+      res.set(beast_http::field::content_type, "application/json");
+      res.body() = "{\"status\":\"ok\"}";
+      res.prepare_payload();
+      return res;
+    }
+    std::vector<std::string> segments;
+    if (!SplitPath(target, segments)) throw errors::InvalidUrl();
+    HandlerFn handler = nullptr;
+    switch (FindRoute(segments, req.method(), handler)) {
+      case RouteMatch::kNoSuchPath:
+        throw errors::InvalidUrl();
+      case RouteMatch::kWrongVerb:
+        throw errors::MethodNotAllowed();
+      case RouteMatch::kFound:
+        break;
+    }
+    RequestContext ctx(req, std::move(segments));
+    Authenticate(ctx, services.config);
+    CheckConsistency(ctx, services.config);
+    Result result = handler(services, ctx);
+    res.result(static_cast<unsigned>(result.status));
+    CommonHeaders(res, activity_id, result.charge);
+    for (auto& [k, v] : result.headers) res.set(k, v);
+    if (result.status != 204 && result.status != 304) {
+      res.set(beast_http::field::content_type, "application/json");
+      res.body() = std::move(result.body);
+    }
+    res.prepare_payload();
+    return res;
+  } catch (const CosmosError& e) {
+    res.result(static_cast<unsigned>(e.status));
+    CommonHeaders(res, activity_id, e.charge);
+    res.set(beast_http::field::content_type, "application/json");
+    if (e.substatus) res.set("x-ms-substatus", std::to_string(e.substatus));
+    if (e.retry_after_ms) res.set("x-ms-retry-after-ms", std::to_string(e.retry_after_ms));
+    res.body() = ErrorBody(e.code, e.what(), activity_id);
+    res.prepare_payload();
+    return res;
+  } catch (const std::exception& e) {
+    res.result(beast_http::status::internal_server_error);
+    CommonHeaders(res, activity_id, 0);
+    res.set(beast_http::field::content_type, "application/json");
+    res.body() = ErrorBody("InternalServerError", errors::Wrap(e.what()), activity_id);
+    res.prepare_payload();
+    return res;
+  }
+}
+
+}  // namespace cosmos::http

@@ -1,0 +1,87 @@
+#include "http/routes.h"
+
+#include "handlers/handlers.h"
+
+namespace cosmos::http {
+namespace {
+
+using V = beast_http::verb;
+namespace h = handlers;
+
+const std::vector<Route>& Table() {
+  static const std::vector<Route> kRoutes = {
+      {{}, V::get, h::ReadAccount},
+      {{"dbs"}, V::post, h::CreateDatabase},
+      {{"dbs"}, V::get, h::ListDatabases},
+      {{"dbs", "{}"}, V::get, h::ReadDatabase},
+      {{"dbs", "{}"}, V::delete_, h::DeleteDatabase},
+      {{"dbs", "{}", "colls"}, V::post, h::CreateContainer},
+      {{"dbs", "{}", "colls"}, V::get, h::ListContainers},
+      {{"dbs", "{}", "colls", "{}"}, V::get, h::ReadContainer},
+      {{"dbs", "{}", "colls", "{}"}, V::put, h::ReplaceContainer},
+      {{"dbs", "{}", "colls", "{}"}, V::delete_, h::DeleteContainer},
+      {{"dbs", "{}", "colls", "{}", "pkranges"}, V::get, h::ListPartitionKeyRanges},
+      {{"dbs", "{}", "colls", "{}", "docs"}, V::post, h::PostDocuments},
+      {{"dbs", "{}", "colls", "{}", "docs"}, V::get, h::ReadDocumentFeed},
+      {{"dbs", "{}", "colls", "{}", "docs", "{}"}, V::get, h::ReadDocument},
+      {{"dbs", "{}", "colls", "{}", "docs", "{}"}, V::put, h::ReplaceDocument},
+      {{"dbs", "{}", "colls", "{}", "docs", "{}"}, V::delete_, h::DeleteDocument},
+      {{"dbs", "{}", "colls", "{}", "docs", "{}"}, V::patch, h::PatchDocument},
+  };
+  return kRoutes;
+}
+
+// Resources of the service this emulator does not serve yet: any verb answers 501.
+const std::vector<std::vector<std::string_view>>& Unimplemented() {
+  static const std::vector<std::vector<std::string_view>> kPaths = {
+      {"offers"},
+      {"offers", "{}"},
+      {"dbs", "{}", "users"},
+      {"dbs", "{}", "users", "{}"},
+      {"dbs", "{}", "users", "{}", "permissions"},
+      {"dbs", "{}", "users", "{}", "permissions", "{}"},
+      {"dbs", "{}", "colls", "{}", "sprocs"},
+      {"dbs", "{}", "colls", "{}", "sprocs", "{}"},
+      {"dbs", "{}", "colls", "{}", "triggers"},
+      {"dbs", "{}", "colls", "{}", "triggers", "{}"},
+      {"dbs", "{}", "colls", "{}", "udfs"},
+      {"dbs", "{}", "colls", "{}", "udfs", "{}"},
+      {"dbs", "{}", "colls", "{}", "conflicts"},
+      {"dbs", "{}", "colls", "{}", "conflicts", "{}"},
+      {"dbs", "{}", "colls", "{}", "docs", "{}", "attachments"},
+      {"dbs", "{}", "colls", "{}", "docs", "{}", "attachments", "{}"},
+  };
+  return kPaths;
+}
+
+bool Matches(const std::vector<std::string_view>& pattern, const std::vector<std::string>& segments) {
+  if (pattern.size() != segments.size()) return false;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] != "{}" && pattern[i] != segments[i]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+RouteMatch FindRoute(const std::vector<std::string>& segments, beast_http::verb verb, HandlerFn& out) {
+  bool path_known = false;
+  for (const auto& r : Table()) {
+    if (!Matches(r.pattern, segments)) continue;
+    path_known = true;
+    if (r.verb == verb) {
+      out = r.handler;
+      return RouteMatch::kFound;
+    }
+  }
+  if (path_known) return RouteMatch::kWrongVerb;
+  for (const auto& p : Unimplemented()) {
+    if (Matches(p, segments)) {
+      out = h::NotYetImplemented;
+      return RouteMatch::kFound;
+    }
+  }
+  return RouteMatch::kNoSuchPath;
+}
+
+}  // namespace cosmos::http

@@ -1,0 +1,261 @@
+#include "json/json.h"
+
+#include <rapidjson/error/en.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+namespace cosmos::json {
+namespace {
+
+// Maximum nesting of arrays/objects, scanning outside string literals only.
+bool DepthWithin(std::string_view text, int limit) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    switch (c) {
+      case '"':
+        in_string = true;
+        break;
+      case '[':
+      case '{':
+        if (++depth > limit) return false;
+        break;
+      case ']':
+      case '}':
+        --depth;
+        break;
+      default:
+        break;
+    }
+  }
+  return true;
+}
+
+// Iterative writer: an explicit stack, so output never recurses either.
+struct Frame {
+  const Value* v;
+  size_t index;
+};
+
+void WriteScalar(std::string& out, const Value& v) {
+  switch (v.GetType()) {
+    case rapidjson::kNullType:
+      out += "null";
+      break;
+    case rapidjson::kFalseType:
+      out += "false";
+      break;
+    case rapidjson::kTrueType:
+      out += "true";
+      break;
+    case rapidjson::kStringType:
+      WriteString(out, std::string_view(v.GetString(), v.GetStringLength()));
+      break;
+    case rapidjson::kNumberType: {
+      char buf[32];
+      if (v.IsInt64()) {
+        auto r = std::to_chars(buf, buf + sizeof buf, v.GetInt64());
+        out.append(buf, r.ptr);
+      } else if (v.IsUint64()) {
+        auto r = std::to_chars(buf, buf + sizeof buf, v.GetUint64());
+        out.append(buf, r.ptr);
+      } else {
+        WriteDouble(out, v.GetDouble());
+      }
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+}  // namespace
+
+ParseStatus Parse(std::string_view text, Document& out) {
+  if (!DepthWithin(text, kMaxDepth)) return ParseStatus::kTooDeep;
+  constexpr unsigned kFlags = rapidjson::kParseFullPrecisionFlag | rapidjson::kParseValidateEncodingFlag |
+                              rapidjson::kParseIterativeFlag;
+  out.Parse<kFlags>(text.data(), text.size());  // trailing non-whitespace is an error
+  return out.HasParseError() ? ParseStatus::kMalformed : ParseStatus::kOk;
+}
+
+void WriteString(std::string& out, std::string_view s) {
+  static const char* kHex = "0123456789abcdef";
+  out.push_back('"');
+  size_t run_start = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c != '"' && c != '\\') continue;
+    out.append(s.data() + run_start, i - run_start);
+    run_start = i + 1;
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        out += "\\u00";
+        out.push_back(kHex[c >> 4]);
+        out.push_back(kHex[c & 0xF]);
+    }
+  }
+  out.append(s.data() + run_start, s.size() - run_start);
+  out.push_back('"');
+}
+
+void WriteDouble(std::string& out, double d) {
+  if (std::isnan(d) || std::isinf(d)) {  // not representable in JSON; callers reject these earlier
+    out += "null";
+    return;
+  }
+  if (d == 0) {
+    out.push_back('0');  // JavaScript prints -0 as "0"
+    return;
+  }
+  // Shortest round-trip digits in scientific form: [-]d[.ddd]e(+|-)XX
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, d, std::chars_format::scientific);
+  std::string_view sci(buf, static_cast<size_t>(r.ptr - buf));
+  if (sci.front() == '-') {
+    out.push_back('-');
+    sci.remove_prefix(1);
+  }
+  size_t e_pos = sci.find('e');
+  std::string digits;
+  for (char c : sci.substr(0, e_pos)) {
+    if (c != '.') digits.push_back(c);
+  }
+  int exp10 = 0;
+  std::string_view exp_text = sci.substr(e_pos + 1);
+  if (exp_text.front() == '+') exp_text.remove_prefix(1);
+  std::from_chars(exp_text.data(), exp_text.data() + exp_text.size(), exp10);
+  // ECMAScript Number::toString: value = 0.d1..dk * 10^n
+  const int k = static_cast<int>(digits.size());
+  const int n = exp10 + 1;
+  if (k <= n && n <= 21) {
+    out += digits;
+    out.append(static_cast<size_t>(n - k), '0');
+  } else if (0 < n && n <= 21) {
+    out.append(digits, 0, static_cast<size_t>(n));
+    out.push_back('.');
+    out.append(digits, static_cast<size_t>(n), std::string::npos);
+  } else if (-6 < n && n <= 0) {
+    out += "0.";
+    out.append(static_cast<size_t>(-n), '0');
+    out += digits;
+  } else {
+    out.push_back(digits[0]);
+    if (k > 1) {
+      out.push_back('.');
+      out.append(digits, 1, std::string::npos);
+    }
+    out.push_back('e');
+    int e = n - 1;
+    out.push_back(e < 0 ? '-' : '+');
+    out += std::to_string(e < 0 ? -e : e);
+  }
+}
+
+std::string FormatNumber(double d) {
+  std::string s;
+  WriteDouble(s, d);
+  return s;
+}
+
+void Write(std::string& out, const Value& root) {
+  if (!root.IsObject() && !root.IsArray()) {
+    WriteScalar(out, root);
+    return;
+  }
+  std::vector<Frame> stack;
+  stack.reserve(16);
+  stack.push_back({&root, 0});
+  out.push_back(root.IsObject() ? '{' : '[');
+  while (!stack.empty()) {
+    Frame& f = stack.back();
+    const Value& v = *f.v;
+    const Value* child = nullptr;
+    if (v.IsObject()) {
+      if (f.index == v.MemberCount()) {
+        out.push_back('}');
+        stack.pop_back();
+        continue;
+      }
+      auto m = v.MemberBegin() + static_cast<rapidjson::SizeType>(f.index);
+      if (f.index++ > 0) out.push_back(',');
+      WriteString(out, std::string_view(m->name.GetString(), m->name.GetStringLength()));
+      out.push_back(':');
+      child = &m->value;
+    } else {
+      if (f.index == v.Size()) {
+        out.push_back(']');
+        stack.pop_back();
+        continue;
+      }
+      if (f.index > 0) out.push_back(',');
+      child = &v[static_cast<rapidjson::SizeType>(f.index++)];
+    }
+    if (child->IsObject()) {
+      out.push_back('{');
+      stack.push_back({child, 0});
+    } else if (child->IsArray()) {
+      out.push_back('[');
+      stack.push_back({child, 0});
+    } else {
+      WriteScalar(out, *child);
+    }
+  }
+}
+
+std::string Write(const Value& v) {
+  std::string s;
+  Write(s, v);
+  return s;
+}
+
+bool Equal(const Value& a, const Value& b) {
+  if (a.IsNumber() && b.IsNumber()) {
+    if (a.IsInt64() && b.IsInt64()) return a.GetInt64() == b.GetInt64();
+    if (a.IsUint64() && b.IsUint64()) return a.GetUint64() == b.GetUint64();
+    return a.GetDouble() == b.GetDouble();
+  }
+  if (a.GetType() != b.GetType()) return false;
+  switch (a.GetType()) {
+    case rapidjson::kStringType:
+      return a.GetStringLength() == b.GetStringLength() &&
+             std::memcmp(a.GetString(), b.GetString(), a.GetStringLength()) == 0;
+    case rapidjson::kArrayType:
+      if (a.Size() != b.Size()) return false;
+      for (rapidjson::SizeType i = 0; i < a.Size(); ++i) {
+        if (!Equal(a[i], b[i])) return false;
+      }
+      return true;
+    case rapidjson::kObjectType: {
+      if (a.MemberCount() != b.MemberCount()) return false;
+      for (auto& m : a.GetObject()) {
+        auto it = b.FindMember(m.name);
+        if (it == b.MemberEnd() || !Equal(m.value, it->value)) return false;
+      }
+      return true;
+    }
+    default:
+      return true;
+  }
+}
+
+}  // namespace cosmos::json

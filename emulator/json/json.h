@@ -1,0 +1,40 @@
+// JSON parsing and writing with Cosmos DB fidelity rules: property order kept, numbers printed
+// the way JavaScript prints them, integers kept exact, nesting depth bounded.
+#pragma once
+
+#include <rapidjson/document.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace cosmos::json {
+
+using Document = rapidjson::Document;
+using Value = rapidjson::Value;
+using Allocator = rapidjson::Document::AllocatorType;
+
+// The service rejects documents nested deeper than this (objects and arrays both count).
+inline constexpr int kMaxDepth = 128;
+
+enum class ParseStatus { kOk, kMalformed, kTooDeep };
+
+// Parses `text` into `out`. Never recurses on the input: depth is checked before parsing.
+ParseStatus Parse(std::string_view text, Document& out);
+
+// Appends the compact JSON text of `v` to `out`.
+void Write(std::string& out, const Value& v);
+std::string Write(const Value& v);
+
+// Appends a number as ECMAScript's Number.prototype.toString would print it.
+void WriteDouble(std::string& out, double d);
+// Appends a JSON string literal (quotes included); non-ASCII is written as UTF-8.
+void WriteString(std::string& out, std::string_view s);
+
+// Formats a request charge or other figure: JavaScript number text of the value.
+std::string FormatNumber(double d);
+
+// Deep equality of two JSON values, with numbers compared by value (1 == 1.0).
+bool Equal(const Value& a, const Value& b);
+
+}  // namespace cosmos::json

@@ -1,0 +1,159 @@
+#include "store/partition_key.h"
+
+#include "common/errors.h"
+
+namespace cosmos::store {
+namespace {
+
+// Splits "/a/b" or "/\"odd name\"/c" into property names.
+std::optional<std::vector<std::string>> SplitPath(const std::string& path) {
+  if (path.size() < 2 || path[0] != '/') return std::nullopt;
+  std::vector<std::string> out;
+  size_t i = 1;
+  while (i <= path.size()) {
+    std::string seg;
+    if (i < path.size() && (path[i] == '"' || path[i] == '\'')) {
+      char q = path[i];
+      size_t end = path.find(q, i + 1);
+      if (end == std::string::npos) return std::nullopt;
+      seg = path.substr(i + 1, end - i - 1);
+      i = end + 1;
+      if (i < path.size() && path[i] != '/') return std::nullopt;
+    } else {
+      size_t end = path.find('/', i);
+      if (end == std::string::npos) end = path.size();
+      seg = path.substr(i, end - i);
+      i = end;
+    }
+    if (seg.empty()) return std::nullopt;
+    out.push_back(std::move(seg));
+    ++i;  // skip '/'
+  }
+  return out;
+}
+
+}  // namespace
+
+PartitionKeyDefinition PartitionKeyDefinition::FromJson(const json::Value& v) {
+  auto bad = [](const std::string& why) { return errors::BadRequest("The partition key definition is invalid: " + why); };
+  if (!v.IsObject()) throw bad("partitionKey must be an object.");
+  PartitionKeyDefinition def;
+  auto paths = v.FindMember("paths");
+  if (paths == v.MemberEnd() || !paths->value.IsArray() || paths->value.Empty())
+    throw bad("paths must be a non-empty array.");
+  if (paths->value.Size() > 3) throw bad("at most 3 paths are allowed.");
+  for (auto& p : paths->value.GetArray()) {
+    if (!p.IsString()) throw bad("each path must be a string.");
+    std::string path(p.GetString(), p.GetStringLength());
+    auto parts = SplitPath(path);
+    if (!parts) throw bad("the path '" + path + "' is not a valid property path.");
+    def.paths.push_back(path);
+    def.parts.push_back(std::move(*parts));
+  }
+  auto kind = v.FindMember("kind");
+  if (kind != v.MemberEnd()) {
+    if (!kind->value.IsString()) throw bad("kind must be a string.");
+    def.kind = kind->value.GetString();
+    if (def.kind != "Hash" && def.kind != "MultiHash") {
+      if (def.kind == "Range") throw errors::NotImplemented("Range partitioning");
+      throw bad("kind must be Hash or MultiHash.");
+    }
+  } else if (def.paths.size() > 1) {
+    def.kind = "MultiHash";
+  }
+  if (def.kind == "Hash" && def.paths.size() > 1) throw bad("a Hash partition key has exactly one path.");
+  if (def.kind == "MultiHash" && def.paths.size() < 2 && kind == v.MemberEnd()) def.kind = "Hash";
+  auto version = v.FindMember("version");
+  if (version != v.MemberEnd() && !version->value.IsNull()) {
+    if (!version->value.IsInt() || (version->value.GetInt() != 1 && version->value.GetInt() != 2))
+      throw bad("version must be 1 or 2.");
+    def.version = version->value.GetInt();
+  }
+  if (def.kind == "MultiHash") def.version = 2;
+  auto sys = v.FindMember("systemKey");
+  if (sys != v.MemberEnd() && sys->value.IsBool()) def.system_key = sys->value.GetBool();
+  return def;
+}
+
+void PartitionKeyDefinition::ToJson(json::Value& out, json::Allocator& a) const {
+  out.SetObject();
+  json::Value arr(rapidjson::kArrayType);
+  for (auto& p : paths) arr.PushBack(json::Value(p.c_str(), static_cast<rapidjson::SizeType>(p.size()), a), a);
+  out.AddMember("paths", arr, a);
+  out.AddMember("kind", json::Value(kind.c_str(), a), a);
+  out.AddMember("version", version, a);
+  if (system_key) out.AddMember("systemKey", true, a);
+}
+
+std::optional<std::string> CanonicalComponent(const json::Value& v) {
+  std::string s;
+  if (v.IsNumber()) {
+    json::WriteDouble(s, v.GetDouble());
+    return s;
+  }
+  if (v.IsString() || v.IsBool() || v.IsNull()) {
+    json::Write(s, v);
+    return s;
+  }
+  return std::nullopt;  // objects, arrays: not a partition key value
+}
+
+std::string PartitionKeyValue::Canonical() const {
+  std::string s = "[";
+  for (size_t i = 0; i < components.size(); ++i) {
+    if (i) s.push_back(',');
+    s += components[i] ? *components[i] : "{}";
+  }
+  s.push_back(']');
+  return s;
+}
+
+PartitionKeyValue ExtractPartitionKey(const PartitionKeyDefinition& def, const json::Value& doc) {
+  PartitionKeyValue out;
+  for (auto& parts : def.parts) {
+    const json::Value* cur = &doc;
+    for (auto& name : parts) {
+      if (!cur->IsObject()) {
+        cur = nullptr;
+        break;
+      }
+      auto it = cur->FindMember(json::Value(rapidjson::StringRef(name.data(), static_cast<rapidjson::SizeType>(name.size()))));
+      if (it == cur->MemberEnd()) {
+        cur = nullptr;
+        break;
+      }
+      cur = &it->value;
+    }
+    out.components.push_back(cur ? CanonicalComponent(*cur) : std::nullopt);
+  }
+  return out;
+}
+
+PartitionKeyValue ParsePartitionKeyHeader(const PartitionKeyDefinition& def, std::string_view header) {
+  json::Document d;
+  if (json::Parse(header, d) != json::ParseStatus::kOk || !d.IsArray()) throw errors::PartitionKeyMalformed(std::string(header));
+  PartitionKeyValue out;
+  if (d.Empty() && def.system_key) {
+    out.components.push_back(std::nullopt);
+    return out;
+  }
+  for (auto& c : d.GetArray()) {
+    if (c.IsObject() && c.ObjectEmpty()) {
+      out.components.push_back(std::nullopt);
+      continue;
+    }
+    auto canon = CanonicalComponent(c);
+    if (!canon) throw errors::PartitionKeyMalformed(std::string(header));
+    out.components.push_back(std::move(canon));
+  }
+  if (out.components.size() != def.paths.size()) {
+    if (out.components.size() < def.paths.size()) throw errors::PartitionKeyComponents();
+    throw errors::BadRequest(
+        "The partition key supplied in x-ms-partitionkey header has more components than defined in the the "
+        "collection.",
+        1001);
+  }
+  return out;
+}
+
+}  // namespace cosmos::store

@@ -1,0 +1,307 @@
+#include "store/store.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "common/errors.h"
+#include "util/util.h"
+
+namespace cosmos::store {
+namespace {
+// Resource ids are base64 with '/' written as '-', so they can appear in links.
+std::string RidEncode(const std::string& bytes) {
+  std::string s = util::Base64Encode(bytes);
+  std::replace(s.begin(), s.end(), '/', '-');
+  return s;
+}
+std::string RidDecode(std::string s) {
+  std::replace(s.begin(), s.end(), '-', '/');
+  return util::Base64Decode(s).value_or(std::string());
+}
+}  // namespace
+
+// ---- PhysicalPartition ----------------------------------------------------------------------
+
+std::string PhysicalPartition::Key(const std::string& pk, const std::string& id) {
+  std::string k = std::to_string(pk.size());
+  k.push_back(':');
+  k += pk;
+  k += id;
+  return k;
+}
+
+ItemPtr PhysicalPartition::Live(const ItemPtr& item, int64_t now, std::optional<int64_t> default_ttl) const {
+  if (!item || !default_ttl) return item;  // TTL off on the container: nothing expires
+  int64_t ttl = item->ttl ? *item->ttl : *default_ttl;
+  if (ttl < 0) return item;
+  return item->ts + ttl <= now ? nullptr : item;
+}
+
+ItemPtr PhysicalPartition::Read(const std::string& pk, const std::string& id, int64_t now,
+                                std::optional<int64_t> default_ttl) const {
+  std::shared_lock lock(mu_);
+  auto it = by_key_.find(Key(pk, id));
+  if (it == by_key_.end()) return nullptr;
+  return Live(it->second, now, default_ttl);
+}
+
+uint64_t PhysicalPartition::lsn() const {
+  std::shared_lock lock(mu_);
+  return lsn_;
+}
+
+size_t PhysicalPartition::Count() const {
+  std::shared_lock lock(mu_);
+  return by_key_.size();
+}
+
+WriteResult PhysicalPartition::Write(WriteKind kind, const std::string& pk, const std::string& id,
+                                     const Preconditions& pre, int64_t now, std::optional<int64_t> default_ttl,
+                                     const Maker& make) {
+  std::unique_lock lock(mu_);
+  const std::string key = Key(pk, id);
+  auto it = by_key_.find(key);
+  ItemPtr current = it == by_key_.end() ? nullptr : Live(it->second, now, default_ttl);
+  if (it != by_key_.end() && !current) {  // expired: remove it now, as the service's TTL sweep would
+    by_seq_.erase(it->second->seq);
+    by_key_.erase(it);
+    it = by_key_.end();
+  }
+  WriteResult result;
+  switch (kind) {
+    case WriteKind::kCreate:
+      if (current) throw errors::Conflict();
+      break;
+    case WriteKind::kReplace:
+    case WriteKind::kDelete:
+      if (!current) throw errors::NotFound();
+      break;
+    case WriteKind::kUpsert:
+      break;
+  }
+  if (pre.if_match && current && *pre.if_match != "*" && *pre.if_match != current->etag)
+    throw errors::PreconditionFailed();
+  if (pre.if_match && !current && kind == WriteKind::kUpsert && *pre.if_match != "*")
+    throw errors::PreconditionFailed();
+  result.previous = current;
+  const uint64_t lsn = lsn_ + 1;
+  if (kind == WriteKind::kDelete) {
+    by_seq_.erase(current->seq);
+    by_key_.erase(it);
+    lsn_ = lsn;
+    result.lsn = lsn;
+    return result;
+  }
+  const uint64_t seq = current ? current->seq : next_seq_;
+  ItemPtr item = make(current, seq, lsn);  // may throw: nothing has changed yet
+  if (!current) ++next_seq_;
+  lsn_ = lsn;
+  by_key_[key] = item;
+  by_seq_[seq] = item;
+  result.item = std::move(item);
+  result.created = !current;
+  result.lsn = lsn;
+  return result;
+}
+
+std::vector<ItemPtr> PhysicalPartition::Feed(uint64_t after_seq, size_t max_items, int64_t now,
+                                             std::optional<int64_t> default_ttl) const {
+  std::shared_lock lock(mu_);
+  std::vector<ItemPtr> out;
+  for (auto it = by_seq_.upper_bound(after_seq); it != by_seq_.end(); ++it) {
+    if (!Live(it->second, now, default_ttl)) continue;
+    out.push_back(it->second);
+    if (max_items && out.size() >= max_items) break;
+  }
+  return out;
+}
+
+// ---- Container --------------------------------------------------------------------------------
+
+Container::Container(std::string id, std::string rid, std::string db_rid, PartitionKeyDefinition pk,
+                     ContainerSettings settings, int64_t ts, std::string etag, std::optional<int> throughput)
+    : id_(std::move(id)),
+      rid_(std::move(rid)),
+      db_rid_(std::move(db_rid)),
+      self_("dbs/" + db_rid_ + "/colls/" + rid_ + "/"),
+      pk_(std::move(pk)),
+      throughput_(throughput),
+      settings_(std::make_shared<const ContainerSettings>(std::move(settings))),
+      ts_(ts),
+      etag_(std::move(etag)) {
+  partitions_.push_back(std::make_unique<PhysicalPartition>("0"));
+}
+
+std::shared_ptr<const ContainerSettings> Container::settings() const {
+  std::lock_guard lock(settings_mu_);
+  return settings_;
+}
+
+void Container::Replace(ContainerSettings settings, int64_t ts, std::string etag) {
+  std::lock_guard lock(settings_mu_);
+  settings_ = std::make_shared<const ContainerSettings>(std::move(settings));
+  ts_ = ts;
+  etag_ = std::move(etag);
+}
+
+std::string Container::etag() const {
+  std::lock_guard lock(settings_mu_);
+  return etag_;
+}
+
+PhysicalPartition& Container::PartitionFor(const PartitionKeyValue&) { return *partitions_.front(); }
+
+PhysicalPartition* Container::PartitionById(const std::string& range_id) {
+  for (auto& p : partitions_) {
+    if (p->range_id() == range_id) return p.get();
+  }
+  return nullptr;
+}
+
+std::string Container::ItemRid(uint64_t seq) const {
+  std::string bytes = RidDecode(rid_);
+  for (int i = 0; i < 8; ++i) bytes.push_back(static_cast<char>((seq >> (8 * i)) & 0xFF));
+  return RidEncode(bytes);
+}
+
+std::string Container::ToJson() const {
+  auto s = settings();
+  int64_t ts;
+  std::string etag;
+  {
+    std::lock_guard lock(settings_mu_);
+    ts = ts_;
+    etag = etag_;
+  }
+  json::Document d;
+  auto& a = d.GetAllocator();
+  d.SetObject();
+  d.AddMember("id", json::Value(id_.c_str(), static_cast<rapidjson::SizeType>(id_.size()), a), a);
+  d.AddMember("indexingPolicy", json::Value(s->indexing.raw, a), a);
+  json::Value pk;
+  pk_.ToJson(pk, a);
+  d.AddMember("partitionKey", pk, a);
+  if (s->default_ttl) d.AddMember("defaultTtl", *s->default_ttl, a);
+  if (s->extra.IsObject()) {
+    for (auto& m : s->extra.GetObject()) d.AddMember(json::Value(m.name, a), json::Value(m.value, a), a);
+  }
+  d.AddMember("_rid", json::Value(rid_.c_str(), a), a);
+  d.AddMember("_ts", ts, a);
+  d.AddMember("_self", json::Value(self_.c_str(), a), a);
+  d.AddMember("_etag", json::Value(etag.c_str(), a), a);
+  d.AddMember("_docs", "docs/", a);
+  d.AddMember("_sprocs", "sprocs/", a);
+  d.AddMember("_triggers", "triggers/", a);
+  d.AddMember("_udfs", "udfs/", a);
+  d.AddMember("_conflicts", "conflicts/", a);
+  return json::Write(d);
+}
+
+// ---- Database ---------------------------------------------------------------------------------
+
+std::string Database::ToJson() const {
+  json::Document d;
+  auto& a = d.GetAllocator();
+  d.SetObject();
+  d.AddMember("id", json::Value(id_.c_str(), static_cast<rapidjson::SizeType>(id_.size()), a), a);
+  d.AddMember("_rid", json::Value(rid_.c_str(), a), a);
+  d.AddMember("_self", json::Value(("dbs/" + rid_ + "/").c_str(), a), a);
+  d.AddMember("_etag", json::Value(etag_.c_str(), a), a);
+  d.AddMember("_colls", "colls/", a);
+  d.AddMember("_users", "users/", a);
+  d.AddMember("_ts", ts_, a);
+  return json::Write(d);
+}
+
+ContainerPtr Database::FindContainer(const std::string& id) const {
+  std::shared_lock lock(mu_);
+  for (auto& c : containers_) {
+    if (c->id() == id) return c;
+  }
+  return nullptr;
+}
+
+std::vector<ContainerPtr> Database::Containers() const {
+  std::shared_lock lock(mu_);
+  return containers_;
+}
+
+void Database::AddContainer(ContainerPtr c) {
+  std::unique_lock lock(mu_);
+  for (auto& e : containers_) {
+    if (e->id() == c->id()) throw errors::Conflict();
+  }
+  containers_.push_back(std::move(c));
+}
+
+bool Database::RemoveContainer(const std::string& id) {
+  std::unique_lock lock(mu_);
+  auto it = std::find_if(containers_.begin(), containers_.end(), [&](auto& c) { return c->id() == id; });
+  if (it == containers_.end()) return false;
+  containers_.erase(it);
+  return true;
+}
+
+// ---- Account ----------------------------------------------------------------------------------
+
+std::string Account::NewEtag(int64_t ts) {
+  uint64_t n = ++etag_counter_;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "\"%08llx-0000-0100-0000-%08llx0000\"", static_cast<unsigned long long>(n & 0xFFFFFFFF),
+                static_cast<unsigned long long>(ts & 0xFFFFFFFF));
+  return buf;
+}
+
+DatabasePtr Account::CreateDatabase(const std::string& id, std::optional<int> throughput) {
+  std::unique_lock lock(mu_);
+  for (auto& d : databases_) {
+    if (d->id() == id) throw errors::Conflict();
+  }
+  uint32_t n = ++db_counter_;
+  // 4-byte database resource id; the last byte stays 0 as in the service's ids.
+  std::string bytes = {static_cast<char>(n & 0xFF), static_cast<char>((n >> 8) & 0xFF),
+                       static_cast<char>(0x40 | ((n >> 16) & 0x3F)), '\0'};
+  int64_t ts = util::UnixSeconds();
+  auto db = std::make_shared<Database>(id, RidEncode(bytes), ts, NewEtag(ts), throughput);
+  databases_.push_back(db);
+  return db;
+}
+
+DatabasePtr Account::FindDatabase(const std::string& id) const {
+  std::shared_lock lock(mu_);
+  for (auto& d : databases_) {
+    if (d->id() == id) return d;
+  }
+  return nullptr;
+}
+
+std::vector<DatabasePtr> Account::Databases() const {
+  std::shared_lock lock(mu_);
+  return databases_;
+}
+
+bool Account::DeleteDatabase(const std::string& id) {
+  std::unique_lock lock(mu_);
+  auto it = std::find_if(databases_.begin(), databases_.end(), [&](auto& d) { return d->id() == id; });
+  if (it == databases_.end()) return false;
+  databases_.erase(it);
+  return true;
+}
+
+ContainerPtr Account::CreateContainer(Database& db, const std::string& id, PartitionKeyDefinition pk,
+                                      ContainerSettings settings, std::optional<int> throughput) {
+  uint32_t n = db.NextContainerNumber();
+  std::string bytes = RidDecode(db.rid());
+  // Collection part: high bit set, as the service's collection ids have.
+  bytes.push_back(static_cast<char>(0x80 | ((n >> 24) & 0x7F)));
+  bytes.push_back(static_cast<char>((n >> 16) & 0xFF));
+  bytes.push_back(static_cast<char>((n >> 8) & 0xFF));
+  bytes.push_back(static_cast<char>(n & 0xFF));
+  int64_t ts = util::UnixSeconds();
+  auto c = std::make_shared<Container>(id, RidEncode(bytes), db.rid(), std::move(pk), std::move(settings), ts,
+                                       NewEtag(ts), throughput);
+  db.AddContainer(c);
+  return c;
+}
+
+}  // namespace cosmos::store

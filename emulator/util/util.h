@@ -1,0 +1,39 @@
+// Small shared helpers: encodings, hashing, time and identifiers. No Cosmos concepts here.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace cosmos::util {
+
+std::string Base64Encode(std::string_view bytes);
+// Returns nullopt on malformed input.
+std::optional<std::string> Base64Decode(std::string_view text);
+
+// HMAC-SHA256 of `message` under `key`, raw 32 bytes.
+std::string HmacSha256(std::string_view key, std::string_view message);
+
+// True when the two strings are equal, in time independent of where they differ.
+bool ConstantTimeEqual(std::string_view a, std::string_view b);
+
+// Percent-decoding only: '+' stays '+'. Returns nullopt on a malformed escape.
+std::optional<std::string> PercentDecode(std::string_view s);
+// Encodes everything but unreserved characters (RFC 3986).
+std::string PercentEncode(std::string_view s);
+
+std::string ToLower(std::string_view s);
+bool EqualsIgnoreCase(std::string_view a, std::string_view b);
+
+// RFC 1123 dates, e.g. "Sat, 21 Nov 2026 05:28:38 GMT" (case-insensitive when parsing).
+std::optional<std::chrono::system_clock::time_point> ParseRfc1123(std::string_view s);
+std::string FormatRfc1123(std::chrono::system_clock::time_point t);
+
+// Random version-4 UUID text.
+std::string NewUuid();
+
+int64_t UnixSeconds();
+
+}  // namespace cosmos::util
