@@ -7,6 +7,7 @@
 #include "handlers/common.h"
 #include "handlers/handlers.h"
 #include "handlers/patch.h"
+#include "query/condition.h"
 #include "util/util.h"
 
 namespace cosmos::handlers {
@@ -264,9 +265,13 @@ Result PatchDocument(Services& s, RequestContext& ctx) {
       case json::ParseStatus::kOk: break;
     }
     const json::Value* ops = &body;
+    std::optional<std::string> condition;
     if (body.IsObject()) {
       auto cond = body.FindMember("condition");
-      if (cond != body.MemberEnd() && !cond->value.IsNull()) throw errors::NotImplemented("Conditional patch");
+      if (cond != body.MemberEnd() && !cond->value.IsNull()) {
+        if (!cond->value.IsString()) throw errors::BadRequest("The patch condition must be a string.");
+        condition = std::string(cond->value.GetString(), cond->value.GetStringLength());
+      }
       auto it = body.FindMember("operations");
       if (it == body.MemberEnd()) throw errors::BadRequest("The patch request must carry an 'operations' array.");
       ops = &it->value;
@@ -275,6 +280,8 @@ Result PatchDocument(Services& s, RequestContext& ctx) {
     return partition.Write(store::WriteKind::kReplace, key.Canonical(), ctx.seg(5), PreconditionsOf(ctx),
                            util::UnixSeconds(), settings->default_ttl,
                            [&](const store::ItemPtr& current, uint64_t, uint64_t lsn) {
+                             if (condition && !query::EvaluatePatchCondition(*condition, current->body))
+                               throw errors::PreconditionFailed();
                              return MakePatchedItem(s, *current, *ops, lsn, s.config.max_item_bytes);
                            });
   });

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs everything the emulator and its tests need on Debian 12 (as root, with apt-get and npm),
+# then builds. Safe to run again: it installs only what is missing and builds incrementally.
+#   BUILD_DIR   build directory            (default: <repo>/build)
+#   BUILD_TYPE  CMake build type           (default: Release)
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BUILD_DIR="${BUILD_DIR:-$ROOT/build}"
+BUILD_TYPE="${BUILD_TYPE:-Release}"
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+
+PACKAGES=(build-essential cmake ninja-build pkg-config
+  libboost1.81-dev rapidjson-dev libssl-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  antlr4 libantlr4-runtime-dev default-jre-headless libmozjs-102-dev
+  python3 python3-azure-cosmos curl ca-certificates)
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ! command -v node >/dev/null 2>&1; then missing+=(nodejs); fi
+if ! command -v npm >/dev/null 2>&1; then missing+=(npm); fi
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+# SDK test dependencies (the official @azure/cosmos 4.x), pinned by package-lock.json.
+for dir in "$ROOT/tests/sdk/js"; do
+  if [ -f "$dir/package.json" ] && { [ ! -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules" ]; }; then
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error && touch node_modules)
+  fi
+done
+
+if [ ! -f "$BUILD_DIR/build.ninja" ]; then
+  cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE="$BUILD_TYPE" -DCOSMOS_BUILD_TESTS=ON
+fi
+cmake --build "$BUILD_DIR" -j2
