@@ -36,7 +36,9 @@ struct Server::Impl {
       stream.expires_after(options.header_timeout);
       auto [ec_h, n_h] = co_await beast_http::async_read_header(stream, buffer, parser, kNoThrow);
       if (ec_h) {
-        if (ec_h == beast_http::error::header_limit || ec_h == beast_http::error::bad_method ||
+        if (ec_h == beast_http::error::body_limit) {
+          co_await Refuse(stream, 413, "Request size is too large.");
+        } else if (ec_h == beast_http::error::header_limit || ec_h == beast_http::error::bad_method ||
             ec_h == beast_http::error::bad_target || ec_h == beast_http::error::bad_version ||
             ec_h == beast_http::error::bad_field || ec_h == beast_http::error::bad_value) {
           co_await Refuse(stream, 400, "The request could not be parsed as HTTP/1.1.");
