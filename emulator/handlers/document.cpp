@@ -117,6 +117,38 @@ store::Preconditions PreconditionsOf(const RequestContext& ctx) {
   return pre;
 }
 
+// The container, logical partition and physical partition an item request addresses.
+struct Target {
+  store::ContainerPtr c;
+  std::string pk;  // canonical partition key from the header
+  std::shared_ptr<const store::ContainerSettings> settings;
+  store::PhysicalPartition* partition;
+};
+
+Target ResolveTarget(Services& s, const RequestContext& ctx) {
+  Target t;
+  t.c = ResolveContainer(s, ctx.seg(1), ctx.seg(3));
+  auto key = HeaderKey(ctx, *t.c);
+  t.pk = key.Canonical();
+  t.settings = t.c->settings();
+  t.partition = &t.c->PartitionFor(key);
+  return t;
+}
+
+// A successful item write's response: the new image (if any), etag and session headers.
+Result WriteResponse(int status, const store::WriteResult& w, const Target& t, const RequestContext& ctx,
+                     double charge) {
+  Result r;
+  r.status = status;
+  if (w.item) {
+    r.body = w.item->text;
+    r.headers.emplace_back("etag", w.item->etag);
+  }
+  ItemHeaders(r, ctx, *t.c, *t.partition, w.lsn);
+  r.charge = charge;
+  return r;
+}
+
 // Charges a failure that happened after the request reached the partition.
 template <typename F>
 auto ChargedWrite(F&& f) {
@@ -128,30 +160,23 @@ auto ChargedWrite(F&& f) {
   }
 }
 
-Result CreateOrUpsert(Services& s, RequestContext& ctx, const store::ContainerPtr& c) {
+Result CreateOrUpsert(Services& s, RequestContext& ctx) {
   const bool upsert = ctx.BoolHeader("x-ms-documentdb-is-upsert");
-  auto key = HeaderKey(ctx, *c);
-  auto settings = c->settings();
-  auto& partition = c->PartitionFor(key);
-  const std::string pk = key.Canonical();
+  Target t = ResolveTarget(s, ctx);
   auto result = ChargedWrite([&] {
     json::Document body = ParseItemBody(s, ctx);
-    if (store::ExtractPartitionKey(c->partition_key(), body).Canonical() != pk) throw errors::PartitionKeyMismatch();
+    if (store::ExtractPartitionKey(t.c->partition_key(), body).Canonical() != t.pk)
+      throw errors::PartitionKeyMismatch();
     ItemTtl(body);
-    return partition.Write(upsert ? store::WriteKind::kUpsert : store::WriteKind::kCreate, pk, IdOf(body),
-                           PreconditionsOf(ctx), util::UnixSeconds(), settings->default_ttl,
-                           [&](const store::ItemPtr&, uint64_t seq, uint64_t lsn) {
-                             return MakeItem(s, *c, body, pk, seq, lsn, s.config.max_item_bytes);
-                           });
+    return t.partition->Write(upsert ? store::WriteKind::kUpsert : store::WriteKind::kCreate, t.pk, IdOf(body),
+                              PreconditionsOf(ctx), util::UnixSeconds(), t.settings->default_ttl,
+                              [&](const store::ItemPtr&, uint64_t seq, uint64_t lsn) {
+                                return MakeItem(s, *t.c, body, t.pk, seq, lsn, s.config.max_item_bytes);
+                              });
   });
-  Result r;
-  r.status = result.created ? 201 : 200;
-  r.body = result.item->text;
-  r.headers.emplace_back("etag", result.item->etag);
-  ItemHeaders(r, ctx, *c, partition, result.lsn);
-  auto facts = Facts(*result.item, *settings);
-  r.charge = result.created ? charge::Create(facts) : charge::Replace(facts);
-  return r;
+  auto facts = Facts(*result.item, *t.settings);
+  return WriteResponse(result.created ? 201 : 200, result, t, ctx,
+                       result.created ? charge::Create(facts) : charge::Replace(facts));
 }
 
 // Read-feed continuation: "<range id>:<last sequence number>".
@@ -174,16 +199,12 @@ Result PostDocuments(Services& s, RequestContext& ctx) {
       (ctx.Header("content-type") && util::ToLower(*ctx.Header("content-type")).starts_with("application/query+json")))
     throw errors::NotImplemented("Queries");
   if (ctx.BoolHeader("x-ms-cosmos-is-batch-request")) throw errors::NotImplemented("Transactional batch and bulk");
-  auto c = ResolveContainer(s, ctx.seg(1), ctx.seg(3));
-  return CreateOrUpsert(s, ctx, c);
+  return CreateOrUpsert(s, ctx);
 }
 
 Result ReadDocument(Services& s, RequestContext& ctx) {
-  auto c = ResolveContainer(s, ctx.seg(1), ctx.seg(3));
-  auto key = HeaderKey(ctx, *c);
-  auto settings = c->settings();
-  auto& partition = c->PartitionFor(key);
-  auto item = partition.Read(key.Canonical(), ctx.seg(5), util::UnixSeconds(), settings->default_ttl);
+  Target t = ResolveTarget(s, ctx);
+  auto item = t.partition->Read(t.pk, ctx.seg(5), util::UnixSeconds(), t.settings->default_ttl);
   if (!item) {
     auto e = errors::NotFound();
     e.charge = charge::PointReadNotFound();
@@ -191,7 +212,7 @@ Result ReadDocument(Services& s, RequestContext& ctx) {
   }
   Result r;
   r.headers.emplace_back("etag", item->etag);
-  ItemHeaders(r, ctx, *c, partition, partition.lsn());
+  ItemHeaders(r, ctx, *t.c, *t.partition, t.partition->lsn());
   auto consistency = util::EqualsIgnoreCase(s.config.consistency, "Strong") ||
                              util::EqualsIgnoreCase(s.config.consistency, "BoundedStaleness")
                          ? charge::Consistency::kStrong
@@ -200,7 +221,7 @@ Result ReadDocument(Services& s, RequestContext& ctx) {
       h && (util::EqualsIgnoreCase(*h, "Session") || util::EqualsIgnoreCase(*h, "Eventual") ||
             util::EqualsIgnoreCase(*h, "ConsistentPrefix")))
     consistency = charge::Consistency::kWeak;
-  r.charge = charge::PointRead(Facts(*item, *settings), consistency);
+  r.charge = charge::PointRead(Facts(*item, *t.settings), consistency);
   if (auto inm = ctx.Header("if-none-match"); inm && (*inm == item->etag || *inm == "*")) {
     r.status = 304;
     return r;
@@ -210,52 +231,35 @@ Result ReadDocument(Services& s, RequestContext& ctx) {
 }
 
 Result ReplaceDocument(Services& s, RequestContext& ctx) {
-  auto c = ResolveContainer(s, ctx.seg(1), ctx.seg(3));
-  auto key = HeaderKey(ctx, *c);
-  auto settings = c->settings();
-  auto& partition = c->PartitionFor(key);
-  const std::string pk = key.Canonical();
+  Target t = ResolveTarget(s, ctx);
   auto result = ChargedWrite([&] {
     json::Document body = ParseItemBody(s, ctx);
     if (IdOf(body) != ctx.seg(5))
       throw errors::BadRequest("The id in the request body does not match the id in the URL.");
-    if (store::ExtractPartitionKey(c->partition_key(), body).Canonical() != pk) throw errors::PartitionKeyMismatch();
+    if (store::ExtractPartitionKey(t.c->partition_key(), body).Canonical() != t.pk)
+      throw errors::PartitionKeyMismatch();
     ItemTtl(body);
-    return partition.Write(store::WriteKind::kReplace, pk, ctx.seg(5), PreconditionsOf(ctx), util::UnixSeconds(),
-                           settings->default_ttl, [&](const store::ItemPtr&, uint64_t seq, uint64_t lsn) {
-                             return MakeItem(s, *c, body, pk, seq, lsn, s.config.max_item_bytes);
-                           });
+    return t.partition->Write(store::WriteKind::kReplace, t.pk, ctx.seg(5), PreconditionsOf(ctx),
+                              util::UnixSeconds(), t.settings->default_ttl,
+                              [&](const store::ItemPtr&, uint64_t seq, uint64_t lsn) {
+                                return MakeItem(s, *t.c, body, t.pk, seq, lsn, s.config.max_item_bytes);
+                              });
   });
-  Result r;
-  r.body = result.item->text;
-  r.headers.emplace_back("etag", result.item->etag);
-  ItemHeaders(r, ctx, *c, partition, result.lsn);
-  r.charge = charge::Replace(Facts(*result.item, *settings));
-  return r;
+  return WriteResponse(200, result, t, ctx, charge::Replace(Facts(*result.item, *t.settings)));
 }
 
 Result DeleteDocument(Services& s, RequestContext& ctx) {
-  auto c = ResolveContainer(s, ctx.seg(1), ctx.seg(3));
-  auto key = HeaderKey(ctx, *c);
-  auto settings = c->settings();
-  auto& partition = c->PartitionFor(key);
+  Target t = ResolveTarget(s, ctx);
   auto result = ChargedWrite([&] {
-    return partition.Write(store::WriteKind::kDelete, key.Canonical(), ctx.seg(5), PreconditionsOf(ctx),
-                           util::UnixSeconds(), settings->default_ttl,
-                           [](const store::ItemPtr&, uint64_t, uint64_t) { return store::ItemPtr(); });
+    return t.partition->Write(store::WriteKind::kDelete, t.pk, ctx.seg(5), PreconditionsOf(ctx), util::UnixSeconds(),
+                              t.settings->default_ttl,
+                              [](const store::ItemPtr&, uint64_t, uint64_t) { return store::ItemPtr(); });
   });
-  Result r;
-  r.status = 204;
-  ItemHeaders(r, ctx, *c, partition, result.lsn);
-  r.charge = charge::Delete(Facts(*result.previous, *settings));
-  return r;
+  return WriteResponse(204, result, t, ctx, charge::Delete(Facts(*result.previous, *t.settings)));
 }
 
 Result PatchDocument(Services& s, RequestContext& ctx) {
-  auto c = ResolveContainer(s, ctx.seg(1), ctx.seg(3));
-  auto key = HeaderKey(ctx, *c);
-  auto settings = c->settings();
-  auto& partition = c->PartitionFor(key);
+  Target t = ResolveTarget(s, ctx);
   auto result = ChargedWrite([&] {
     if (ctx.body().size() > s.config.max_item_bytes) throw errors::RequestTooLarge();
     json::Document body;
@@ -276,21 +280,16 @@ Result PatchDocument(Services& s, RequestContext& ctx) {
       if (it == body.MemberEnd()) throw errors::BadRequest("The patch request must carry an 'operations' array.");
       ops = &it->value;
     }
-    ValidatePatchOperations(*ops, c->partition_key().parts);
-    return partition.Write(store::WriteKind::kReplace, key.Canonical(), ctx.seg(5), PreconditionsOf(ctx),
-                           util::UnixSeconds(), settings->default_ttl,
+    ValidatePatchOperations(*ops, t.c->partition_key().parts);
+    return t.partition->Write(store::WriteKind::kReplace, t.pk, ctx.seg(5), PreconditionsOf(ctx),
+                           util::UnixSeconds(), t.settings->default_ttl,
                            [&](const store::ItemPtr& current, uint64_t, uint64_t lsn) {
                              if (condition && !query::EvaluatePatchCondition(*condition, current->body))
                                throw errors::PreconditionFailed();
                              return MakePatchedItem(s, *current, *ops, lsn, s.config.max_item_bytes);
                            });
   });
-  Result r;
-  r.body = result.item->text;
-  r.headers.emplace_back("etag", result.item->etag);
-  ItemHeaders(r, ctx, *c, partition, result.lsn);
-  r.charge = charge::Replace(Facts(*result.item, *settings));
-  return r;
+  return WriteResponse(200, result, t, ctx, charge::Replace(Facts(*result.item, *t.settings)));
 }
 
 Result ReadDocumentFeed(Services& s, RequestContext& ctx) {
