@@ -1,0 +1,100 @@
+# Azure Cosmos DB emulator (C++) container image.
+#
+#   docker build -t cosmos-emulator .
+#   docker run --rm -p 8081:8081 cosmos-emulator
+#
+# With podman (no engine needed), keep the HEALTHCHECK by building in docker format:
+#   podman build --isolation chroot --format docker -t cosmos-emulator .
+#
+# tests/docker/run.sh builds this image and runs an SDK smoke test against it.
+
+ARG DEBIAN_IMAGE=debian:bookworm-slim
+
+# ---------------------------------------------------------------------------
+# Build stage: compilers and -dev packages; never shipped.
+# ---------------------------------------------------------------------------
+FROM ${DEBIAN_IMAGE} AS build
+
+ENV DEBIAN_FRONTEND=noninteractive
+# The man1 folder is missing in slim images; the JRE's postinst needs it.
+RUN mkdir -p /usr/share/man/man1 \
+ && apt-get update \
+ && apt-get install -y --no-install-recommends \
+      build-essential \
+      cmake \
+      ninja-build \
+      pkg-config \
+      libboost1.81-dev \
+      rapidjson-dev \
+      libssl-dev \
+      antlr4 \
+      libantlr4-runtime-dev \
+      default-jre-headless \
+      libmozjs-102-dev \
+ && rm -rf /var/lib/apt/lists/*
+
+WORKDIR /src
+# .dockerignore lets only the sources the build needs into the context
+# (CMakeLists.txt, emulator/, sqlparser/ when present, cmake/ when present).
+COPY . .
+
+RUN cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCOSMOS_BUILD_TESTS=OFF \
+ && cmake --build build -j2 \
+ && install -D -m 0755 -s build/emulator/cosmos-emulator /out/cosmos-emulator
+
+# The Debian packages that own every shared library the binary loads, so the runtime
+# stage installs what the binary needs even when a new library is linked later.
+RUN ldd /out/cosmos-emulator \
+    | awk '$2 == "=>" && $3 ~ /^\// { print $3 }' \
+    | while read -r lib; do \
+        dpkg -S "*/$(basename "$(readlink -f "$lib")")" 2>/dev/null | head -n 1 | cut -d: -f1; \
+      done \
+    | sort -u > /out/runtime-packages.txt \
+ && echo "runtime packages:" $(cat /out/runtime-packages.txt)
+
+# ---------------------------------------------------------------------------
+# Runtime stage: shared libraries only.
+# ---------------------------------------------------------------------------
+FROM ${DEBIAN_IMAGE} AS runtime
+
+ENV DEBIAN_FRONTEND=noninteractive
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends \
+      libssl3 \
+      libstdc++6 \
+      libantlr4-runtime4.9 \
+      libmozjs-102-0 \
+ && rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*.deb
+
+COPY --from=build /out/runtime-packages.txt /usr/local/share/cosmos-emulator/runtime-packages.txt
+# Install any further library package found by ldd in the build stage (usually none).
+RUN missing="$(for p in $(cat /usr/local/share/cosmos-emulator/runtime-packages.txt); do \
+                 dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'ok installed' || echo "$p"; \
+               done)"; \
+    if [ -n "$missing" ]; then \
+      echo "installing extra runtime packages: $missing" \
+      && apt-get update \
+      && apt-get install -y --no-install-recommends $missing \
+      && rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*.deb; \
+    fi
+
+RUN groupadd --system --gid 10001 cosmos \
+ && useradd --system --uid 10001 --gid cosmos --create-home --home-dir /home/cosmos \
+      --shell /usr/sbin/nologin cosmos
+
+COPY --from=build /out/cosmos-emulator /usr/local/bin/cosmos-emulator
+# Fail the build, not the first start, if a shared library is missing.
+RUN ! ldd /usr/local/bin/cosmos-emulator | grep 'not found'
+
+ENV COSMOS_EMULATOR_HOST=0.0.0.0 \
+    COSMOS_EMULATOR_PORT=8081
+
+USER cosmos
+WORKDIR /home/cosmos
+EXPOSE 8081
+
+# Probes GET http://127.0.0.1:$COSMOS_EMULATOR_PORT/_health from inside (no curl in the image).
+HEALTHCHECK --interval=10s --timeout=5s --start-period=10s --retries=3 \
+  CMD ["/usr/local/bin/cosmos-emulator", "--health-check"]
+
+ENTRYPOINT ["/usr/local/bin/cosmos-emulator"]
