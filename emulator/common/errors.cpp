@@ -36,8 +36,9 @@ CosmosError InvalidId(const std::string& id) {
                     "containing no '/', '\\\\', '?' or '#'.");
 }
 
-CosmosError IdTooLong() {
-  return BadRequest("The input name is invalid: it exceeds the maximum length of 255 characters.");
+CosmosError IdTooLong(int limit, const char* unit) {
+  return BadRequest("The input name is invalid: it exceeds the maximum length of " + std::to_string(limit) + " " +
+                    unit + ".");
 }
 
 CosmosError PartitionKeyMismatch() {

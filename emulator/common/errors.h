@@ -30,7 +30,7 @@ CosmosError MalformedPayload();
 CosmosError NestingTooDeep();
 CosmosError MissingId();
 CosmosError InvalidId(const std::string& id);
-CosmosError IdTooLong();
+CosmosError IdTooLong(int limit, const char* unit);
 CosmosError PartitionKeyMismatch();
 CosmosError PartitionKeyComponents();
 CosmosError PartitionKeyMalformed(const std::string& header);

@@ -1,6 +1,8 @@
 #include "handlers/common.h"
 
+#include <algorithm>
 #include <charconv>
+#include <iterator>
 
 #include "common/errors.h"
 
@@ -37,17 +39,20 @@ std::string IdOf(const json::Value& doc) {
   return std::string(it->value.GetString(), it->value.GetStringLength());
 }
 
-void ValidateId(const json::Value& doc) {
+void ValidateId(const json::Value& doc, IdKind kind) {
   auto it = doc.FindMember("id");
   if (it == doc.MemberEnd() || it->value.IsNull()) throw errors::MissingId();
   if (!it->value.IsString())
     throw errors::BadRequest("The input content is invalid because the property 'id' must be a string.");
   std::string id(it->value.GetString(), it->value.GetStringLength());
   if (id.empty()) throw errors::InvalidId(id);
-  // 255 characters: count UTF-8 code points.
-  size_t chars = 0;
-  for (unsigned char c : id) chars += (c & 0xC0) != 0x80;
-  if (chars > 255) throw errors::IdTooLong();
+  if (kind == IdKind::kItem) {
+    if (id.size() > 1023) throw errors::IdTooLong(1023, "bytes");
+  } else {
+    size_t chars = 0;  // UTF-8 code points
+    for (unsigned char c : id) chars += (c & 0xC0) != 0x80;
+    if (chars > 255) throw errors::IdTooLong(255, "characters");
+  }
   if (id.find_first_of("/\\?#") != std::string::npos) throw errors::InvalidId(id);
 }
 
@@ -64,6 +69,29 @@ std::string FeedJson(const std::string& rid, const char* key, const std::vector<
   out += "],\"_count\":";
   out += std::to_string(items.size());
   out += "}";
+  return out;
+}
+
+std::vector<std::string> Page(const http::RequestContext& ctx, std::vector<std::string> all, http::Result& r) {
+  size_t max_items = all.size();
+  if (auto h = ctx.Header("x-ms-max-item-count")) {
+    long long v = 0;
+    auto res = std::from_chars(h->data(), h->data() + h->size(), v);
+    if (res.ec != std::errc() || res.ptr != h->data() + h->size() || v == 0 || v < -1)
+      throw errors::BadRequest("Invalid value for the x-ms-max-item-count header: '" + std::string(*h) + "'.");
+    if (v > 0) max_items = static_cast<size_t>(v);
+  }
+  size_t start = 0;
+  if (auto h = ctx.Header("x-ms-continuation"); h && !h->empty()) {
+    auto res = std::from_chars(h->data(), h->data() + h->size(), start);
+    if (res.ec != std::errc() || res.ptr != h->data() + h->size() || start > all.size())
+      throw CosmosError(400, 0, "BadRequest", "Invalid Continuation Token");
+  }
+  size_t end = std::min(all.size(), start + max_items);
+  if (end < all.size()) r.headers.emplace_back("x-ms-continuation", std::to_string(end));
+  std::vector<std::string> out(std::make_move_iterator(all.begin() + static_cast<std::ptrdiff_t>(start)),
+                               std::make_move_iterator(all.begin() + static_cast<std::ptrdiff_t>(end)));
+  r.headers.emplace_back("x-ms-item-count", std::to_string(out.size()));
   return out;
 }
 

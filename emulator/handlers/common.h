@@ -17,12 +17,18 @@ store::ContainerPtr ResolveContainer(http::Services& s, const std::string& db, c
 // Parses the body as a JSON object; throws 400 (malformed, too deep, not an object).
 json::Document ParseObjectBody(const std::string& body);
 
-// Validates a resource id: a non-empty string of at most 255 characters without / \ ? #.
-void ValidateId(const json::Value& doc);
+// Validates a resource id: a non-empty string without / \ ? #, of at most 255 characters for
+// databases and containers (kResourceName) or 1,023 bytes for items (kItem).
+enum class IdKind { kResourceName, kItem };
+void ValidateId(const json::Value& doc, IdKind kind = IdKind::kResourceName);
 std::string IdOf(const json::Value& doc);
 
 // {"_rid":rid,"<key>":[items...],"_count":n} from already-serialised items.
 std::string FeedJson(const std::string& rid, const char* key, const std::vector<std::string>& items);
+
+// Pages an already-serialised feed by x-ms-max-item-count and x-ms-continuation (an index into
+// the list); sets the continuation header on `r` when more remain. Throws 400 on bad values.
+std::vector<std::string> Page(const http::RequestContext& ctx, std::vector<std::string> all, http::Result& r);
 
 // Offer throughput from x-ms-offer-throughput / x-ms-cosmos-offer-autopilot-settings; 400 when invalid.
 std::optional<int> ThroughputFromHeaders(const http::RequestContext& ctx);

@@ -97,8 +97,7 @@ Result ListContainers(Services& s, RequestContext& ctx) {
   std::vector<std::string> items;
   for (auto& c : db->Containers()) items.push_back(c->ToJson());
   Result r;
-  r.body = FeedJson(db->rid(), "DocumentCollections", items);
-  r.headers.emplace_back("x-ms-item-count", std::to_string(items.size()));
+  r.body = FeedJson(db->rid(), "DocumentCollections", Page(ctx, std::move(items), r));
   r.charge = charge::MetadataRead();
   return r;
 }

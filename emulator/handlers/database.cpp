@@ -24,12 +24,11 @@ Result CreateDatabase(Services& s, RequestContext& ctx) {
   return r;
 }
 
-Result ListDatabases(Services& s, RequestContext&) {
+Result ListDatabases(Services& s, RequestContext& ctx) {
   std::vector<std::string> items;
   for (auto& db : s.account.Databases()) items.push_back(db->ToJson());
   Result r;
-  r.body = FeedJson("", "Databases", items);
-  r.headers.emplace_back("x-ms-item-count", std::to_string(items.size()));
+  r.body = FeedJson("", "Databases", Page(ctx, std::move(items), r));
   r.charge = charge::MetadataRead();
   return r;
 }

@@ -107,7 +107,7 @@ store::PartitionKeyValue HeaderKey(const RequestContext& ctx, const store::Conta
 json::Document ParseItemBody(Services& s, const RequestContext& ctx) {
   if (ctx.body().size() > s.config.max_item_bytes) throw errors::RequestTooLarge();
   json::Document body = ParseObjectBody(ctx.body());
-  ValidateId(body);
+  ValidateId(body, IdKind::kItem);
   return body;
 }
 

@@ -37,6 +37,9 @@ struct Server::Impl {
       auto [ec_h, n_h] = co_await beast_http::async_read_header(stream, buffer, parser, kNoThrow);
       if (ec_h) {
         if (ec_h == beast_http::error::body_limit) {
+          // Read and discard the announced body first, so a client still sending sees the 413
+          // instead of a reset connection.
+          co_await Drain(stream, buffer, parser.content_length());
           co_await Refuse(stream, 413, "Request size is too large.");
         } else if (ec_h == beast_http::error::header_limit || ec_h == beast_http::error::bad_method ||
             ec_h == beast_http::error::bad_target || ec_h == beast_http::error::bad_version ||
@@ -66,6 +69,24 @@ struct Server::Impl {
     }
     beast::error_code ignored;
     stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
+  }
+
+  // Discards up to `length` bytes of a refused body (at most kMaxDrain, within the body timeout).
+  awaitable<void> Drain(beast::tcp_stream& stream, beast::flat_buffer& buffer, boost::optional<uint64_t> length) {
+    constexpr uint64_t kMaxDrain = 1ull << 30;
+    if (!length || *length > kMaxDrain) co_return;
+    uint64_t remaining = *length;
+    uint64_t buffered = std::min<uint64_t>(remaining, buffer.size());
+    buffer.consume(static_cast<size_t>(buffered));
+    remaining -= buffered;
+    std::vector<char> scratch(64 * 1024);
+    stream.expires_after(options.body_timeout);
+    while (remaining > 0) {
+      size_t want = static_cast<size_t>(std::min<uint64_t>(remaining, scratch.size()));
+      auto [ec, n] = co_await stream.async_read_some(asio::buffer(scratch.data(), want), kNoThrow);
+      if (ec) co_return;
+      remaining -= n;
+    }
   }
 
   awaitable<void> Refuse(beast::tcp_stream& stream, int status, const std::string& reason) {
