@@ -41,8 +41,9 @@ double Replace(const ItemFacts& new_image) {
 
 double Delete(const ItemFacts& stored) { return Create(stored); }
 
-double FeedPage(size_t docs, double kb) {
-  return Round2(kQueryBase + kQueryPerDoc * static_cast<double>(docs) + kQueryPerKb * kb);
+double FeedPage(size_t docs, double kb, Consistency c) {
+  double factor = c == Consistency::kStrong ? 2.0 : 1.0;
+  return Round2(factor * (kQueryBase + kQueryPerDoc * static_cast<double>(docs) + kQueryPerKb * kb));
 }
 
 double RejectedWrite() { return kRejectedWrite; }

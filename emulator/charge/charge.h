@@ -25,7 +25,7 @@ double Replace(const ItemFacts& new_image);
 double Delete(const ItemFacts& stored);
 
 // One page of a read feed: the query-page formula over the items returned, all loaded.
-double FeedPage(size_t docs, double kb);
+double FeedPage(size_t docs, double kb, Consistency c = Consistency::kWeak);
 
 // Writes that fail after reaching the partition (conflict, precondition, bad document).
 double RejectedWrite();

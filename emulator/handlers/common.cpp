@@ -4,19 +4,29 @@
 #include <charconv>
 #include <iterator>
 
+#include "charge/charge.h"
 #include "common/errors.h"
 
 namespace cosmos::handlers {
 
+namespace {
+// A missing database or container is a metadata lookup that failed: the service charges it.
+CosmosError MissingParent() {
+  auto e = errors::NotFound();
+  e.charge = charge::MetadataNotFound();
+  return e;
+}
+}  // namespace
+
 store::DatabasePtr ResolveDatabase(http::Services& s, const std::string& id) {
   auto db = s.account.FindDatabase(id);
-  if (!db) throw errors::NotFound();
+  if (!db) throw MissingParent();
   return db;
 }
 
 store::ContainerPtr ResolveContainer(http::Services& s, const std::string& db, const std::string& coll) {
   auto c = ResolveDatabase(s, db)->FindContainer(coll);
-  if (!c) throw errors::NotFound();
+  if (!c) throw MissingParent();
   return c;
 }
 

@@ -14,9 +14,8 @@ namespace cosmos::handlers {
 namespace {
 
 bool IsSystemProperty(const json::Value& name) {
-  const char* n = name.GetString();
-  return n[0] == '_' && (std::strcmp(n, "_rid") == 0 || std::strcmp(n, "_self") == 0 || std::strcmp(n, "_etag") == 0 ||
-                         std::strcmp(n, "_ts") == 0 || std::strcmp(n, "_attachments") == 0);
+  std::string_view n(name.GetString(), name.GetStringLength());
+  return n == "_rid" || n == "_self" || n == "_etag" || n == "_ts" || n == "_attachments";
 }
 
 charge::ItemFacts Facts(const store::Item& item, const store::ContainerSettings& st) {
@@ -117,6 +116,15 @@ store::Preconditions PreconditionsOf(const RequestContext& ctx) {
   return pre;
 }
 
+// Strong and Bounded Staleness reads cost double: the account's level, unless the request weakens it.
+charge::Consistency ReadConsistency(const Services& s, const RequestContext& ctx) {
+  std::string_view level = s.config.consistency;
+  if (auto h = ctx.Header("x-ms-consistency-level")) level = *h;
+  return util::EqualsIgnoreCase(level, "Strong") || util::EqualsIgnoreCase(level, "BoundedStaleness")
+             ? charge::Consistency::kStrong
+             : charge::Consistency::kWeak;
+}
+
 // The container, logical partition and physical partition an item request addresses.
 struct Target {
   store::ContainerPtr c;
@@ -195,6 +203,7 @@ uint64_t ParseFeedContinuation(std::string_view token, const std::string& range_
 }  // namespace
 
 Result PostDocuments(Services& s, RequestContext& ctx) {
+  ResolveContainer(s, ctx.seg(1), ctx.seg(3));  // 404 before anything else, as the service answers
   if (ctx.BoolHeader("x-ms-documentdb-isquery") || ctx.BoolHeader("x-ms-cosmos-is-query-plan-request") ||
       (ctx.Header("content-type") && util::ToLower(*ctx.Header("content-type")).starts_with("application/query+json")))
     throw errors::NotImplemented("Queries");
@@ -213,15 +222,7 @@ Result ReadDocument(Services& s, RequestContext& ctx) {
   Result r;
   r.headers.emplace_back("etag", item->etag);
   ItemHeaders(r, ctx, *t.c, *t.partition, t.partition->lsn());
-  auto consistency = util::EqualsIgnoreCase(s.config.consistency, "Strong") ||
-                             util::EqualsIgnoreCase(s.config.consistency, "BoundedStaleness")
-                         ? charge::Consistency::kStrong
-                         : charge::Consistency::kWeak;
-  if (auto h = ctx.Header("x-ms-consistency-level");
-      h && (util::EqualsIgnoreCase(*h, "Session") || util::EqualsIgnoreCase(*h, "Eventual") ||
-            util::EqualsIgnoreCase(*h, "ConsistentPrefix")))
-    consistency = charge::Consistency::kWeak;
-  r.charge = charge::PointRead(Facts(*item, *t.settings), consistency);
+  r.charge = charge::PointRead(Facts(*item, *t.settings), ReadConsistency(s, ctx));
   if (auto inm = ctx.Header("if-none-match"); inm && (*inm == item->etag || *inm == "*")) {
     r.status = 304;
     return r;
@@ -332,7 +333,7 @@ Result ReadDocumentFeed(Services& s, RequestContext& ctx) {
   r.headers.emplace_back("x-ms-item-count", std::to_string(items.size()));
   if (more) r.headers.emplace_back("x-ms-continuation", partition.range_id() + ":" + std::to_string(last_seq));
   ItemHeaders(r, ctx, *c, partition, partition.lsn());
-  r.charge = charge::FeedPage(items.size(), kb);
+  r.charge = charge::FeedPage(items.size(), kb, ReadConsistency(s, ctx));
   return r;
 }
 

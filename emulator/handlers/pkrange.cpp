@@ -33,7 +33,7 @@ Result ListPartitionKeyRanges(Services& s, RequestContext& ctx) {
     d.AddMember("status", "online", a);
     d.AddMember("parents", json::Value(rapidjson::kArrayType), a);
     d.AddMember("_ts", 0, a);
-    d.AddMember("_lsn", parts[i]->lsn(), a);
+    d.AddMember("lsn", parts[i]->lsn(), a);
     items.push_back(json::Write(d));
   }
   r.body = FeedJson(c->rid(), "PartitionKeyRanges", items);

@@ -63,6 +63,7 @@ void CommonHeaders(Response& res, const std::string& activity_id, double charge)
 std::string ErrorBody(const std::string& code, const std::string& message, const std::string& activity_id) {
   std::string body = "{\"code\":";
   json::WriteString(body, code);
+  if (message.empty()) return body + "}";
   body += ",\"message\":";
   json::WriteString(body, activity_id.empty() ? message : message + "\r\nActivityId: " + activity_id);
   body += "}";
@@ -96,6 +97,7 @@ Response Handle(Services& services, const Request& req) {
       res.prepare_payload();
       return res;
     }
+    if (req.method() == beast_http::verb::options) throw errors::Forbidden("");  // as the service answers
     std::vector<std::string> segments;
     if (!SplitPath(target, segments)) throw errors::InvalidUrl();
     HandlerFn handler = nullptr;

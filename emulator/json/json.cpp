@@ -1,24 +1,54 @@
 #include "json/json.h"
 
-#include <rapidjson/error/en.h>
+#include <rapidjson/memorystream.h>
+#include <rapidjson/reader.h>
 
 #include <charconv>
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
 namespace cosmos::json {
 namespace {
 
-// Maximum nesting of arrays/objects, scanning outside string literals only.
-bool DepthWithin(std::string_view text, int limit) {
+int Hex4(std::string_view text, size_t pos) {
+  if (pos + 4 > text.size()) return -1;
+  int v = 0;
+  for (size_t i = pos; i < pos + 4; ++i) {
+    char c = text[i];
+    int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    if (d < 0) return -1;
+    v = v * 16 + d;
+  }
+  return v;
+}
+
+enum class Scan { kOk, kTooDeep, kMalformed };
+
+// One pass before parsing: nesting depth of arrays/objects (outside strings), raw NUL bytes, and
+// \u escapes that are lone UTF-16 surrogates (they cannot be stored as valid UTF-8).
+Scan Prescan(std::string_view text, int limit) {
   int depth = 0;
   bool in_string = false;
   for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
+    if (c == '\0') return Scan::kMalformed;
     if (in_string) {
       if (c == '\\') {
-        ++i;
+        if (i + 1 < text.size() && text[i + 1] == 'u') {
+          int u = Hex4(text, i + 2);
+          if (u >= 0xDC00 && u <= 0xDFFF) return Scan::kMalformed;  // low surrogate without a high one
+          if (u >= 0xD800 && u <= 0xDBFF) {
+            int low = (i + 7 < text.size() && text[i + 6] == '\\' && text[i + 7] == 'u') ? Hex4(text, i + 8) : -1;
+            if (low < 0xDC00 || low > 0xDFFF) return Scan::kMalformed;
+            i += 6;  // the pair's second escape is consumed below
+          }
+          i += 5;
+        } else {
+          ++i;
+        }
       } else if (c == '"') {
         in_string = false;
       }
@@ -30,7 +60,7 @@ bool DepthWithin(std::string_view text, int limit) {
         break;
       case '[':
       case '{':
-        if (++depth > limit) return false;
+        if (++depth > limit) return Scan::kTooDeep;
         break;
       case ']':
       case '}':
@@ -40,8 +70,45 @@ bool DepthWithin(std::string_view text, int limit) {
         break;
     }
   }
-  return true;
+  return Scan::kOk;
 }
+
+// Forwards SAX events to a Document, converting numbers itself: integers stay exact (int64/uint64),
+// others are read with strtod (correctly rounded; underflow gives 0 or a subnormal as in
+// JavaScript); a number too large for a double is an error, as on the service.
+struct NumberHandler {
+  Document& d;
+  bool Null() { return d.Null(); }
+  bool Bool(bool b) { return d.Bool(b); }
+  bool Int(int i) { return d.Int(i); }
+  bool Uint(unsigned i) { return d.Uint(i); }
+  bool Int64(int64_t i) { return d.Int64(i); }
+  bool Uint64(uint64_t i) { return d.Uint64(i); }
+  bool Double(double v) { return d.Double(v); }
+  bool String(const char* s, rapidjson::SizeType n, bool copy) { return d.String(s, n, copy); }
+  bool StartObject() { return d.StartObject(); }
+  bool Key(const char* s, rapidjson::SizeType n, bool copy) { return d.Key(s, n, copy); }
+  bool EndObject(rapidjson::SizeType n) { return d.EndObject(n); }
+  bool StartArray() { return d.StartArray(); }
+  bool EndArray(rapidjson::SizeType n) { return d.EndArray(n); }
+  bool RawNumber(const char* s, rapidjson::SizeType n, bool) {
+    std::string_view text(s, n);
+    if (text.find_first_of(".eE") == std::string_view::npos) {
+      int64_t i = 0;
+      auto r = std::from_chars(text.data(), text.data() + text.size(), i);
+      if (r.ec == std::errc() && r.ptr == text.data() + text.size()) return d.Int64(i);
+      uint64_t u = 0;
+      r = std::from_chars(text.data(), text.data() + text.size(), u);
+      if (r.ec == std::errc() && r.ptr == text.data() + text.size()) return d.Uint64(u);
+    }
+    std::string copy(text);
+    errno = 0;
+    char* end = nullptr;
+    double v = std::strtod(copy.c_str(), &end);
+    if (end != copy.c_str() + copy.size() || std::isinf(v) || std::isnan(v)) return false;
+    return d.Double(v);
+  }
+};
 
 // Iterative writer: an explicit stack, so output never recurses either.
 struct Frame {
@@ -84,11 +151,24 @@ void WriteScalar(std::string& out, const Value& v) {
 }  // namespace
 
 ParseStatus Parse(std::string_view text, Document& out) {
-  if (!DepthWithin(text, kMaxDepth)) return ParseStatus::kTooDeep;
-  constexpr unsigned kFlags = rapidjson::kParseFullPrecisionFlag | rapidjson::kParseValidateEncodingFlag |
-                              rapidjson::kParseIterativeFlag;
-  out.Parse<kFlags>(text.data(), text.size());  // trailing non-whitespace is an error
-  return out.HasParseError() ? ParseStatus::kMalformed : ParseStatus::kOk;
+  switch (Prescan(text, kMaxDepth)) {
+    case Scan::kTooDeep: return ParseStatus::kTooDeep;
+    case Scan::kMalformed: return ParseStatus::kMalformed;
+    case Scan::kOk: break;
+  }
+  constexpr unsigned kFlags =
+      rapidjson::kParseValidateEncodingFlag | rapidjson::kParseIterativeFlag | rapidjson::kParseNumbersAsStringsFlag;
+  bool ok = false;
+  auto generate = [&](Document& d) {
+    rapidjson::MemoryStream ms(text.data(), text.size());
+    rapidjson::Reader reader;
+    NumberHandler handler{d};
+    ok = !reader.Parse<kFlags>(ms, handler).IsError();  // trailing non-whitespace is an error
+    return ok;
+  };
+  out.SetNull();
+  out.Populate(generate);
+  return ok ? ParseStatus::kOk : ParseStatus::kMalformed;
 }
 
 void WriteString(std::string& out, std::string_view s) {

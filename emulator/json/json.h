@@ -2,6 +2,16 @@
 // the way JavaScript prints them, integers kept exact, nesting depth bounded.
 #pragma once
 
+#include <stdexcept>
+
+// RapidJSON's assertions guard API misuse; in every build they throw (the pipeline answers 500)
+// instead of aborting (debug) or running on into undefined behaviour (release).
+#ifndef RAPIDJSON_ASSERT
+#define RAPIDJSON_ASSERT(x)                                                    \
+  do {                                                                         \
+    if (!(x)) throw std::logic_error("RapidJSON assertion failed: " #x);     \
+  } while (0)
+#endif
 #include <rapidjson/document.h>
 
 #include <cstdint>

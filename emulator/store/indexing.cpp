@@ -78,9 +78,8 @@ const json::Value* Resolve(const json::Value& doc, const std::vector<std::string
   return cur;
 }
 
-bool IsSystemProperty(const char* name) {
-  return std::strcmp(name, "_rid") == 0 || std::strcmp(name, "_self") == 0 || std::strcmp(name, "_etag") == 0 ||
-         std::strcmp(name, "_attachments") == 0;
+bool IsSystemProperty(std::string_view name) {
+  return name == "_rid" || name == "_self" || name == "_etag" || name == "_attachments";
 }
 
 }  // namespace
@@ -121,9 +120,9 @@ IndexingPolicy IndexingPolicy::FromJson(const json::Value* v) {
     }
     if (src) {
       for (auto& e : src->GetArray()) {
-        auto path = e.IsObject() ? e.FindMember("path") : e.MemberEnd();
-        if (!e.IsObject() || path == e.MemberEnd() || !path->value.IsString())
+        if (!e.IsObject() || !e.HasMember("path") || !e["path"].IsString())
           throw Invalid(std::string(key) + " entries must be objects with a string path.");
+        auto path = e.FindMember("path");
         dest.push_back(SplitIndexPath(path->value.GetString()));
         json::Value entry(rapidjson::kObjectType);
         entry.AddMember("path", json::Value(path->value.GetString(), a), a);
@@ -165,9 +164,9 @@ IndexingPolicy IndexingPolicy::FromJson(const json::Value* v) {
         if (!idx.IsArray() || idx.Size() < 2) throw Invalid("a composite index needs at least two paths.");
         std::vector<std::vector<std::string>> paths;
         for (auto& e : idx.GetArray()) {
-          auto path = e.IsObject() ? e.FindMember("path") : e.MemberEnd();
-          if (!e.IsObject() || path == e.MemberEnd() || !path->value.IsString() || path->value.GetString()[0] != '/')
+          if (!e.IsObject() || !e.HasMember("path") || !e["path"].IsString() || e["path"].GetString()[0] != '/')
             throw Invalid("composite index entries must be objects with a path.");
+          auto path = e.FindMember("path");
           paths.push_back(SplitPlainPath(path->value.GetString()));
         }
         p.composites.push_back(std::move(paths));
@@ -194,7 +193,7 @@ int IndexingPolicy::CountTerms(const json::Value& doc) const {
   };
   std::vector<Item> stack;
   for (auto& m : doc.GetObject()) {
-    if (IsSystemProperty(m.name.GetString())) continue;
+    if (IsSystemProperty(std::string_view(m.name.GetString(), m.name.GetStringLength()))) continue;
     stack.push_back({&m.value, {std::string(m.name.GetString(), m.name.GetStringLength())}});
   }
   auto indexed = [&](const std::vector<std::string>& p) {

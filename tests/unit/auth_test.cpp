@@ -1,0 +1,227 @@
+// http/auth: resource address derivation (docs/protocol.md §2), signing, and Authenticate().
+#include "http/auth.h"
+
+#include <gtest/gtest.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "common/errors.h"
+#include "util/util.h"
+
+namespace cosmos::http {
+namespace {
+
+using Segs = std::vector<std::string>;
+
+constexpr const char* kKeyB64 =
+    "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
+
+// Splits a path per protocol.md §2 (independent of the pipeline): percent-decode only, collapse
+// "//", drop a trailing "/".
+Segs Split(const std::string& path) {
+  Segs out;
+  std::string cur;
+  for (size_t i = 0; i <= path.size(); ++i) {
+    if (i == path.size() || path[i] == '/') {
+      if (!cur.empty()) out.push_back(*util::PercentDecode(cur));
+      cur.clear();
+    } else {
+      cur.push_back(path[i]);
+    }
+  }
+  return out;
+}
+
+void ExpectAddress(const char* verb, const std::string& path, const std::string& type, const std::string& link) {
+  auto a = AddressFor(verb, Split(path));
+  EXPECT_EQ(a.type, type) << verb << " " << path;
+  EXPECT_EQ(a.link, link) << verb << " " << path;
+}
+
+TEST(AddressFor, ProtocolExamples) {
+  ExpectAddress("GET", "/", "", "");
+  ExpectAddress("POST", "/dbs", "dbs", "");
+  ExpectAddress("GET", "/dbs", "dbs", "");
+  ExpectAddress("GET", "/dbs/db1", "dbs", "dbs/db1");
+  ExpectAddress("DELETE", "/dbs/db1", "dbs", "dbs/db1");
+  ExpectAddress("POST", "/dbs/db1/colls", "colls", "dbs/db1");
+  ExpectAddress("GET", "/dbs/db1/colls/c1", "colls", "dbs/db1/colls/c1");
+  ExpectAddress("GET", "/dbs/db1/colls/c1/docs/1", "docs", "dbs/db1/colls/c1/docs/1");
+  ExpectAddress("PATCH", "/dbs/db1/colls/c1/docs/1", "docs", "dbs/db1/colls/c1/docs/1");
+  ExpectAddress("POST", "/dbs/db1/colls/c1/docs", "docs", "dbs/db1/colls/c1");
+  ExpectAddress("GET", "/dbs/db1/colls/c1/docs", "docs", "dbs/db1/colls/c1");
+  ExpectAddress("GET", "/dbs/db1/colls/c1/pkranges", "pkranges", "dbs/db1/colls/c1");
+  ExpectAddress("POST", "/dbs/db1/colls/c1/sprocs/sp1", "sprocs", "dbs/db1/colls/c1/sprocs/sp1");
+  ExpectAddress("GET", "/dbs/db1/users/u1/permissions", "permissions", "dbs/db1/users/u1");
+}
+
+TEST(AddressFor, LinkKeepsCaseAndIsNotEncoded) {
+  ExpectAddress("GET", "/dbs/MyDb/colls/Coll1/docs/Item%20One", "docs", "dbs/MyDb/colls/Coll1/docs/Item One");
+  ExpectAddress("GET", "/dbs/db1/colls/c1/docs/a+b", "docs", "dbs/db1/colls/c1/docs/a+b");
+  ExpectAddress("GET", "/dbs/db1/colls/c1/docs/%C3%A9", "docs", "dbs/db1/colls/c1/docs/é");
+}
+
+TEST(AddressFor, DoubleAndTrailingSlashesAfterSplitting) {
+  ExpectAddress("GET", "//dbs//db1/", "dbs", "dbs/db1");
+  ExpectAddress("POST", "/dbs/", "dbs", "");
+  ExpectAddress("POST", "//dbs/db1//colls//", "colls", "dbs/db1");
+  ExpectAddress("GET", "/dbs/db1/colls/c1/docs/d1/", "docs", "dbs/db1/colls/c1/docs/d1");
+  EXPECT_EQ(Split("//dbs//db1/"), (Segs{"dbs", "db1"}));
+}
+
+TEST(AddressFor, OffersUseTheLowerCasedOfferId) {
+  ExpectAddress("GET", "/offers/AbCd", "offers", "abcd");
+  ExpectAddress("PUT", "/offers/AbCd", "offers", "abcd");
+  ExpectAddress("get", "/offers/XyZ-", "offers", "xyz-");
+  ExpectAddress("POST", "/offers", "offers", "");
+  ExpectAddress("GET", "/offers", "offers", "");
+}
+
+// ---- Sign -----------------------------------------------------------------------------------
+
+// Independent implementation: OpenSSL HMAC + EVP base64 on the text protocol.md §2 defines.
+std::string ReferenceSignature(const std::string& key, const std::string& text) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), reinterpret_cast<const unsigned char*>(text.data()),
+       text.size(), md, &len);
+  std::string b64(4 * ((len + 2) / 3) + 1, '\0');
+  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(b64.data()), md, static_cast<int>(len));
+  b64.resize(static_cast<size_t>(n));
+  return b64;
+}
+
+std::string Key() { return *util::Base64Decode(kKeyB64); }
+
+TEST(Sign, KnownValue) {
+  // Precomputed with Python's hmac module for the well-known key.
+  EXPECT_EQ(Sign(Key(), "GET", {"dbs", "dbs/db1"}, "Sat, 21 Nov 2026 05:28:38 GMT"),
+            "ymMRF9fHnHKa4Jcojis1MDQKUzADH4FDGGjgpiRQ2fw=");
+  EXPECT_EQ(Sign(Key(), "POST", {"docs", "dbs/MyDb/colls/Coll1"}, "Thu, 27 Apr 2017 00:51:12 GMT"),
+            "NKHq2fuKSh+v98xYubZr5jpI/Qc9KGnThiD7j9ZnygI=");
+}
+
+TEST(Sign, MatchesIndependentHmac) {
+  EXPECT_EQ(Sign(Key(), "GET", {"dbs", "dbs/db1"}, "Sat, 21 Nov 2026 05:28:38 GMT"),
+            ReferenceSignature(Key(), "get\ndbs\ndbs/db1\nsat, 21 nov 2026 05:28:38 gmt\n\n"));
+  // Verb, type and date are lower-cased; the link keeps its case.
+  EXPECT_EQ(Sign(Key(), "PATCH", {"Docs", "dbs/DB/colls/C/docs/X"}, "Mon, 02 Jan 2006 15:04:05 GMT"),
+            ReferenceSignature(Key(), "patch\ndocs\ndbs/DB/colls/C/docs/X\nmon, 02 jan 2006 15:04:05 gmt\n\n"));
+  EXPECT_EQ(Sign(Key(), "get", {"", ""}, "Mon, 02 Jan 2006 15:04:05 GMT"),
+            ReferenceSignature(Key(), "get\n\n\nmon, 02 jan 2006 15:04:05 gmt\n\n"));
+  EXPECT_EQ(Sign("other key", "DELETE", {"colls", "dbs/a/colls/b"}, "x"),
+            ReferenceSignature("other key", "delete\ncolls\ndbs/a/colls/b\nx\n\n"));
+  EXPECT_NE(Sign(Key(), "GET", {"docs", "dbs/db1/colls/c1/docs/A"}, "d"),
+            Sign(Key(), "GET", {"docs", "dbs/db1/colls/c1/docs/a"}, "d"));
+}
+
+// ---- Authenticate ---------------------------------------------------------------------------
+
+class AuthenticateTest : public ::testing::Test {
+ protected:
+  AuthenticateTest() {
+    config_.master_key_b64 = kKeyB64;
+    config_.master_key = Key();
+  }
+
+  // Status of Authenticate for GET /dbs/db1 with the given headers (0 = accepted).
+  int Check(const std::vector<std::pair<std::string, std::string>>& headers) {
+    Request req{beast_http::verb::get, "/dbs/db1", 11};
+    for (auto& [k, v] : headers) req.set(k, v);
+    RequestContext ctx(req, {"dbs", "db1"});
+    try {
+      Authenticate(ctx, config_);
+      return 0;
+    } catch (const CosmosError& e) {
+      last_code_ = e.code;
+      last_message_ = e.what();
+      return e.status;
+    }
+  }
+
+  static std::string Token(const std::string& sig) { return util::PercentEncode("type=master&ver=1.0&sig=" + sig); }
+  static std::string DateAt(std::chrono::seconds offset) {
+    return util::FormatRfc1123(std::chrono::system_clock::now() + offset);
+  }
+  std::string SigFor(const std::string& date) { return Sign(Key(), "GET", {"dbs", "dbs/db1"}, date); }
+
+  Config config_;
+  std::string last_code_;
+  std::string last_message_;
+};
+
+TEST_F(AuthenticateTest, AcceptsValidSignature) {
+  auto date = DateAt(std::chrono::seconds(0));
+  EXPECT_EQ(Check({{"x-ms-date", date}, {"authorization", Token(SigFor(date))}}), 0);
+}
+
+TEST_F(AuthenticateTest, AcceptsLowerCaseDateAndUnencodedHeader) {
+  auto date = util::ToLower(DateAt(std::chrono::seconds(0)));
+  EXPECT_EQ(Check({{"x-ms-date", date}, {"authorization", "type=master&ver=1.0&sig=" + SigFor(date)}}), 0);
+}
+
+TEST_F(AuthenticateTest, FallsBackToDateHeader) {
+  auto date = DateAt(std::chrono::seconds(0));
+  EXPECT_EQ(Check({{"date", date}, {"authorization", Token(SigFor(date))}}), 0);
+}
+
+TEST_F(AuthenticateTest, AllowsFourteenMinutesOfSkew) {
+  for (int minutes : {-14, 14}) {
+    auto date = DateAt(std::chrono::minutes(minutes));
+    EXPECT_EQ(Check({{"x-ms-date", date}, {"authorization", Token(SigFor(date))}}), 0) << minutes;
+  }
+}
+
+TEST_F(AuthenticateTest, RejectsSkewedDateWith403) {
+  for (int minutes : {-16, 16, -24 * 60}) {
+    auto date = DateAt(std::chrono::minutes(minutes));
+    EXPECT_EQ(Check({{"x-ms-date", date}, {"authorization", Token(SigFor(date))}}), 403) << minutes;
+    EXPECT_EQ(last_code_, "Forbidden");
+  }
+}
+
+TEST_F(AuthenticateTest, MissingAuthorizationIs401) {
+  EXPECT_EQ(Check({{"x-ms-date", DateAt(std::chrono::seconds(0))}}), 401);
+  EXPECT_EQ(last_code_, "Unauthorized");
+  EXPECT_EQ(last_message_, "Required Header authorization is missing. Ensure a valid Authorization token is passed.");
+  EXPECT_EQ(Check({{"x-ms-date", DateAt(std::chrono::seconds(0))}, {"authorization", ""}}), 401);
+}
+
+TEST_F(AuthenticateTest, WrongSignatureIs401WithPayload) {
+  auto date = DateAt(std::chrono::seconds(0));
+  auto wrong = Sign("not the key", "GET", {"dbs", "dbs/db1"}, date);
+  EXPECT_EQ(Check({{"x-ms-date", date}, {"authorization", Token(wrong)}}), 401);
+  EXPECT_EQ(last_code_, "Unauthorized");
+  EXPECT_NE(last_message_.find("'get\\ndbs\\ndbs/db1\\n" + util::ToLower(date) + "\\n\\n'"), std::string::npos)
+      << last_message_;
+  // Signed for another resource.
+  auto other = Sign(Key(), "GET", {"dbs", "dbs/db2"}, date);
+  EXPECT_EQ(Check({{"x-ms-date", date}, {"authorization", Token(other)}}), 401);
+  // Signed with another verb.
+  auto post = Sign(Key(), "POST", {"dbs", "dbs/db1"}, date);
+  EXPECT_EQ(Check({{"x-ms-date", date}, {"authorization", Token(post)}}), 401);
+}
+
+TEST_F(AuthenticateTest, MalformedTokensAre401) {
+  auto date = DateAt(std::chrono::seconds(0));
+  auto sig = SigFor(date);
+  EXPECT_EQ(Check({{"x-ms-date", date}, {"authorization", util::PercentEncode("type=master&ver=2.0&sig=" + sig)}}),
+            401);
+  EXPECT_EQ(Check({{"x-ms-date", date}, {"authorization", util::PercentEncode("type=aad&ver=1.0&sig=" + sig)}}), 401);
+  EXPECT_EQ(Check({{"x-ms-date", date}, {"authorization", util::PercentEncode("type=master&ver=1.0&sig=")}}), 401);
+  EXPECT_EQ(Check({{"x-ms-date", date}, {"authorization", "type%3Dmaster%26ver%3D1.0%26sig%3D%ZZ"}}), 401);
+  EXPECT_EQ(Check({{"x-ms-date", date}, {"authorization", util::PercentEncode("type=resource&ver=1.0&sig=abc")}}), 401);
+}
+
+TEST_F(AuthenticateTest, MissingOrInvalidDateIs401) {
+  auto date = DateAt(std::chrono::seconds(0));
+  EXPECT_EQ(Check({{"authorization", Token(SigFor(date))}}), 401);
+  EXPECT_EQ(Check({{"x-ms-date", "yesterday"}, {"authorization", Token(SigFor("yesterday"))}}), 401);
+}
+
+}  // namespace
+}  // namespace cosmos::http
