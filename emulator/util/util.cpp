@@ -8,6 +8,9 @@
 #include <cctype>
 #include <cstring>
 #include <ctime>
+#include <functional>
+#include <random>
+#include <thread>
 
 namespace cosmos::util {
 
@@ -145,18 +148,32 @@ std::optional<std::chrono::system_clock::time_point> ParseRfc1123(std::string_vi
 
 std::string FormatRfc1123(std::chrono::system_clock::time_point t) {
   time_t secs = std::chrono::system_clock::to_time_t(t);
+  // Responses format the current second over and over: remember the last one per thread.
+  thread_local time_t cached_secs = -1;
+  thread_local std::string cached;
+  if (secs == cached_secs) return cached;
   std::tm tm{};
   gmtime_r(&secs, &tm);
   char buf[40];
   std::snprintf(buf, sizeof buf, "%s, %02d %s %04d %02d:%02d:%02d GMT", kDays[static_cast<size_t>(tm.tm_wday)],
                 tm.tm_mday, kMonths[static_cast<size_t>(tm.tm_mon)], tm.tm_year + 1900, tm.tm_hour, tm.tm_min,
                 tm.tm_sec);
-  return buf;
+  cached_secs = secs;
+  cached = buf;
+  return cached;
 }
 
 std::string NewUuid() {
+  // Activity ids need uniqueness, not secrecy: a per-thread generator seeded once from OpenSSL.
+  thread_local std::mt19937_64 rng = [] {
+    uint64_t seed = 0;
+    RAND_bytes(reinterpret_cast<unsigned char*>(&seed), sizeof seed);
+    return std::mt19937_64(seed ^ static_cast<uint64_t>(std::hash<std::thread::id>()(std::this_thread::get_id())));
+  }();
   unsigned char b[16];
-  RAND_bytes(b, sizeof b);
+  uint64_t hi = rng(), lo = rng();
+  std::memcpy(b, &hi, 8);
+  std::memcpy(b + 8, &lo, 8);
   b[6] = static_cast<unsigned char>((b[6] & 0x0F) | 0x40);
   b[8] = static_cast<unsigned char>((b[8] & 0x3F) | 0x80);
   char buf[37];

@@ -1,0 +1,280 @@
+#!/usr/bin/env bash
+# Benchmark suite: startup time and point-read throughput of the emulator, against a minimal
+# Boost.Beast server as the baseline. Run on demand; never part of the test suite.
+#
+#   bench/run.sh
+#
+# Settings (environment):
+#   BUILD_DIR=build-bench   build directory (Release, COSMOS_BUILD_BENCH=ON, tests off)
+#   SKIP_BUILD=0            1: use the binaries already in BUILD_DIR
+#   EMULATOR=...            emulator binary (default BUILD_DIR/emulator/cosmos-emulator)
+#   STARTUP_RUNS=10         startup_probe runs per server
+#   ROUNDS=3 DURATION=10    wrk rounds (each: emulator then minimal_server) and seconds per run
+#   WARMUP=2                seconds of untimed wrk per server before round 1 (0: none)
+#   WRK_THREADS=2 WRK_CONN=32 SERVER_THREADS=2
+#   EMU_PORT=18081 MIN_PORT=18082 PROBE_PORT=18083
+# Exit status: 0 only if the build, setup, every check and every measurement succeeded.
+set -uo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD_DIR=${BUILD_DIR:-$ROOT/build-bench}
+case $BUILD_DIR in /*) ;; *) BUILD_DIR=$ROOT/$BUILD_DIR ;; esac
+SKIP_BUILD=${SKIP_BUILD:-0}
+EMULATOR=${EMULATOR:-$BUILD_DIR/emulator/cosmos-emulator}
+MINIMAL=$BUILD_DIR/bench/minimal_server
+PROBE=$BUILD_DIR/bench/startup_probe
+STARTUP_RUNS=${STARTUP_RUNS:-10}
+ROUNDS=${ROUNDS:-3}
+DURATION=${DURATION:-10}
+WARMUP=${WARMUP:-2}
+WRK_THREADS=${WRK_THREADS:-2}
+WRK_CONN=${WRK_CONN:-32}
+SERVER_THREADS=${SERVER_THREADS:-2}
+EMU_PORT=${EMU_PORT:-18081}
+MIN_PORT=${MIN_PORT:-18082}
+PROBE_PORT=${PROBE_PORT:-18083}
+KEY='C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw=='
+PY=/usr/bin/python3
+[[ -x $PY ]] || PY=python3
+SIGN=$ROOT/bench/sign.py
+LUA=$ROOT/bench/wrk_report.lua
+LOG_DIR=$BUILD_DIR/bench-logs
+ITEM_PATH=/dbs/bench/colls/c/docs/item1
+
+FAILED=0
+EMU_PID=""
+MIN_PID=""
+declare -a PROBLEMS=()
+
+say() { printf '== %s\n' "$*"; }
+problem() { printf 'FAIL: %s\n' "$*" >&2; PROBLEMS+=("$*"); FAILED=1; }
+die() { problem "$*"; finish; }
+
+stop_pid() {  # stop a server this script started, by its pid
+  local pid=$1
+  [[ -n $pid ]] || return 0
+  kill -TERM "$pid" 2>/dev/null || return 0
+  for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+  kill -KILL "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+}
+cleanup() { stop_pid "$EMU_PID"; EMU_PID=""; stop_pid "$MIN_PID"; MIN_PID=""; }
+finish() {
+  cleanup
+  if ((FAILED)); then
+    echo
+    echo "bench/run.sh: FAILED (${#PROBLEMS[@]} problem(s)); logs in $LOG_DIR"
+    for p in "${PROBLEMS[@]}"; do echo "  - $p"; done
+    exit 1
+  fi
+  exit 0
+}
+trap 'problem "interrupted"; finish' INT TERM
+
+port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {if (NR==0) print "nan"; else if (NR%2) print a[(NR+1)/2]; else printf "%.1f\n", (a[NR/2]+a[NR/2+1])/2}'; }
+
+# ---------------------------------------------------------------------------------------------
+# 0. tools
+if ! command -v wrk >/dev/null; then
+  say "installing wrk"
+  if [[ $(id -u) == 0 ]]; then
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk) >/dev/null ||
+      die "could not install wrk (apt-get install wrk)"
+  else
+    die "wrk is not installed (apt-get install wrk)"
+  fi
+fi
+command -v curl >/dev/null || die "curl is not installed"
+command -v cmake >/dev/null || die "cmake is not installed"
+mkdir -p "$LOG_DIR"
+# Keep the build tree out of git without touching the repository's own files.
+[[ -f $BUILD_DIR/.gitignore ]] || echo '*' >"$BUILD_DIR/.gitignore"
+
+# ---------------------------------------------------------------------------------------------
+# 1. build
+if [[ $SKIP_BUILD != 1 ]]; then
+  say "building (Release, bench on) in $BUILD_DIR"
+  GEN=()
+  command -v ninja >/dev/null && [[ ! -f $BUILD_DIR/CMakeCache.txt ]] && GEN=(-G Ninja)
+  if ! cmake -S "$ROOT" -B "$BUILD_DIR" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release \
+      -DCOSMOS_BUILD_BENCH=ON -DCOSMOS_BUILD_TESTS=OFF >"$LOG_DIR/configure.log" 2>&1; then
+    tail -n 30 "$LOG_DIR/configure.log" >&2
+    die "cmake configure failed (log: $LOG_DIR/configure.log)"
+  fi
+  if ! cmake --build "$BUILD_DIR" -j"$(nproc)" >"$LOG_DIR/build.log" 2>&1; then
+    grep -E 'error|Error' "$LOG_DIR/build.log" | head -n 30 >&2
+    die "build failed (log: $LOG_DIR/build.log)"
+  fi
+fi
+for b in "$EMULATOR" "$MINIMAL" "$PROBE"; do [[ -x $b ]] || die "missing binary $b"; done
+for p in "$EMU_PORT" "$MIN_PORT" "$PROBE_PORT"; do
+  port_busy "$p" && die "port $p is already in use (set EMU_PORT/MIN_PORT/PROBE_PORT)"
+done
+
+CORES=$(nproc)
+# Share of CPU time (all cores) spent busy by anything during the next second.
+cpu_busy() {
+  local a b
+  a=$(head -n1 /proc/stat); sleep 1; b=$(head -n1 /proc/stat)
+  awk -v a="$a" -v b="$b" 'BEGIN {
+    n = split(a, x); split(b, y); tot = 0
+    for (i = 2; i <= n; i++) tot += y[i] - x[i]
+    idle = (y[5] - x[5]) + (y[6] - x[6])
+    printf "%.0f", (tot > 0) ? 100 * (tot - idle) / tot : 0 }'
+}
+BUSY_START=$(cpu_busy); BUSY_START=${BUSY_START:-0}
+say "machine: $CORES cores, ${BUSY_START}% busy before the run; servers get $SERVER_THREADS threads, wrk -t$WRK_THREADS -c$WRK_CONN runs on the same cores"
+if ((BUSY_START > 20)); then
+  echo "   WARNING: the machine is busy (${BUSY_START}% CPU used by other processes): figures will be low and noisy"
+fi
+
+# ---------------------------------------------------------------------------------------------
+# 2. startup: fork/exec to first 200 on a signed GET /
+say "startup: $STARTUP_RUNS runs each"
+startup_median() {  # name, command... -> sets STARTUP_MEDIAN
+  local name=$1; shift
+  STARTUP_MEDIAN=nan
+  local out="$LOG_DIR/startup-$name.txt"
+  "$PROBE" --port "$PROBE_PORT" --runs "$STARTUP_RUNS" --child-log "$LOG_DIR/startup-$name-child.log" \
+    -- "$@" >"$out" 2>&1
+  local rc=$?
+  sed 's/^/   /' "$out"
+  ((rc == 0)) || problem "startup_probe against $name failed (exit $rc; child log $LOG_DIR/startup-$name-child.log)"
+  STARTUP_MEDIAN=$(awk '/^median_ms/ {print $2}' "$out")
+  STARTUP_MEDIAN=${STARTUP_MEDIAN:-nan}
+}
+startup_median emulator "$EMULATOR" --host 127.0.0.1 --port "$PROBE_PORT" --key "$KEY" --threads "$SERVER_THREADS"
+STARTUP_EMU=$STARTUP_MEDIAN
+startup_median minimal "$MINIMAL" --host 127.0.0.1 --port "$PROBE_PORT" --threads "$SERVER_THREADS"
+STARTUP_MIN=$STARTUP_MEDIAN
+
+# ---------------------------------------------------------------------------------------------
+# 3. throughput servers
+wait_started() {  # name, pid, log
+  local name=$1 pid=$2 log=$3
+  for _ in $(seq 300); do
+    grep -q Started "$log" 2>/dev/null && return 0
+    kill -0 "$pid" 2>/dev/null || { cat "$log" >&2; die "$name exited during startup (log: $log)"; }
+    sleep 0.1
+  done
+  die "$name did not log 'Started' within 30 s (log: $log)"
+}
+say "starting emulator on :$EMU_PORT and minimal_server on :$MIN_PORT"
+"$EMULATOR" --host 127.0.0.1 --port "$EMU_PORT" --key "$KEY" --threads "$SERVER_THREADS" \
+  >"$LOG_DIR/emulator.log" 2>&1 &
+EMU_PID=$!
+"$MINIMAL" --host 127.0.0.1 --port "$MIN_PORT" --threads "$SERVER_THREADS" >"$LOG_DIR/minimal.log" 2>&1 &
+MIN_PID=$!
+wait_started emulator "$EMU_PID" "$LOG_DIR/emulator.log"
+wait_started minimal_server "$MIN_PID" "$LOG_DIR/minimal.log"
+
+# cosmos VERB TYPE LINK PATH [BODY]: signed request to the emulator; prints the status code,
+# leaves the body in $LOG_DIR/last-response.json.
+cosmos() {
+  local verb=$1 type=$2 link=$3 path=$4 body=${5-}
+  local sig
+  mapfile -t sig < <("$PY" "$SIGN" "$verb" "$type" "$link" "$KEY") || true
+  [[ ${#sig[@]} -ge 2 ]] || { echo 000; return; }
+  local args=(-sS -o "$LOG_DIR/last-response.json" -w '%{http_code}' -X "$verb"
+    -H "x-ms-date: ${sig[0]}" -H "authorization: ${sig[1]}" -H "x-ms-version: 2020-07-15"
+    -H 'x-ms-documentdb-partitionkey: ["p1"]')
+  [[ -n $body ]] && args+=(-H "content-type: application/json" --data-binary "$body")
+  curl "${args[@]}" "http://127.0.0.1:$EMU_PORT$path" 2>>"$LOG_DIR/curl.log" || true
+}
+expect() {  # what, got, allowed...
+  local what=$1 got=$2; shift 2
+  for a in "$@"; do [[ $got == "$a" ]] && { echo "   $what: HTTP $got"; return 0; }; done
+  echo "   response body: $(head -c 600 "$LOG_DIR/last-response.json" 2>/dev/null)" >&2
+  die "$what: HTTP $got (expected $*)"
+}
+
+say "setup: database, container, 1 KB item"
+ITEM=$("$PY" -c '
+import json
+doc = {"id": "item1", "pk": "p1", "kind": "bench", "n": 42, "ok": True, "payload": ""}
+doc["payload"] = "x" * (1024 - len(json.dumps(doc, separators=(",", ":"))))
+print(json.dumps(doc, separators=(",", ":")))')
+expect "create database" "$(cosmos POST dbs "" /dbs '{"id":"bench"}')" 201 409
+expect "create container" "$(cosmos POST colls dbs/bench /dbs/bench/colls \
+  '{"id":"c","partitionKey":{"paths":["/pk"],"kind":"Hash"}}')" 201 409
+expect "create item (${#ITEM} bytes)" "$(cosmos POST docs dbs/bench/colls/c /dbs/bench/colls/c/docs "$ITEM")" 201 409
+expect "point read $ITEM_PATH" "$(cosmos GET docs dbs/bench/colls/c/docs/item1 "$ITEM_PATH")" 200
+grep -q '"item1"' "$LOG_DIR/last-response.json" || die "point read body has no \"item1\": $(head -c 300 "$LOG_DIR/last-response.json")"
+echo "   point read body: $(wc -c <"$LOG_DIR/last-response.json") bytes"
+MIN_BODY=$(curl -sS "http://127.0.0.1:$MIN_PORT$ITEM_PATH" | wc -c)
+echo "   minimal_server body: $MIN_BODY bytes"
+
+# ---------------------------------------------------------------------------------------------
+# 4. throughput: wrk, alternating emulator / minimal_server
+# run_wrk NAME PORT SECONDS LABEL -> sets RPS; records problems
+run_wrk() {
+  local name=$1 port=$2 secs=$3 label=$4
+  RPS=nan
+  local sig
+  mapfile -t sig < <("$PY" "$SIGN" GET docs dbs/bench/colls/c/docs/item1 "$KEY")
+  local out="$LOG_DIR/wrk-$label-$name.txt"
+  wrk -t"$WRK_THREADS" -c"$WRK_CONN" -d"${secs}s" -s "$LUA" \
+    -H "x-ms-date: ${sig[0]}" -H "authorization: ${sig[1]}" -H "x-ms-version: 2020-07-15" \
+    -H 'x-ms-documentdb-partitionkey: ["p1"]' -H "accept: application/json" \
+    "http://127.0.0.1:$port$ITEM_PATH" >"$out" 2>&1
+  local rc=$?
+  local line
+  line=$(grep '^BENCH ' "$out")
+  if ((rc != 0)) || [[ -z $line ]]; then
+    cat "$out" >&2
+    problem "wrk against $name ($label) failed (exit $rc)"
+    return
+  fi
+  local -A f=()
+  for kv in ${line#BENCH }; do f[${kv%%=*}]=${kv#*=}; done
+  local errs=$((f[errors_connect] + f[errors_read] + f[errors_write] + f[errors_timeout]))
+  printf '   %-8s %-14s %10s req/s  p50 %6s us  p99 %7s us  non2xx %s  socket errors %s  %s B/resp\n' \
+    "$label" "$name" "${f[rps]}" "${f[p50_us]}" "${f[p99_us]}" "${f[non2xx]}" "$errs" \
+    "$(( f[requests] > 0 ? f[bytes] / f[requests] : 0 ))"
+  ((f[non2xx] == 0)) || problem "$name ($label): ${f[non2xx]} non-2xx responses (last: ${f[last_non2xx]})"
+  ((errs == 0)) || problem "$name ($label): socket errors connect=${f[errors_connect]} read=${f[errors_read]} write=${f[errors_write]} timeout=${f[errors_timeout]}"
+  ((f[requests] > 0)) || problem "$name ($label): no requests completed"
+  kill -0 "$EMU_PID" 2>/dev/null || die "emulator died during $label (log: $LOG_DIR/emulator.log)"
+  kill -0 "$MIN_PID" 2>/dev/null || die "minimal_server died during $label"
+  RPS=${f[rps]}
+}
+
+say "throughput: wrk -t$WRK_THREADS -c$WRK_CONN, ${DURATION}s x $ROUNDS rounds, GET $ITEM_PATH"
+if ((WARMUP > 0)); then
+  run_wrk emulator "$EMU_PORT" "$WARMUP" warmup
+  run_wrk minimal_server "$MIN_PORT" "$WARMUP" warmup
+fi
+declare -a RPS_EMU=() RPS_MIN=()
+for r in $(seq "$ROUNDS"); do
+  run_wrk emulator "$EMU_PORT" "$DURATION" "round$r"
+  RPS_EMU+=("$RPS")
+  run_wrk minimal_server "$MIN_PORT" "$DURATION" "round$r"
+  RPS_MIN+=("$RPS")
+done
+# A last point read after the load, to be sure the emulator still answers correctly.
+expect "point read after load" "$(cosmos GET docs dbs/bench/colls/c/docs/item1 "$ITEM_PATH")" 200
+cleanup
+
+MED_EMU=$(median "${RPS_EMU[@]}")
+MED_MIN=$(median "${RPS_MIN[@]}")
+RATIO=$(awk -v a="$MED_EMU" -v b="$MED_MIN" 'BEGIN { if (b > 0 && a == a+0) printf "%.3f", a / b; else print "nan" }')
+
+# ---------------------------------------------------------------------------------------------
+# 5. results
+{
+  echo
+  echo "Results ($(date -u '+%Y-%m-%d %H:%M UTC'), $CORES cores, ${BUSY_START}% CPU busy before the run,"
+  echo "server threads $SERVER_THREADS, wrk -t$WRK_THREADS -c$WRK_CONN -d${DURATION}s on the same machine)"
+  echo
+  printf '%-34s %14s %16s\n' "" "emulator" "minimal_server"
+  printf '%-34s %14s %16s\n' "startup, median ms ($STARTUP_RUNS runs)" "${STARTUP_EMU:-nan}" "${STARTUP_MIN:-nan}"
+  for i in "${!RPS_EMU[@]}"; do
+    printf '%-34s %14s %16s\n' "point read req/s, round $((i + 1))" "${RPS_EMU[$i]}" "${RPS_MIN[$i]}"
+  done
+  printf '%-34s %14s %16s\n' "point read req/s, median" "$MED_EMU" "$MED_MIN"
+  echo
+  echo "throughput ratio emulator/minimal_server (medians): $RATIO"
+} | tee "$LOG_DIR/results.txt"
+finish
