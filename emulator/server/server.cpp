@@ -31,23 +31,26 @@ struct Server::Impl {
     beast::flat_buffer buffer;
     for (;;) {
       beast_http::request_parser<beast_http::string_body> parser;
-      parser.body_limit(options.body_limit);
+      parser.body_limit(boost::none);  // checked below, once the header (and its Content-Length) is read
       parser.header_limit(64 * 1024);
       stream.expires_after(options.header_timeout);
       auto [ec_h, n_h] = co_await beast_http::async_read_header(stream, buffer, parser, kNoThrow);
       if (ec_h) {
-        if (ec_h == beast_http::error::body_limit) {
-          // Read and discard the announced body first, so a client still sending sees the 413
-          // instead of a reset connection.
-          co_await Drain(stream, buffer, parser.content_length());
-          co_await Refuse(stream, 413, "Request size is too large.");
-        } else if (ec_h == beast_http::error::header_limit || ec_h == beast_http::error::bad_method ||
+        if (ec_h == beast_http::error::header_limit || ec_h == beast_http::error::bad_method ||
             ec_h == beast_http::error::bad_target || ec_h == beast_http::error::bad_version ||
             ec_h == beast_http::error::bad_field || ec_h == beast_http::error::bad_value) {
           co_await Refuse(stream, 400, "The request could not be parsed as HTTP/1.1.");
         }
         break;
       }
+      if (auto length = parser.content_length(); length && *length > options.body_limit) {
+        // Read and discard the announced body first, so a client still sending sees the 413
+        // instead of a reset connection.
+        co_await Drain(stream, buffer, *length);
+        co_await Refuse(stream, 413, "Request size is too large.");
+        break;
+      }
+      parser.body_limit(options.body_limit);  // also bounds chunked bodies
       stream.expires_after(options.body_timeout);
       auto [ec_b, n_b] = co_await beast_http::async_read(stream, buffer, parser, kNoThrow);
       if (ec_b) {
@@ -72,10 +75,10 @@ struct Server::Impl {
   }
 
   // Discards up to `length` bytes of a refused body (at most kMaxDrain, within the body timeout).
-  awaitable<void> Drain(beast::tcp_stream& stream, beast::flat_buffer& buffer, boost::optional<uint64_t> length) {
+  awaitable<void> Drain(beast::tcp_stream& stream, beast::flat_buffer& buffer, uint64_t length) {
     constexpr uint64_t kMaxDrain = 1ull << 30;
-    if (!length || *length > kMaxDrain) co_return;
-    uint64_t remaining = *length;
+    if (length > kMaxDrain) co_return;
+    uint64_t remaining = length;
     uint64_t buffered = std::min<uint64_t>(remaining, buffer.size());
     buffer.consume(static_cast<size_t>(buffered));
     remaining -= buffered;
