@@ -30,7 +30,7 @@ store::ContainerPtr ResolveContainer(http::Services& s, const std::string& db, c
   return c;
 }
 
-json::Document ParseObjectBody(const std::string& body) {
+json::Document ParseBody(const std::string& body) {
   json::Document d;
   switch (json::Parse(body, d)) {
     case json::ParseStatus::kTooDeep:
@@ -40,8 +40,24 @@ json::Document ParseObjectBody(const std::string& body) {
     case json::ParseStatus::kOk:
       break;
   }
+  return d;
+}
+
+json::Document ParseObjectBody(const std::string& body) {
+  json::Document d = ParseBody(body);
   if (!d.IsObject()) throw errors::MalformedPayload();
   return d;
+}
+
+std::optional<std::optional<size_t>> MaxItemCount(const http::RequestContext& ctx) {
+  auto h = ctx.Header("x-ms-max-item-count");
+  if (!h) return std::nullopt;
+  long long v = 0;
+  auto res = std::from_chars(h->data(), h->data() + h->size(), v);
+  if (res.ec != std::errc() || res.ptr != h->data() + h->size() || v == 0 || v < -1)
+    throw errors::BadRequest("Invalid value for the x-ms-max-item-count header: '" + std::string(*h) + "'.");
+  if (v == -1) return std::optional<size_t>();
+  return std::optional<size_t>(static_cast<size_t>(v));
 }
 
 std::string IdOf(const json::Value& doc) {
@@ -83,14 +99,7 @@ std::string FeedJson(const std::string& rid, const char* key, const std::vector<
 }
 
 std::vector<std::string> Page(const http::RequestContext& ctx, std::vector<std::string> all, http::Result& r) {
-  size_t max_items = all.size();
-  if (auto h = ctx.Header("x-ms-max-item-count")) {
-    long long v = 0;
-    auto res = std::from_chars(h->data(), h->data() + h->size(), v);
-    if (res.ec != std::errc() || res.ptr != h->data() + h->size() || v == 0 || v < -1)
-      throw errors::BadRequest("Invalid value for the x-ms-max-item-count header: '" + std::string(*h) + "'.");
-    if (v > 0) max_items = static_cast<size_t>(v);
-  }
+  const size_t max_items = MaxItemCount(ctx).value_or(std::nullopt).value_or(all.size());
   size_t start = 0;
   if (auto h = ctx.Header("x-ms-continuation"); h && !h->empty()) {
     auto res = std::from_chars(h->data(), h->data() + h->size(), start);

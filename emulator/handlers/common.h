@@ -14,8 +14,14 @@ namespace cosmos::handlers {
 store::DatabasePtr ResolveDatabase(http::Services& s, const std::string& id);
 store::ContainerPtr ResolveContainer(http::Services& s, const std::string& db, const std::string& coll);
 
+// Parses a JSON body; throws 400 (malformed, too deep).
+json::Document ParseBody(const std::string& body);
 // Parses the body as a JSON object; throws 400 (malformed, too deep, not an object).
 json::Document ParseObjectBody(const std::string& body);
+
+// x-ms-max-item-count: nullopt when absent; a nullopt inside for -1 (no limit asked); else the
+// positive count. Throws 400 for anything else.
+std::optional<std::optional<size_t>> MaxItemCount(const http::RequestContext& ctx);
 
 // Validates a resource id: a non-empty string without / \ ? #, of at most 255 characters for
 // databases and containers (kResourceName) or 1,023 bytes for items (kItem).

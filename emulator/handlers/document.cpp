@@ -1,6 +1,5 @@
 // /dbs/{db}/colls/{coll}/docs and /docs/{id}: item create, upsert, read, replace, delete, patch, read feed.
 #include <charconv>
-#include <cstring>
 
 #include "charge/charge.h"
 #include "common/errors.h"
@@ -133,14 +132,18 @@ struct Target {
   store::PhysicalPartition* partition;
 };
 
-Target ResolveTarget(Services& s, const RequestContext& ctx) {
+Target TargetIn(store::ContainerPtr c, const RequestContext& ctx) {
   Target t;
-  t.c = ResolveContainer(s, ctx.seg(1), ctx.seg(3));
+  t.c = std::move(c);
   auto key = HeaderKey(ctx, *t.c);
   t.pk = key.Canonical();
   t.settings = t.c->settings();
   t.partition = &t.c->PartitionFor(key);
   return t;
+}
+
+Target ResolveTarget(Services& s, const RequestContext& ctx) {
+  return TargetIn(ResolveContainer(s, ctx.seg(1), ctx.seg(3)), ctx);
 }
 
 // A successful item write's response: the new image (if any), etag and session headers.
@@ -168,20 +171,28 @@ auto ChargedWrite(F&& f) {
   }
 }
 
-Result CreateOrUpsert(Services& s, RequestContext& ctx) {
-  const bool upsert = ctx.BoolHeader("x-ms-documentdb-is-upsert");
-  Target t = ResolveTarget(s, ctx);
-  auto result = ChargedWrite([&] {
+// Writes the request body as a whole item (create, upsert or replace): validates it against the
+// target's partition key (and, for a replace, the id in the URL) before the partition applies it.
+store::WriteResult WriteItemBody(Services& s, const RequestContext& ctx, const Target& t, store::WriteKind kind) {
+  return ChargedWrite([&] {
     json::Document body = ParseItemBody(s, ctx);
+    const std::string id = IdOf(body);
+    if (kind == store::WriteKind::kReplace && id != ctx.seg(5))
+      throw errors::BadRequest("The id in the request body does not match the id in the URL.");
     if (store::ExtractPartitionKey(t.c->partition_key(), body).Canonical() != t.pk)
       throw errors::PartitionKeyMismatch();
     ItemTtl(body);
-    return t.partition->Write(upsert ? store::WriteKind::kUpsert : store::WriteKind::kCreate, t.pk, IdOf(body),
-                              PreconditionsOf(ctx), util::UnixSeconds(), t.settings->default_ttl,
+    return t.partition->Write(kind, t.pk, id, PreconditionsOf(ctx), util::UnixSeconds(), t.settings->default_ttl,
                               [&](const store::ItemPtr&, uint64_t seq, uint64_t lsn) {
                                 return MakeItem(s, *t.c, body, t.pk, seq, lsn, s.config.max_item_bytes);
                               });
   });
+}
+
+Result CreateOrUpsert(Services& s, RequestContext& ctx, store::ContainerPtr c) {
+  const bool upsert = ctx.BoolHeader("x-ms-documentdb-is-upsert");
+  Target t = TargetIn(std::move(c), ctx);
+  auto result = WriteItemBody(s, ctx, t, upsert ? store::WriteKind::kUpsert : store::WriteKind::kCreate);
   auto facts = Facts(*result.item, *t.settings);
   return WriteResponse(result.created ? 201 : 200, result, t, ctx,
                        result.created ? charge::Create(facts) : charge::Replace(facts));
@@ -203,12 +214,12 @@ uint64_t ParseFeedContinuation(std::string_view token, const std::string& range_
 }  // namespace
 
 Result PostDocuments(Services& s, RequestContext& ctx) {
-  ResolveContainer(s, ctx.seg(1), ctx.seg(3));  // 404 before anything else, as the service answers
+  auto c = ResolveContainer(s, ctx.seg(1), ctx.seg(3));  // 404 before anything else, as the service answers
   if (ctx.BoolHeader("x-ms-documentdb-isquery") || ctx.BoolHeader("x-ms-cosmos-is-query-plan-request") ||
       (ctx.Header("content-type") && util::ToLower(*ctx.Header("content-type")).starts_with("application/query+json")))
     throw errors::NotImplemented("Queries");
   if (ctx.BoolHeader("x-ms-cosmos-is-batch-request")) throw errors::NotImplemented("Transactional batch and bulk");
-  return CreateOrUpsert(s, ctx);
+  return CreateOrUpsert(s, ctx, std::move(c));
 }
 
 Result ReadDocument(Services& s, RequestContext& ctx) {
@@ -234,19 +245,7 @@ Result ReadDocument(Services& s, RequestContext& ctx) {
 
 Result ReplaceDocument(Services& s, RequestContext& ctx) {
   Target t = ResolveTarget(s, ctx);
-  auto result = ChargedWrite([&] {
-    json::Document body = ParseItemBody(s, ctx);
-    if (IdOf(body) != ctx.seg(5))
-      throw errors::BadRequest("The id in the request body does not match the id in the URL.");
-    if (store::ExtractPartitionKey(t.c->partition_key(), body).Canonical() != t.pk)
-      throw errors::PartitionKeyMismatch();
-    ItemTtl(body);
-    return t.partition->Write(store::WriteKind::kReplace, t.pk, ctx.seg(5), PreconditionsOf(ctx),
-                              util::UnixSeconds(), t.settings->default_ttl,
-                              [&](const store::ItemPtr&, uint64_t seq, uint64_t lsn) {
-                                return MakeItem(s, *t.c, body, t.pk, seq, lsn, s.config.max_item_bytes);
-                              });
-  });
+  auto result = WriteItemBody(s, ctx, t, store::WriteKind::kReplace);
   return WriteResponse(200, result, t, ctx, charge::Replace(Facts(*result.item, *t.settings)));
 }
 
@@ -264,12 +263,7 @@ Result PatchDocument(Services& s, RequestContext& ctx) {
   Target t = ResolveTarget(s, ctx);
   auto result = ChargedWrite([&] {
     if (ctx.body().size() > s.config.max_item_bytes) throw errors::RequestTooLarge();
-    json::Document body;
-    switch (json::Parse(ctx.body(), body)) {
-      case json::ParseStatus::kTooDeep: throw errors::NestingTooDeep();
-      case json::ParseStatus::kMalformed: throw errors::MalformedPayload();
-      case json::ParseStatus::kOk: break;
-    }
+    json::Document body = ParseBody(ctx.body());
     const json::Value* ops = &body;
     std::optional<std::string> condition;
     if (body.IsObject()) {
@@ -300,14 +294,8 @@ Result ReadDocumentFeed(Services& s, RequestContext& ctx) {
   auto settings = c->settings();
   std::optional<std::string> pk;
   if (ctx.Header("x-ms-documentdb-partitionkey")) pk = HeaderKey(ctx, *c).Canonical();
-  size_t max_items = 100;
-  if (auto h = ctx.Header("x-ms-max-item-count")) {
-    long long v = 0;
-    auto r = std::from_chars(h->data(), h->data() + h->size(), v);
-    if (r.ec != std::errc() || r.ptr != h->data() + h->size() || v == 0 || v < -1)
-      throw errors::BadRequest("Invalid value for the x-ms-max-item-count header: '" + std::string(*h) + "'.");
-    max_items = v == -1 ? 1000 : static_cast<size_t>(v);
-  }
+  // Default page 100 items; -1 ("as many as fit") is bounded at 1000.
+  const size_t max_items = MaxItemCount(ctx).value_or(100).value_or(1000);
   auto& partition = *c->partitions().front();
   uint64_t after = 0;
   if (auto h = ctx.Header("x-ms-continuation"); h && !h->empty()) after = ParseFeedContinuation(*h, partition.range_id());

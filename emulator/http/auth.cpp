@@ -33,10 +33,13 @@ ResourceAddress AddressFor(std::string_view verb, const std::vector<std::string>
   return a;
 }
 
+std::string StringToSign(std::string_view verb, const ResourceAddress& addr, std::string_view date) {
+  return util::ToLower(verb) + "\n" + util::ToLower(addr.type) + "\n" + addr.link + "\n" + util::ToLower(date) +
+         "\n\n";
+}
+
 std::string Sign(std::string_view key, std::string_view verb, const ResourceAddress& addr, std::string_view date) {
-  std::string text = util::ToLower(verb) + "\n" + util::ToLower(addr.type) + "\n" + addr.link + "\n" +
-                     util::ToLower(date) + "\n\n";
-  return util::Base64Encode(util::HmacSha256(key, text));
+  return util::Base64Encode(util::HmacSha256(key, StringToSign(verb, addr, date)));
 }
 
 void Authenticate(const RequestContext& ctx, const Config& config) {
@@ -84,10 +87,8 @@ void Authenticate(const RequestContext& ctx, const Config& config) {
   ResourceAddress addr = AddressFor(verb, ctx.segments());
   std::string expected = Sign(config.master_key, verb, addr, *date);
   if (!util::ConstantTimeEqual(expected, sig)) {
-    std::string payload = util::ToLower(verb) + "\n" + util::ToLower(addr.type) + "\n" + addr.link + "\n" +
-                          util::ToLower(*date) + "\n\n";
     std::string shown;
-    for (char c : payload) shown += (c == '\n') ? std::string("\\n") : std::string(1, c);
+    for (char c : StringToSign(verb, addr, *date)) shown += (c == '\n') ? std::string("\\n") : std::string(1, c);
     throw errors::Unauthorized(
         "The input authorization token can't serve the request. The wrong key is being used or the expected "
         "payload is not built as per the protocol. Server used the following payload to sign: '" +

@@ -271,7 +271,7 @@ class Evaluator {
     std::vector<Val> args;
     if (!IsSymbol(")")) {
       for (;;) {
-        args.push_back(ArgumentValue());
+        args.push_back(Primary());  // arguments are values; a predicate inside one is outside the subset
         if (IsSymbol(",")) {
           ++i_;
           continue;
@@ -319,11 +319,6 @@ class Evaluator {
     throw errors::BadRequest("The patch condition is invalid: '" + name.text +
                              "' is not a function this emulator supports in patch conditions.");
   }
-  Val ArgumentValue() {
-    // Arguments are values, not predicates; a comparison inside an argument is not part of the subset.
-    return Primary();
-  }
-
   std::vector<Token> t_;
   size_t i_ = 0;
   const json::Value& doc_;

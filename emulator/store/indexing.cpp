@@ -1,6 +1,5 @@
 #include "store/indexing.h"
 
-#include <cstring>
 
 #include "common/errors.h"
 
@@ -60,7 +59,6 @@ int Match(const std::vector<std::string>& pattern, const std::vector<std::string
   if (!star && path.size() != n) return -1;
   for (size_t i = 0; i < n; ++i) {
     if (pattern[i] == path[i]) continue;
-    if (pattern[i] == "[]" && path[i] == "[]") continue;
     if (pattern[i] == "*") continue;
     return -1;
   }
@@ -185,8 +183,7 @@ IndexingPolicy IndexingPolicy::FromJson(const json::Value* v) {
 int IndexingPolicy::CountTerms(const json::Value& doc) const {
   if (mode == "none") return 0;
   int terms = 0;
-  std::vector<std::string> path;
-  // Iterative walk with an explicit stack of (value, depth marker) to stay stack-safe.
+  // Iterative walk with an explicit stack of (value, path), so deep documents never recurse.
   struct Item {
     const json::Value* v;
     std::vector<std::string> path;

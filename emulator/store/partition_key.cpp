@@ -62,7 +62,6 @@ PartitionKeyDefinition PartitionKeyDefinition::FromJson(const json::Value& v) {
     def.kind = "MultiHash";
   }
   if (def.kind == "Hash" && def.paths.size() > 1) throw bad("a Hash partition key has exactly one path.");
-  if (def.kind == "MultiHash" && def.paths.size() < 2 && kind == v.MemberEnd()) def.kind = "Hash";
   auto version = v.FindMember("version");
   if (version != v.MemberEnd() && !version->value.IsNull()) {
     if (!version->value.IsInt() || (version->value.GetInt() != 1 && version->value.GetInt() != 2))

@@ -122,6 +122,7 @@ Container::Container(std::string id, std::string rid, std::string db_rid, Partit
                      ContainerSettings settings, int64_t ts, std::string etag, std::optional<int> throughput)
     : id_(std::move(id)),
       rid_(std::move(rid)),
+      rid_bytes_(RidDecode(rid_)),
       db_rid_(std::move(db_rid)),
       self_("dbs/" + db_rid_ + "/colls/" + rid_ + "/"),
       pk_(std::move(pk)),
@@ -159,7 +160,7 @@ PhysicalPartition* Container::PartitionById(const std::string& range_id) {
 }
 
 std::string Container::ItemRid(uint64_t seq) const {
-  std::string bytes = RidDecode(rid_);
+  std::string bytes = rid_bytes_;
   for (int i = 0; i < 8; ++i) bytes.push_back(static_cast<char>((seq >> (8 * i)) & 0xFF));
   return RidEncode(bytes);
 }

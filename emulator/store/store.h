@@ -117,6 +117,7 @@ class Container {
  private:
   const std::string id_;
   const std::string rid_;
+  const std::string rid_bytes_;  // rid_ decoded: the prefix of every item rid
   const std::string db_rid_;
   const std::string self_;
   const PartitionKeyDefinition pk_;
