@@ -10,6 +10,7 @@ import {
   pkHeader,
   rawRequest,
   uid,
+  createDatabaseAndContainer,
   useEmulator,
 } from "./harness.mjs";
 
@@ -18,9 +19,7 @@ let dbId;
 let container;
 const ctx = useEmulator({
   setup: async ({ client }) => {
-    dbId = uid("db");
-    db = (await client.databases.create({ id: dbId })).database;
-    container = (await db.containers.create({ id: "e", partitionKey: { paths: ["/pk"] } })).container;
+    ({ dbId, db, container } = await createDatabaseAndContainer(client, "e"));
   },
   teardown: () => db.delete(),
 });

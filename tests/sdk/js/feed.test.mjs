@@ -10,7 +10,7 @@ import {
   feedCharge,
   pkHeader,
   rawRequest,
-  uid,
+  createDatabaseAndContainer,
   useEmulator,
 } from "./harness.mjs";
 
@@ -20,9 +20,7 @@ let container;
 const created = [];
 const ctx = useEmulator({
   setup: async ({ client }) => {
-    dbId = uid("db");
-    db = (await client.databases.create({ id: dbId })).database;
-    container = (await db.containers.create({ id: "feed", partitionKey: { paths: ["/pk"] } })).container;
+    ({ dbId, db, container } = await createDatabaseAndContainer(client, "feed"));
     for (let i = 0; i < 7; i++) {
       const res = await container.items.create({ id: `i${i}`, pk: i % 2 === 0 ? "even" : "odd", n: i });
       created.push(res.resource);

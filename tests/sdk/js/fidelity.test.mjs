@@ -10,6 +10,7 @@ import {
   rawRequest,
   readCharge,
   uid,
+  createDatabaseAndContainer,
   useEmulator,
 } from "./harness.mjs";
 
@@ -18,9 +19,7 @@ let dbId;
 let container;
 const ctx = useEmulator({
   setup: async ({ client }) => {
-    dbId = uid("db");
-    db = (await client.databases.create({ id: dbId })).database;
-    container = (await db.containers.create({ id: "f", partitionKey: { paths: ["/pk"] } })).container;
+    ({ dbId, db, container } = await createDatabaseAndContainer(client, "f"));
   },
   teardown: () => db.delete(),
 });

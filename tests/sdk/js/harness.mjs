@@ -129,6 +129,15 @@ export function uid(prefix = "t") {
   return `${prefix}-${randomBytes(5).toString("hex")}`;
 }
 
+/** Creates a database with a fresh id and one container in it (partition key /pk unless given).
+ *  Resolves to {dbId, db, container, containerResource}. */
+export async function createDatabaseAndContainer(client, containerId, partitionKey = { paths: ["/pk"] }) {
+  const dbId = uid("db");
+  const db = (await client.databases.create({ id: dbId })).database;
+  const res = await db.containers.create({ id: containerId, partitionKey });
+  return { dbId, db, container: res.container, containerResource: res.resource };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Signed raw requests
 

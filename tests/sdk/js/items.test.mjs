@@ -18,6 +18,7 @@ import {
   readCharge,
   replaceCharge,
   uid,
+  createDatabaseAndContainer,
   useEmulator,
 } from "./harness.mjs";
 
@@ -28,12 +29,10 @@ let collRid;
 let collSelf;
 const ctx = useEmulator({
   setup: async ({ client }) => {
-    dbId = uid("db");
-    db = (await client.databases.create({ id: dbId })).database;
-    const res = await db.containers.create({ id: "items", partitionKey: { paths: ["/pk"] } });
-    container = res.container;
-    collRid = res.resource._rid;
-    collSelf = res.resource._self;
+    let containerResource;
+    ({ dbId, db, container, containerResource } = await createDatabaseAndContainer(client, "items"));
+    collRid = containerResource._rid;
+    collSelf = containerResource._self;
   },
   teardown: () => db.delete(),
 });

@@ -12,6 +12,7 @@ import {
   rawRequest,
   replaceCharge,
   uid,
+  createDatabaseAndContainer,
   useEmulator,
 } from "./harness.mjs";
 
@@ -20,9 +21,7 @@ let dbId;
 let container;
 const ctx = useEmulator({
   setup: async ({ client }) => {
-    dbId = uid("db");
-    db = (await client.databases.create({ id: dbId })).database;
-    container = (await db.containers.create({ id: "p", partitionKey: { paths: ["/pk"] } })).container;
+    ({ dbId, db, container } = await createDatabaseAndContainer(client, "p"));
   },
   teardown: () => db.delete(),
 });
