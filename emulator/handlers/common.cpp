@@ -9,24 +9,21 @@
 
 namespace cosmos::handlers {
 
-namespace {
-// A missing database or container is a metadata lookup that failed: the service charges it.
-CosmosError MissingParent() {
+CosmosError MetadataNotFound() {
   auto e = errors::NotFound();
   e.charge = charge::MetadataNotFound();
   return e;
 }
-}  // namespace
 
 store::DatabasePtr ResolveDatabase(http::Services& s, const std::string& id) {
   auto db = s.account.FindDatabase(id);
-  if (!db) throw MissingParent();
+  if (!db) throw MetadataNotFound();
   return db;
 }
 
 store::ContainerPtr ResolveContainer(http::Services& s, const std::string& db, const std::string& coll) {
   auto c = ResolveDatabase(s, db)->FindContainer(coll);
-  if (!c) throw MissingParent();
+  if (!c) throw MetadataNotFound();
   return c;
 }
 

@@ -5,11 +5,15 @@
 #include <string>
 #include <vector>
 
+#include "common/errors.h"
 #include "http/context.h"
 #include "json/json.h"
 #include "store/store.h"
 
 namespace cosmos::handlers {
+
+// A missing database or container is a metadata lookup that failed: 404, charged as the service does.
+CosmosError MetadataNotFound();
 
 store::DatabasePtr ResolveDatabase(http::Services& s, const std::string& id);
 store::ContainerPtr ResolveContainer(http::Services& s, const std::string& db, const std::string& coll);

@@ -103,13 +103,7 @@ Result ListContainers(Services& s, RequestContext& ctx) {
 }
 
 Result ReadContainer(Services& s, RequestContext& ctx) {
-  store::ContainerPtr c;
-  try {
-    c = ResolveContainer(s, ctx.seg(1), ctx.seg(3));
-  } catch (CosmosError& e) {
-    e.charge = charge::MetadataNotFound();
-    throw;
-  }
+  auto c = ResolveContainer(s, ctx.seg(1), ctx.seg(3));  // a 404 is charged as a metadata lookup
   Result r;
   r.body = c->ToJson();
   r.headers.emplace_back("etag", c->etag());
@@ -143,11 +137,7 @@ Result ReplaceContainer(Services& s, RequestContext& ctx) {
 
 Result DeleteContainer(Services& s, RequestContext& ctx) {
   auto db = ResolveDatabase(s, ctx.seg(1));
-  if (!db->RemoveContainer(ctx.seg(3))) {
-    auto e = errors::NotFound();
-    e.charge = charge::MetadataNotFound();
-    throw e;
-  }
+  if (!db->RemoveContainer(ctx.seg(3))) throw MetadataNotFound();
   Result r;
   r.status = 204;
   r.charge = charge::MetadataWrite();

@@ -34,12 +34,7 @@ Result ListDatabases(Services& s, RequestContext& ctx) {
 }
 
 Result ReadDatabase(Services& s, RequestContext& ctx) {
-  auto db = s.account.FindDatabase(ctx.seg(1));
-  if (!db) {
-    auto e = errors::NotFound();
-    e.charge = charge::MetadataNotFound();
-    throw e;
-  }
+  auto db = ResolveDatabase(s, ctx.seg(1));  // a 404 is charged as a metadata lookup
   Result r;
   r.body = db->ToJson();
   r.headers.emplace_back("etag", db->etag());
@@ -48,11 +43,7 @@ Result ReadDatabase(Services& s, RequestContext& ctx) {
 }
 
 Result DeleteDatabase(Services& s, RequestContext& ctx) {
-  if (!s.account.DeleteDatabase(ctx.seg(1))) {
-    auto e = errors::NotFound();
-    e.charge = charge::MetadataNotFound();
-    throw e;
-  }
+  if (!s.account.DeleteDatabase(ctx.seg(1))) throw MetadataNotFound();
   Result r;
   r.status = 204;
   r.charge = charge::MetadataWrite();
