@@ -31,6 +31,7 @@ RUN mkdir -p /usr/share/man/man1 \
       libantlr4-runtime-dev \
       default-jre-headless \
       libmozjs-102-dev \
+      libpcre2-dev \
  && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /src
@@ -64,6 +65,7 @@ RUN apt-get update \
       libstdc++6 \
       libantlr4-runtime4.9 \
       libmozjs-102-0 \
+      libpcre2-8-0 \
  && rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*.deb
 
 COPY --from=build /out/runtime-packages.txt /usr/local/share/cosmos-emulator/runtime-packages.txt

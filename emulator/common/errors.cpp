@@ -87,4 +87,30 @@ CosmosError NotImplemented(const std::string& what) {
 
 CosmosError Internal(const std::string& what) { return CosmosError(500, 0, "InternalServerError", Wrap(what)); }
 
+CosmosError QueryError(const std::string& code, size_t start, size_t end, const std::string& message) {
+  std::string body = "Message: {\"errors\":[{\"severity\":\"Error\",\"location\":{\"start\":" +
+                     std::to_string(start) + ",\"end\":" + std::to_string(end) + "},\"code\":";
+  json::WriteString(body, code);
+  body += ",\"message\":";
+  json::WriteString(body, message);
+  body += "}]}";
+  return CosmosError(400, 0, "BadRequest", body);
+}
+
+CosmosError QueryError(const std::string& code, const std::string& message) {
+  std::string body = "Message: {\"errors\":[{\"severity\":\"Error\",\"code\":";
+  json::WriteString(body, code);
+  body += ",\"message\":";
+  json::WriteString(body, message);
+  body += "}]}";
+  return CosmosError(400, 0, "BadRequest", body);
+}
+
+CosmosError NonFiniteNumber() {
+  return CosmosError(400, 4001, "BadRequest",
+                     "Message: {\"errors\":[{\"severity\":\"Error\",\"code\":4001,\"message\":\"The response "
+                     "content contains a numeric value that cannot be represented in JSON (e.g. Infinity and "
+                     "NaN).\"}]}");
+}
+
 }  // namespace cosmos::errors

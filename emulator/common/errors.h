@@ -44,5 +44,13 @@ CosmosError RequestTooLarge();
 CosmosError NotImplemented(const std::string& what);
 CosmosError Internal(const std::string& what);
 
+// Query errors in the service's form: {"errors":[{"severity":"Error","location":{start,end},"code","message"}]}.
+// `code` is the service's SCxxxx code; start/end are character offsets in the query text.
+CosmosError QueryError(const std::string& code, size_t start, size_t end, const std::string& message);
+// A query error without a location (runtime and semantic errors the service reports so).
+CosmosError QueryError(const std::string& code, const std::string& message);
+// A result holds NaN or an infinity, which JSON cannot carry (substatus 4001).
+CosmosError NonFiniteNumber();
+
 }  // namespace errors
 }  // namespace cosmos

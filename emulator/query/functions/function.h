@@ -1,0 +1,44 @@
+// The system functions of the query language: one registry table, filled by one file per family.
+//
+// A function receives evaluated arguments and returns a value; wrong argument types give
+// undefined, as in the service. Aggregates (COUNT, SUM, ...) are not here: the executor owns them.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "query/value.h"
+
+namespace cosmos::query {
+
+// What a function may use besides its arguments.
+struct FunctionContext {
+  Arena& arena;
+  // The query's start time in Unix milliseconds: every date-time function that reads "now" in one
+  // query sees this same instant.
+  int64_t now_ms = 0;
+};
+
+using ScalarFunction = Val (*)(FunctionContext& ctx, std::span<const Val> args);
+
+struct FunctionDef {
+  std::string_view name;  // canonical spelling (as documented, e.g. "ARRAY_CONTAINS", "DateTimeAdd")
+  int min_args;
+  int max_args;            // -1: no upper bound
+  ScalarFunction fn;
+};
+
+// Case-insensitive lookup in the one registry table; null when the service has no such function.
+const FunctionDef* FindFunction(std::string_view name);
+
+// The family tables the registry is built from (functions/<family>.cpp).
+std::span<const FunctionDef> TypeCheckingFunctions();  // IS_ARRAY ... IS_STRING, IS_DEFINED, ...
+std::span<const FunctionDef> MathFunctions();          // ABS ... TRUNC, NumberBin, Int*
+std::span<const FunctionDef> StringFunctions();        // CONCAT ... ToString, RegexMatch, StringTo*
+std::span<const FunctionDef> ArrayFunctions();         // ARRAY_CONCAT ... SetIntersect, SetUnion
+std::span<const FunctionDef> ConditionalFunctions();   // IIF
+std::span<const FunctionDef> DateTimeFunctions();      // GetCurrentDateTime ... TicksToDateTime
+std::span<const FunctionDef> SpatialFunctions();       // ST_DISTANCE, ST_WITHIN, ST_INTERSECTS, ST_ISVALID...
+
+}  // namespace cosmos::query
