@@ -1,0 +1,524 @@
+// Turns query text into our syntax tree with the ANTLR-generated parser. The only file that
+// includes ANTLR headers besides the generated code.
+#include <antlr4-runtime.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+
+#include "CosmosSqlLexer.h"
+#include "CosmosSqlParser.h"
+#include "ast.h"
+
+namespace cosmos::sql {
+
+namespace {
+
+using P = cosmos_sql_gen::CosmosSqlParser;
+
+// Thrown from the error listener at the first syntax error; caught in Parse().
+struct Abort {
+  SyntaxError error;
+};
+
+// Location of a token: character offsets, end exclusive.
+Location TokenLoc(const antlr4::Token* t) {
+  if (t->getType() == antlr4::Token::EOF) return {t->getStartIndex(), t->getStartIndex()};
+  return {t->getStartIndex(), t->getStopIndex() + 1};
+}
+
+Location CtxLoc(antlr4::ParserRuleContext* ctx) {
+  Location l = TokenLoc(ctx->getStart());
+  if (ctx->getStop() != nullptr && ctx->getStop()->getType() != antlr4::Token::EOF) {
+    l.end = ctx->getStop()->getStopIndex() + 1;
+  }
+  return l;
+}
+
+// Reports the first syntax error the way the service words it.
+class ErrorListener : public antlr4::BaseErrorListener {
+ public:
+  void syntaxError(antlr4::Recognizer*, antlr4::Token* offending, size_t line, size_t column, const std::string&,
+                   std::exception_ptr) override {
+    SyntaxError e;
+    if (offending == nullptr) {  // lexer error (not reachable: the lexer has a catch-all token)
+      e.code = "SC1010";
+      e.loc = {column, column + 1};
+      e.message = "Syntax error, invalid token.";
+      (void)line;
+    } else if (offending->getType() == antlr4::Token::EOF) {
+      e.code = "SC1002";
+      e.loc = TokenLoc(offending);
+      e.message = "Syntax error, unexpected end-of-file.";
+    } else if (offending->getType() == cosmos_sql_gen::CosmosSqlLexer::INVALID) {
+      e.code = "SC1010";
+      e.loc = TokenLoc(offending);
+      e.message = "Syntax error, invalid token '" + offending->getText() + "'.";
+    } else {
+      e.code = "SC1001";
+      e.loc = TokenLoc(offending);
+      e.message = "Syntax error, incorrect syntax near '" + offending->getText() + "'.";
+    }
+    throw Abort{std::move(e)};
+  }
+};
+
+void AppendUtf8(std::string& out, uint32_t cp) {
+  if (cp < 0x80) {
+    out.push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  }
+}
+
+// Decodes a quoted string token (either quote style) with JSON escapes.
+std::string DecodeString(const std::string& token) {
+  std::string out;
+  const size_t n = token.size() - 1;  // skip the closing quote
+  for (size_t i = 1; i < n; ++i) {
+    char c = token[i];
+    if (c != '\\') {
+      out.push_back(c);
+      continue;
+    }
+    char e = token[++i];
+    switch (e) {
+      case 'b': out.push_back('\b'); break;
+      case 'f': out.push_back('\f'); break;
+      case 'n': out.push_back('\n'); break;
+      case 'r': out.push_back('\r'); break;
+      case 't': out.push_back('\t'); break;
+      case 'u': {
+        uint32_t cp = std::strtoul(token.substr(i + 1, 4).c_str(), nullptr, 16);
+        i += 4;
+        if (cp >= 0xD800 && cp < 0xDC00 && i + 6 < n && token[i + 1] == '\\' && token[i + 2] == 'u') {
+          uint32_t low = std::strtoul(token.substr(i + 3, 4).c_str(), nullptr, 16);
+          if (low >= 0xDC00 && low < 0xE000) {
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+            i += 6;
+          }
+        }
+        AppendUtf8(out, cp);
+        break;
+      }
+      default: out.push_back(e); break;  // " ' \ /
+    }
+  }
+  return out;
+}
+
+Literal NumberLiteral(const std::string& text, bool negative) {
+  Literal lit;
+  lit.kind = Literal::Kind::kNumber;
+  lit.text = negative ? "-" + text : text;
+  lit.number = std::strtod(lit.text.c_str(), nullptr);
+  if (text.find_first_of(".eE") == std::string::npos) {
+    int64_t v = 0;
+    auto r = std::from_chars(lit.text.data(), lit.text.data() + lit.text.size(), v);
+    if (r.ec == std::errc() && r.ptr == lit.text.data() + lit.text.size()) lit.integer = v;
+  }
+  return lit;
+}
+
+ExprPtr Make(ExprKind kind, Location loc) {
+  auto e = std::make_unique<Expr>();
+  e->kind = kind;
+  e->loc = loc;
+  return e;
+}
+
+class Builder {
+ public:
+  QueryPtr Query(P::SqlQueryContext* ctx);
+
+ private:
+  ExprPtr Scalar(P::ScalarContext* ctx);
+  ExprPtr Logical(P::LogicalContext* ctx);
+  ExprPtr Logical0(P::Logical0Context* ctx);
+  ExprPtr Binary(P::BinaryContext* ctx);
+  ExprPtr Unary(P::UnaryContext* ctx);
+  ExprPtr Primary(P::PrimaryContext* ctx);
+  ExprPtr BinaryOf(BinaryOp op, antlr4::ParserRuleContext* ctx, ExprPtr a, ExprPtr b);
+  Count CountOf(antlr4::tree::TerminalNode* number, antlr4::tree::TerminalNode* param);
+  FromItem From(P::CollectionExprContext* ctx);
+  ExprPtr Path(P::PathCollectionContext* ctx);
+  std::vector<ExprPtr> Scalars(const std::vector<P::ScalarContext*>& list);
+};
+
+std::vector<ExprPtr> Builder::Scalars(const std::vector<P::ScalarContext*>& list) {
+  std::vector<ExprPtr> out;
+  out.reserve(list.size());
+  for (auto* s : list) out.push_back(Scalar(s));
+  return out;
+}
+
+Count Builder::CountOf(antlr4::tree::TerminalNode* number, antlr4::tree::TerminalNode* param) {
+  Count c;
+  if (number != nullptr) {
+    c.value = std::strtod(number->getText().c_str(), nullptr);
+    c.loc = TokenLoc(number->getSymbol());
+  } else {
+    c.parameter = param->getText();
+    c.loc = TokenLoc(param->getSymbol());
+  }
+  return c;
+}
+
+QueryPtr Builder::Query(P::SqlQueryContext* ctx) {
+  auto q = std::make_unique<sql::Query>();
+  q->loc = CtxLoc(ctx);
+  auto* sel = ctx->selectClause();
+  q->distinct = sel->K_DISTINCT() != nullptr;
+  if (auto* top = sel->topSpec()) q->top = CountOf(top->NUMBER(), top->PARAMETER());
+  auto* selection = sel->selection();
+  if (auto* v = dynamic_cast<P::SelectValueContext*>(selection)) {
+    q->select = SelectKind::kValue;
+    q->value = Scalar(v->scalar());
+  } else if (auto* list = dynamic_cast<P::SelectListContext*>(selection)) {
+    q->select = SelectKind::kList;
+    for (auto* p : list->projection()) {
+      Projection proj;
+      proj.expr = Scalar(p->scalar());
+      if (p->identifier() != nullptr) proj.alias = p->identifier()->getText();
+      q->projections.push_back(std::move(proj));
+    }
+  }
+  if (auto* from = ctx->fromClause()) {
+    for (auto* item : from->collectionExpr()) q->from.push_back(From(item));
+  }
+  if (auto* where = ctx->whereClause()) q->where = Scalar(where->scalar());
+  if (auto* group = ctx->groupByClause()) q->group_by = Scalars(group->scalar());
+  if (auto* order = ctx->orderByClause()) {
+    if (auto* rank = dynamic_cast<P::OrderByRankContext*>(order)) {
+      q->order_by_rank = true;
+      for (auto* s : rank->rankSpec()) {
+        ExprPtr call = Make(ExprKind::kCall, CtxLoc(s));
+        call->name = s->identifier()->getText();
+        call->args = Scalars(s->scalar());
+        q->order_by.push_back({std::move(call), s->K_DESC() != nullptr, s->K_ASC() || s->K_DESC()});
+      }
+    } else {
+      for (auto* s : dynamic_cast<P::OrderByPlainContext*>(order)->sortSpec()) {
+        q->order_by.push_back({Scalar(s->scalar()), s->K_DESC() != nullptr, s->K_ASC() || s->K_DESC()});
+      }
+    }
+  }
+  if (auto* ol = ctx->offsetLimitClause()) {
+    // OFFSET's value is the first NUMBER/PARAMETER token, LIMIT's the second.
+    std::vector<antlr4::tree::TerminalNode*> values;
+    for (auto* child : ol->children) {
+      auto* t = dynamic_cast<antlr4::tree::TerminalNode*>(child);
+      if (t == nullptr) continue;
+      size_t type = t->getSymbol()->getType();
+      if (type == P::NUMBER || type == P::PARAMETER) values.push_back(t);
+    }
+    auto count = [&](antlr4::tree::TerminalNode* t) {
+      return t->getSymbol()->getType() == P::NUMBER ? CountOf(t, nullptr) : CountOf(nullptr, t);
+    };
+    q->offset = count(values.at(0));
+    q->limit = count(values.at(1));
+  }
+  return q;
+}
+
+ExprPtr Builder::Path(P::PathCollectionContext* ctx) {
+  auto* id = ctx->identifier();
+  ExprPtr e = Make(ExprKind::kName, CtxLoc(id));
+  e->name = id->getText();
+  for (auto* step : ctx->pathStep()) {
+    Location loc{e->loc.start, CtxLoc(step).end};
+    if (step->identifier() != nullptr) {
+      ExprPtr m = Make(ExprKind::kMember, loc);
+      m->name = step->identifier()->getText();
+      m->args.push_back(std::move(e));
+      e = std::move(m);
+      continue;
+    }
+    ExprPtr index;
+    if (step->NUMBER() != nullptr) {
+      index = Make(ExprKind::kLiteral, TokenLoc(step->NUMBER()->getSymbol()));
+      index->literal = NumberLiteral(step->NUMBER()->getText(), false);
+    } else if (step->STRING() != nullptr) {
+      index = Make(ExprKind::kLiteral, TokenLoc(step->STRING()->getSymbol()));
+      index->literal.kind = Literal::Kind::kString;
+      index->literal.text = DecodeString(step->STRING()->getText());
+    } else {
+      index = Make(ExprKind::kParameter, TokenLoc(step->PARAMETER()->getSymbol()));
+      index->name = step->PARAMETER()->getText();
+    }
+    ExprPtr ix = Make(ExprKind::kIndex, loc);
+    ix->args.push_back(std::move(e));
+    ix->args.push_back(std::move(index));
+    e = std::move(ix);
+  }
+  return e;
+}
+
+FromItem Builder::From(P::CollectionExprContext* ctx) {
+  FromItem item;
+  item.loc = CtxLoc(ctx);
+  P::CollectionContext* coll = nullptr;
+  if (auto* it = dynamic_cast<P::IteratorCollectionContext*>(ctx)) {
+    item.iterator = true;
+    item.alias = it->identifier()->getText();
+    coll = it->collection();
+  } else {
+    auto* al = dynamic_cast<P::AliasedCollectionContext*>(ctx);
+    if (al->identifier() != nullptr) item.alias = al->identifier()->getText();
+    coll = al->collection();
+  }
+  if (auto* path = dynamic_cast<P::PathCollectionContext*>(coll)) {
+    item.path = Path(path);
+  } else {
+    item.subquery = Query(dynamic_cast<P::SubqueryCollectionContext*>(coll)->sqlQuery());
+  }
+  return item;
+}
+
+ExprPtr Builder::BinaryOf(BinaryOp op, antlr4::ParserRuleContext* ctx, ExprPtr a, ExprPtr b) {
+  ExprPtr e = Make(ExprKind::kBinary, CtxLoc(ctx));
+  e->binary_op = op;
+  e->args.push_back(std::move(a));
+  e->args.push_back(std::move(b));
+  return e;
+}
+
+ExprPtr Builder::Scalar(P::ScalarContext* ctx) {
+  if (auto* c = dynamic_cast<P::ConditionalContext*>(ctx)) {
+    ExprPtr e = Make(ExprKind::kConditional, CtxLoc(ctx));
+    e->args = Scalars(c->scalar());
+    return e;
+  }
+  if (auto* c = dynamic_cast<P::CoalesceContext*>(ctx)) {
+    ExprPtr e = Make(ExprKind::kCoalesce, CtxLoc(ctx));
+    e->args = Scalars(c->scalar());
+    return e;
+  }
+  return Logical(dynamic_cast<P::LogicalExprContext*>(ctx)->logical());
+}
+
+ExprPtr Builder::Logical(P::LogicalContext* ctx) {
+  if (auto* c = dynamic_cast<P::AndContext*>(ctx)) {
+    return BinaryOf(BinaryOp::kAnd, ctx, Logical(c->logical(0)), Logical(c->logical(1)));
+  }
+  if (auto* c = dynamic_cast<P::OrContext*>(ctx)) {
+    return BinaryOf(BinaryOp::kOr, ctx, Logical(c->logical(0)), Logical(c->logical(1)));
+  }
+  return Logical0(dynamic_cast<P::Logical0ExprContext*>(ctx)->logical0());
+}
+
+ExprPtr Builder::Logical0(P::Logical0Context* ctx) {
+  if (auto* c = dynamic_cast<P::InContext*>(ctx)) {
+    ExprPtr e = Make(ExprKind::kIn, CtxLoc(ctx));
+    e->negated = c->K_NOT() != nullptr;
+    e->args.push_back(Binary(c->binary()));
+    for (auto* s : c->scalar()) e->args.push_back(Scalar(s));
+    return e;
+  }
+  if (auto* c = dynamic_cast<P::LikeContext*>(ctx)) {
+    ExprPtr e = Make(ExprKind::kLike, CtxLoc(ctx));
+    e->negated = c->K_NOT() != nullptr;
+    e->args.push_back(Binary(c->binary(0)));
+    e->args.push_back(Binary(c->binary(1)));
+    if (c->STRING() != nullptr) e->escape = DecodeString(c->STRING()->getText());
+    return e;
+  }
+  if (auto* c = dynamic_cast<P::BetweenContext*>(ctx)) {
+    ExprPtr e = Make(ExprKind::kBetween, CtxLoc(ctx));
+    e->negated = c->K_NOT() != nullptr;
+    for (auto* b : c->binary()) e->args.push_back(Binary(b));
+    return e;
+  }
+  return Binary(dynamic_cast<P::BinaryExprContext*>(ctx)->binary());
+}
+
+ExprPtr Builder::Binary(P::BinaryContext* ctx) {
+  if (auto* c = dynamic_cast<P::UnaryExprContext*>(ctx)) return Unary(c->unary());
+  auto two = [&](auto* c, BinaryOp op) { return BinaryOf(op, ctx, Binary(c->binary(0)), Binary(c->binary(1))); };
+  if (auto* c = dynamic_cast<P::MultiplicativeContext*>(ctx)) {
+    const std::string op = c->op->getText();
+    return two(c, op == "*" ? BinaryOp::kMul : op == "/" ? BinaryOp::kDiv : BinaryOp::kMod);
+  }
+  if (auto* c = dynamic_cast<P::AdditiveContext*>(ctx)) {
+    return two(c, c->op->getText() == "+" ? BinaryOp::kAdd : BinaryOp::kSub);
+  }
+  if (auto* c = dynamic_cast<P::ShiftContext*>(ctx)) {
+    const std::string op = c->op->getText();
+    return two(c, op == "<<" ? BinaryOp::kShl : op == ">>" ? BinaryOp::kShr : BinaryOp::kShrZero);
+  }
+  if (auto* c = dynamic_cast<P::RelationalContext*>(ctx)) {
+    const std::string op = c->op->getText();
+    return two(c, op == "<"    ? BinaryOp::kLt
+                  : op == "<=" ? BinaryOp::kLe
+                  : op == ">"  ? BinaryOp::kGt
+                               : BinaryOp::kGe);
+  }
+  if (auto* c = dynamic_cast<P::EqualityContext*>(ctx)) {
+    return two(c, c->op->getText() == "=" ? BinaryOp::kEq : BinaryOp::kNe);
+  }
+  if (auto* c = dynamic_cast<P::BitAndContext*>(ctx)) return two(c, BinaryOp::kBitAnd);
+  if (auto* c = dynamic_cast<P::BitXorContext*>(ctx)) return two(c, BinaryOp::kBitXor);
+  if (auto* c = dynamic_cast<P::BitOrContext*>(ctx)) return two(c, BinaryOp::kBitOr);
+  return two(dynamic_cast<P::ConcatContext*>(ctx), BinaryOp::kConcat);
+}
+
+ExprPtr Builder::Unary(P::UnaryContext* ctx) {
+  if (auto* c = dynamic_cast<P::PrimaryExprContext*>(ctx)) return Primary(c->primary());
+  auto* c = dynamic_cast<P::PrefixContext*>(ctx);
+  const std::string op = c->op->getText();
+  // "-12" written without a space is a negative literal, as the service prints it.
+  if (op == "-") {
+    if (auto* prim = dynamic_cast<P::PrimaryExprContext*>(c->unary())) {
+      if (auto* lit = dynamic_cast<P::LiteralExprContext*>(prim->primary())) {
+        auto* num = lit->literal()->NUMBER();
+        if (num != nullptr && num->getSymbol()->getStartIndex() == c->op->getStopIndex() + 1) {
+          ExprPtr e = Make(ExprKind::kLiteral, CtxLoc(ctx));
+          e->literal = NumberLiteral(num->getText(), true);
+          return e;
+        }
+      }
+    }
+  }
+  ExprPtr e = Make(ExprKind::kUnary, CtxLoc(ctx));
+  e->unary_op = op == "-" ? UnaryOp::kMinus : op == "+" ? UnaryOp::kPlus : op == "~" ? UnaryOp::kBitNot : UnaryOp::kNot;
+  e->args.push_back(Unary(c->unary()));
+  return e;
+}
+
+ExprPtr Builder::Primary(P::PrimaryContext* ctx) {
+  const Location loc = CtxLoc(ctx);
+  if (auto* c = dynamic_cast<P::MemberContext*>(ctx)) {
+    ExprPtr e = Make(ExprKind::kMember, loc);
+    e->name = c->identifier()->getText();
+    e->args.push_back(Primary(c->primary()));
+    return e;
+  }
+  if (auto* c = dynamic_cast<P::IndexerContext*>(ctx)) {
+    ExprPtr e = Make(ExprKind::kIndex, loc);
+    e->args.push_back(Primary(c->primary()));
+    e->args.push_back(Scalar(c->scalar()));
+    return e;
+  }
+  if (auto* c = dynamic_cast<P::LiteralExprContext*>(ctx)) {
+    ExprPtr e = Make(ExprKind::kLiteral, loc);
+    auto* lit = c->literal();
+    if (lit->STRING() != nullptr) {
+      e->literal.kind = Literal::Kind::kString;
+      e->literal.text = DecodeString(lit->STRING()->getText());
+    } else if (lit->NUMBER() != nullptr) {
+      e->literal = NumberLiteral(lit->NUMBER()->getText(), false);
+    } else if (lit->K_TRUE() != nullptr || lit->K_FALSE() != nullptr) {
+      e->literal.kind = Literal::Kind::kBool;
+      e->literal.boolean = lit->K_TRUE() != nullptr;
+    } else if (lit->K_NULL() != nullptr) {
+      e->literal.kind = Literal::Kind::kNull;
+    } else {
+      e->literal.kind = Literal::Kind::kUndefined;
+    }
+    return e;
+  }
+  if (auto* c = dynamic_cast<P::ParameterContext*>(ctx)) {
+    ExprPtr e = Make(ExprKind::kParameter, loc);
+    e->name = c->PARAMETER()->getText();
+    return e;
+  }
+  if (auto* c = dynamic_cast<P::UdfCallContext*>(ctx)) {
+    ExprPtr e = Make(ExprKind::kUdfCall, loc);
+    e->name = c->identifier()->getText();
+    e->args = Scalars(c->scalar());
+    return e;
+  }
+  if (auto* c = dynamic_cast<P::ExistsContext*>(ctx)) {
+    ExprPtr e = Make(ExprKind::kExists, loc);
+    e->query = Query(c->sqlQuery());
+    return e;
+  }
+  if (auto* c = dynamic_cast<P::ArraySubqueryContext*>(ctx)) {
+    ExprPtr e = Make(ExprKind::kArraySubquery, loc);
+    e->query = Query(c->sqlQuery());
+    return e;
+  }
+  if (auto* c = dynamic_cast<P::AggregateSubqueryContext*>(ctx)) {
+    ExprPtr e = Make(ExprKind::kAggregateSubquery, loc);
+    e->name = c->K_ALL() ? "ALL" : c->K_FIRST() ? "FIRST" : "LAST";
+    e->query = Query(c->sqlQuery());
+    return e;
+  }
+  if (auto* c = dynamic_cast<P::CallContext*>(ctx)) {
+    ExprPtr e = Make(ExprKind::kCall, loc);
+    e->name = c->identifier()->getText();
+    e->args = Scalars(c->scalar());
+    return e;
+  }
+  if (auto* c = dynamic_cast<P::NameContext*>(ctx)) {
+    ExprPtr e = Make(ExprKind::kName, loc);
+    e->name = c->identifier()->getText();
+    return e;
+  }
+  if (auto* c = dynamic_cast<P::ArrayLiteralContext*>(ctx)) {
+    ExprPtr e = Make(ExprKind::kArray, loc);
+    e->args = Scalars(c->scalar());
+    return e;
+  }
+  if (auto* c = dynamic_cast<P::ObjectLiteralContext*>(ctx)) {
+    ExprPtr e = Make(ExprKind::kObject, loc);
+    for (auto* prop : c->objectProperty()) {
+      e->keys.push_back(prop->STRING() != nullptr ? DecodeString(prop->STRING()->getText())
+                                                  : prop->identifier()->getText());
+      e->args.push_back(Scalar(prop->scalar()));
+    }
+    return e;
+  }
+  if (auto* c = dynamic_cast<P::SubqueryContext*>(ctx)) {
+    ExprPtr e = Make(ExprKind::kSubquery, loc);
+    e->query = Query(c->sqlQuery());
+    return e;
+  }
+  return Scalar(dynamic_cast<P::ParensContext*>(ctx)->scalar());
+}
+
+}  // namespace
+
+QueryPtr Parse(std::string_view text, SyntaxError& error) {
+  antlr4::ANTLRInputStream input(text.data(), text.size());
+  cosmos_sql_gen::CosmosSqlLexer lexer(&input);
+  ErrorListener listener;
+  lexer.removeErrorListeners();
+  lexer.addErrorListener(&listener);
+  antlr4::CommonTokenStream tokens(&lexer);
+  P parser(&tokens);
+  parser.removeErrorListeners();
+  try {
+    // Fast SLL prediction first, silently; an input it cannot decide (or a real syntax error) is
+    // parsed again with full LL, which reports the first error through the listener.
+    parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(antlr4::atn::PredictionMode::SLL);
+    parser.setErrorHandler(std::make_shared<antlr4::BailErrorStrategy>());
+    P::ProgramContext* program = nullptr;
+    try {
+      program = parser.program();
+    } catch (const antlr4::ParseCancellationException&) {
+      tokens.seek(0);
+      parser.reset();
+      parser.addErrorListener(&listener);
+      parser.setErrorHandler(std::make_shared<antlr4::DefaultErrorStrategy>());
+      parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(antlr4::atn::PredictionMode::LL);
+      program = parser.program();
+    }
+    return Builder().Query(program->sqlQuery());
+  } catch (Abort& abort) {
+    error = std::move(abort.error);
+    return nullptr;
+  }
+}
+
+}  // namespace cosmos::sql
