@@ -15,6 +15,11 @@ constexpr double kReplaceFactor = 1.85;
 constexpr double kQueryBase = 2.7;
 constexpr double kQueryPerDoc = 0.10;
 constexpr double kQueryPerKb = 0.068;
+constexpr double kQueryPerScannedDoc = 0.02;
+constexpr double kQueryPerScannedKb = 0.0072;
+constexpr double kQueryPerLookup = 0.02;
+constexpr double kAggregatePerPartition = 0.45;
+constexpr double kQueryWithoutFrom = 2.25;  // recorded: SELECT 1 AS x (no FROM)
 // Observed on the service: a rejected item write (409, 400 on the body, 412) costs 1.24 RU.
 constexpr double kRejectedWrite = 1.24;
 // Observed on the service: database create 1 RU, container read / 404 2 RU.
@@ -45,6 +50,18 @@ double FeedPage(size_t docs, double kb, Consistency c) {
   double factor = c == Consistency::kStrong ? 2.0 : 1.0;
   return Round2(factor * (kQueryBase + kQueryPerDoc * static_cast<double>(docs) + kQueryPerKb * kb));
 }
+
+double QueryPage(const QueryFacts& f, Consistency c) {
+  double factor = c == Consistency::kStrong ? 2.0 : 1.0;
+  const double p = static_cast<double>(f.partitions);
+  double ru = p * kQueryBase + kQueryPerDoc * static_cast<double>(f.docs_loaded) + kQueryPerKb * f.kb_loaded +
+              kQueryPerScannedDoc * static_cast<double>(f.docs_scanned) + kQueryPerScannedKb * f.kb_scanned +
+              kQueryPerLookup * static_cast<double>(f.index_lookups > 0 ? f.index_lookups - 1 : 0);
+  if (f.aggregate) ru += kAggregatePerPartition * p;
+  return Round2(factor * ru);
+}
+
+double QueryWithoutFrom() { return kQueryWithoutFrom; }
 
 double RejectedWrite() { return kRejectedWrite; }
 double MetadataRead() { return kMetadataRead; }

@@ -27,6 +27,20 @@ double Delete(const ItemFacts& stored);
 // One page of a read feed: the query-page formula over the items returned, all loaded.
 double FeedPage(size_t docs, double kb, Consistency c = Consistency::kWeak);
 
+// One page of a query: what the executed plan loaded and scanned, per physical partition touched.
+struct QueryFacts {
+  size_t partitions = 0;     // physical partitions the page touched
+  size_t docs_loaded = 0;    // items fetched through an index
+  double kb_loaded = 0;
+  size_t docs_scanned = 0;   // items read without a usable index
+  double kb_scanned = 0;
+  size_t index_lookups = 1;  // IN / OR values
+  bool aggregate = false;    // an aggregate without GROUP BY
+};
+double QueryPage(const QueryFacts& f, Consistency c = Consistency::kWeak);
+// A query without FROM touches no partition: the service's flat charge.
+double QueryWithoutFrom();
+
 // Writes that fail after reaching the partition (conflict, precondition, bad document).
 double RejectedWrite();
 // Requests refused before reaching a partition (malformed headers, routing errors).

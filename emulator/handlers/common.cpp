@@ -6,6 +6,7 @@
 
 #include "charge/charge.h"
 #include "common/errors.h"
+#include "util/util.h"
 
 namespace cosmos::handlers {
 
@@ -134,6 +135,34 @@ std::optional<int> ThroughputFromHeaders(const http::RequestContext& ctx) {
     return v;
   }
   return std::nullopt;
+}
+
+// Headers every item response carries: session token and the container it belongs to.
+void ItemHeaders(http::Result& r, const http::RequestContext& ctx, const store::Container& c, const store::PhysicalPartition& p,
+                 uint64_t lsn) {
+  r.headers.emplace_back("x-ms-session-token", p.range_id() + ":-1#" + std::to_string(lsn));
+  r.headers.emplace_back("x-ms-content-path", c.rid());
+  r.headers.emplace_back("x-ms-alt-content-path", "dbs/" + ctx.seg(1) + "/colls/" + ctx.seg(3));
+  r.headers.emplace_back("x-ms-documentdb-partitionkeyrangeid", p.range_id());
+  r.headers.emplace_back("lsn", std::to_string(lsn));
+}
+
+store::PartitionKeyValue HeaderKey(const http::RequestContext& ctx, const store::Container& c) {
+  auto h = ctx.Header("x-ms-documentdb-partitionkey");
+  if (!h) {
+    if (c.partition_key().system_key) return store::ParsePartitionKeyHeader(c.partition_key(), "[]");
+    throw errors::PartitionKeyComponents();
+  }
+  return store::ParsePartitionKeyHeader(c.partition_key(), *h);
+}
+
+// Strong and Bounded Staleness reads cost double: the account's level, unless the request weakens it.
+charge::Consistency ReadConsistency(const http::Services& s, const http::RequestContext& ctx) {
+  std::string_view level = s.config.consistency;
+  if (auto h = ctx.Header("x-ms-consistency-level")) level = *h;
+  return util::EqualsIgnoreCase(level, "Strong") || util::EqualsIgnoreCase(level, "BoundedStaleness")
+             ? charge::Consistency::kStrong
+             : charge::Consistency::kWeak;
 }
 
 }  // namespace cosmos::handlers

@@ -8,6 +8,8 @@
 #include "common/errors.h"
 #include "http/context.h"
 #include "json/json.h"
+#include "charge/charge.h"
+#include "store/partition_key.h"
 #include "store/store.h"
 
 namespace cosmos::handlers {
@@ -42,5 +44,13 @@ std::vector<std::string> Page(const http::RequestContext& ctx, std::vector<std::
 
 // Offer throughput from x-ms-offer-throughput / x-ms-cosmos-offer-autopilot-settings; 400 when invalid.
 std::optional<int> ThroughputFromHeaders(const http::RequestContext& ctx);
+
+// Headers every item response carries: session token and the container it belongs to.
+void ItemHeaders(http::Result& r, const http::RequestContext& ctx, const store::Container& c,
+                 const store::PhysicalPartition& p, uint64_t lsn);
+// The partition key of x-ms-documentdb-partitionkey; 400 when absent (unless the container has none).
+store::PartitionKeyValue HeaderKey(const http::RequestContext& ctx, const store::Container& c);
+// Strong and Bounded Staleness reads cost double: the account's level, unless the request weakens it.
+charge::Consistency ReadConsistency(const http::Services& s, const http::RequestContext& ctx);
 
 }  // namespace cosmos::handlers

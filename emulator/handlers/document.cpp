@@ -82,24 +82,7 @@ store::ItemPtr MakePatchedItem(Services& s, const store::Item& current, const js
   return item;
 }
 
-// Headers every item response carries: session token and the container it belongs to.
-void ItemHeaders(Result& r, const RequestContext& ctx, const store::Container& c, const store::PhysicalPartition& p,
-                 uint64_t lsn) {
-  r.headers.emplace_back("x-ms-session-token", p.range_id() + ":-1#" + std::to_string(lsn));
-  r.headers.emplace_back("x-ms-content-path", c.rid());
-  r.headers.emplace_back("x-ms-alt-content-path", "dbs/" + ctx.seg(1) + "/colls/" + ctx.seg(3));
-  r.headers.emplace_back("x-ms-documentdb-partitionkeyrangeid", p.range_id());
-  r.headers.emplace_back("lsn", std::to_string(lsn));
-}
 
-store::PartitionKeyValue HeaderKey(const RequestContext& ctx, const store::Container& c) {
-  auto h = ctx.Header("x-ms-documentdb-partitionkey");
-  if (!h) {
-    if (c.partition_key().system_key) return store::ParsePartitionKeyHeader(c.partition_key(), "[]");
-    throw errors::PartitionKeyComponents();
-  }
-  return store::ParsePartitionKeyHeader(c.partition_key(), *h);
-}
 
 // Parses and validates an item body: size, JSON, object, id.
 json::Document ParseItemBody(Services& s, const RequestContext& ctx) {
@@ -115,14 +98,6 @@ store::Preconditions PreconditionsOf(const RequestContext& ctx) {
   return pre;
 }
 
-// Strong and Bounded Staleness reads cost double: the account's level, unless the request weakens it.
-charge::Consistency ReadConsistency(const Services& s, const RequestContext& ctx) {
-  std::string_view level = s.config.consistency;
-  if (auto h = ctx.Header("x-ms-consistency-level")) level = *h;
-  return util::EqualsIgnoreCase(level, "Strong") || util::EqualsIgnoreCase(level, "BoundedStaleness")
-             ? charge::Consistency::kStrong
-             : charge::Consistency::kWeak;
-}
 
 // The container, logical partition and physical partition an item request addresses.
 struct Target {
@@ -217,7 +192,7 @@ Result PostDocuments(Services& s, RequestContext& ctx) {
   auto c = ResolveContainer(s, ctx.seg(1), ctx.seg(3));  // 404 before anything else, as the service answers
   if (ctx.BoolHeader("x-ms-documentdb-isquery") || ctx.BoolHeader("x-ms-cosmos-is-query-plan-request") ||
       (ctx.Header("content-type") && util::ToLower(*ctx.Header("content-type")).starts_with("application/query+json")))
-    throw errors::NotImplemented("Queries");
+    return QueryDocuments(s, ctx, std::move(c));
   if (ctx.BoolHeader("x-ms-cosmos-is-batch-request")) throw errors::NotImplemented("Transactional batch and bulk");
   return CreateOrUpsert(s, ctx, std::move(c));
 }

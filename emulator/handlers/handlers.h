@@ -2,6 +2,7 @@
 #pragma once
 
 #include "http/context.h"
+#include "store/store.h"
 
 namespace cosmos::handlers {
 
@@ -31,6 +32,8 @@ Result ReadDocument(Services& s, RequestContext& ctx);
 Result ReplaceDocument(Services& s, RequestContext& ctx);
 Result DeleteDocument(Services& s, RequestContext& ctx);
 Result PatchDocument(Services& s, RequestContext& ctx);
+// query.cpp: a query POSTed to .../docs (PostDocuments dispatches here).
+Result QueryDocuments(Services& s, RequestContext& ctx, store::ContainerPtr c);
 // Resource kinds the service has and this emulator does not serve yet: a clear 501.
 Result NotYetImplemented(Services& s, RequestContext& ctx);
 

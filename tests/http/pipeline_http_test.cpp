@@ -248,32 +248,40 @@ TEST_F(PipelineTest, NotImplementedResources) {
   }
 }
 
-TEST_F(PipelineTest, QueriesBatchAndChangeFeedAre501) {
+TEST_F(PipelineTest, BatchAndChangeFeedAre501) {
   MakeDatabase("db1");
   MakeContainer("db1", "c1");
-  struct Case {
-    Headers headers;
-    const char* what;
-  };
-  for (auto& c : std::vector<Case>{
-           {{{"x-ms-documentdb-isquery", "true"}, {"content-type", "application/query+json"}}, "Queries"},
-           {{{"x-ms-documentdb-isquery", "True"}}, "Queries"},
-           {{{"content-type", "application/query+json"}}, "Queries"},
-           {{{"content-type", "Application/Query+JSON; charset=utf-8"}}, "Queries"},
-           {{{"x-ms-cosmos-is-query-plan-request", "True"}, {"content-type", "application/query+json"}}, "Queries"},
-           {{{"x-ms-cosmos-is-batch-request", "true"}, {"x-ms-documentdb-partitionkey", "[\"a\"]"}},
-            "Transactional batch and bulk"}}) {
-    auto r = Post("/dbs/db1/colls/c1/docs", R"({"query":"SELECT * FROM c"})", c.headers);
-    EXPECT_EQ(r.status(), 501) << c.what;
-    EXPECT_EQ(r.Code(), "NotImplemented");
-    EXPECT_NE(r.Message().find(std::string(c.what) + " is not supported by this emulator yet."), std::string::npos)
-        << r.Message();
-  }
+  auto r = Post("/dbs/db1/colls/c1/docs", R"({"query":"SELECT * FROM c"})",
+                {{"x-ms-cosmos-is-batch-request", "true"}, {"x-ms-documentdb-partitionkey", "[\"a\"]"}});
+  EXPECT_EQ(r.status(), 501);
+  EXPECT_EQ(r.Code(), "NotImplemented");
+  EXPECT_NE(r.Message().find("Transactional batch and bulk is not supported by this emulator yet."), std::string::npos)
+      << r.Message();
   auto feed =
       Get("/dbs/db1/colls/c1/docs", {{"a-im", "Incremental Feed"}, {"x-ms-documentdb-partitionkeyrangeid", "0"}});
   EXPECT_EQ(feed.status(), 501);
   EXPECT_EQ(feed.Code(), "NotImplemented");
   EXPECT_NE(feed.Message().find("The change feed is not supported"), std::string::npos);
+}
+
+// Every way an SDK marks a query reaches the query engine.
+TEST_F(PipelineTest, QueryMarkersReachTheQueryEngine) {
+  MakeDatabase("db1");
+  MakeContainer("db1", "c1");
+  for (auto& h : std::vector<Headers>{
+           {{"x-ms-documentdb-isquery", "true"}, {"content-type", "application/query+json"}},
+           {{"x-ms-documentdb-isquery", "True"}},
+           {{"content-type", "application/query+json"}},
+           {{"content-type", "Application/Query+JSON; charset=utf-8"}}}) {
+    h.emplace_back("x-ms-documentdb-query-enablecrosspartition", "True");
+    auto r = Post("/dbs/db1/colls/c1/docs", R"({"query":"SELECT VALUE COUNT(1) FROM c"})", h);
+    EXPECT_EQ(r.status(), 200);
+    EXPECT_NE(r.raw.body().find("\"Documents\":[0]"), std::string::npos) << r.raw.body();
+  }
+  auto plan = Post("/dbs/db1/colls/c1/docs", R"({"query":"SELECT * FROM c"})",
+                   {{"x-ms-cosmos-is-query-plan-request", "True"}, {"content-type", "application/query+json"}});
+  EXPECT_EQ(plan.status(), 200);
+  EXPECT_NE(plan.raw.body().find("\"partitionedQueryExecutionInfoVersion\":2"), std::string::npos);
 }
 
 TEST_F(PipelineTest, ErrorResponseHelper) {

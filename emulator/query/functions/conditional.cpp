@@ -1,8 +1,20 @@
-// PLACEHOLDER: filled in by the conditional family work.
+// Conditional functions: IIF.
 #include "query/functions/function.h"
 
 namespace cosmos::query {
 
-std::span<const FunctionDef> ConditionalFunctions() { return {}; }
+namespace {
+
+// The second argument when the first is the boolean true; the third for anything else (false,
+// other types, undefined).
+Val Iif(FunctionContext&, std::span<const Val> args) { return args[0].IsTrue() ? args[1] : args[2]; }
+
+constexpr FunctionDef kFunctions[] = {
+    {"IIF", 3, 3, Iif},
+};
+
+}  // namespace
+
+std::span<const FunctionDef> ConditionalFunctions() { return kFunctions; }
 
 }  // namespace cosmos::query

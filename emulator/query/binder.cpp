@@ -1,0 +1,376 @@
+// Bind: resolves the names of a parsed query against its FROM aliases, functions against the
+// registry, parameters against the request, and aggregates to accumulator slots.
+#include <cctype>
+#include <unordered_set>
+
+#include "common/errors.h"
+#include "query/plan.h"
+#include "util/util.h"
+
+namespace cosmos::query {
+
+namespace {
+
+using sql::Expr;
+using sql::ExprKind;
+
+std::optional<Agg> AggregateOf(std::string_view name) {
+  const std::string n = util::ToLower(name);
+  if (n == "count") return Agg::kCount;
+  if (n == "sum") return Agg::kSum;
+  if (n == "avg") return Agg::kAvg;
+  if (n == "min") return Agg::kMin;
+  if (n == "max") return Agg::kMax;
+  return std::nullopt;
+}
+
+std::string Upper(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+CosmosError At(const sql::Location& loc, const std::string& code, const std::string& message) {
+  return errors::QueryError(code, loc.start, loc.end, message);
+}
+
+class Binder {
+ public:
+  Binder(const json::Value* params, Arena& arena) : params_(params), arena_(arena) {}
+
+  std::shared_ptr<Plan> BindQuery(const sql::Query& q, bool top_level);
+  int slot_count() const { return next_slot_; }
+
+ private:
+  struct Scope {
+    std::vector<std::pair<std::string, int>> names;  // alias -> slot
+  };
+  enum class Clause { kSelect, kOther, kGroupBy };
+
+  Node BindExpr(const Expr& e);
+  Node Constant(Val v) {
+    Node n;
+    n.op = Node::Op::kConst;
+    n.constant = v;
+    return n;
+  }
+  Val Parameter(const std::string& name, const sql::Location& loc);
+  int64_t CountValue(const sql::Count& c, const char* what);
+  std::optional<int> Resolve(const std::string& name) const;
+  Source BindFrom(const sql::FromItem& item, bool first, bool top_level, int slot);
+  Node BindPath(const Expr& path, int root_slot);
+
+  const json::Value* params_;
+  Arena& arena_;
+  std::vector<Scope> scopes_;
+  int next_slot_ = 0;
+  Plan* plan_ = nullptr;  // the query whose SELECT is being bound (owner of aggregates)
+  Clause clause_ = Clause::kOther;
+  bool in_aggregate_ = false;
+};
+
+std::optional<int> Binder::Resolve(const std::string& name) const {
+  for (auto s = scopes_.rbegin(); s != scopes_.rend(); ++s) {
+    for (const auto& [alias, slot] : s->names) {
+      if (alias == name) return slot;
+    }
+  }
+  return std::nullopt;
+}
+
+Val Binder::Parameter(const std::string& name, const sql::Location& loc) {
+  if (params_ != nullptr && params_->IsArray()) {
+    for (const auto& p : params_->GetArray()) {
+      if (!p.IsObject()) continue;
+      auto n = p.FindMember("name");
+      if (n == p.MemberEnd() || !n->value.IsString() || name != n->value.GetString()) continue;
+      auto v = p.FindMember("value");
+      return v == p.MemberEnd() ? Val() : Val(v->value);
+    }
+  }
+  throw At(loc, "SC2001", "Identifier '" + name + "' could not be resolved.");
+}
+
+int64_t Binder::CountValue(const sql::Count& c, const char* what) {
+  Val v = c.value ? arena_.Number(*c.value) : Parameter(c.parameter, c.loc);
+  if (!v.IsNumber() || v.AsNumber() < 0 || v.AsNumber() != static_cast<double>(static_cast<int64_t>(v.AsNumber()))) {
+    throw errors::QueryError("SC2062", c.loc.start, c.loc.end,
+                             std::string("The ") + what + " count value exceeds the maximum allowed value or is not "
+                             "a non-negative integer.");
+  }
+  return static_cast<int64_t>(v.AsNumber());
+}
+
+Node Binder::BindPath(const Expr& path, int root_slot) {
+  if (path.kind == ExprKind::kName) {
+    Node n;
+    n.op = Node::Op::kVar;
+    n.slot = root_slot;
+    return n;
+  }
+  Node n;
+  if (path.kind == ExprKind::kMember) {
+    n.op = Node::Op::kMember;
+    n.name = path.name;
+    n.kids.push_back(BindPath(*path.args[0], root_slot));
+  } else {
+    n.op = Node::Op::kIndex;
+    n.kids.push_back(BindPath(*path.args[0], root_slot));
+    n.kids.push_back(BindExpr(*path.args[1]));
+  }
+  return n;
+}
+
+// The root identifier of a FROM path (c in c.a.b).
+const Expr& PathRoot(const Expr& e) { return e.kind == ExprKind::kName ? e : PathRoot(*e.args[0]); }
+
+std::string ImpliedAlias(const Expr& path) {
+  if (path.kind == ExprKind::kMember) return path.name;
+  if (path.kind == ExprKind::kIndex && path.args[1]->kind == ExprKind::kLiteral &&
+      path.args[1]->literal.kind == sql::Literal::Kind::kString)
+    return path.args[1]->literal.text;
+  if (path.kind == ExprKind::kName) return path.name;
+  return {};
+}
+
+Source Binder::BindFrom(const sql::FromItem& item, bool first, bool top_level, int slot) {
+  Source src;
+  src.slot = slot;
+  if (item.subquery) {
+    if (!item.alias) throw At(item.loc, "SC1001", "A subquery in the FROM clause requires an alias.");
+    src.kind = Source::Kind::kSubquery;
+    src.alias = *item.alias;
+    // A FROM subquery at the top reads the container; a JOIN subquery sees the aliases bound so far.
+    src.sub = BindQuery(*item.subquery, first && top_level);
+    return src;
+  }
+  const Expr& root = PathRoot(*item.path);
+  const bool container_root = first && top_level && !Resolve(root.name);
+  if (!container_root && !Resolve(root.name)) {
+    throw At(root.loc, "SC2001", "Identifier '" + root.name + "' could not be resolved.");
+  }
+  if (item.iterator) {
+    src.kind = Source::Kind::kIterate;
+    src.alias = *item.alias;
+  } else {
+    src.kind = container_root ? Source::Kind::kContainerPath : Source::Kind::kValue;
+    src.alias = item.alias ? *item.alias : ImpliedAlias(*item.path);
+  }
+  if (container_root) {
+    src.iterate_container = true;
+    // The path is evaluated with the document in this source's own slot.
+    src.expr = BindPath(*item.path, slot);
+    if (src.kind == Source::Kind::kContainerPath && item.path->kind == ExprKind::kName) src.kind = Source::Kind::kContainer;
+  } else {
+    src.expr = BindExpr(*item.path);
+  }
+  return src;
+}
+
+std::shared_ptr<Plan> Binder::BindQuery(const sql::Query& q, bool top_level) {
+  auto plan = std::make_shared<Plan>();
+  Plan* outer_plan = plan_;
+  Clause outer_clause = clause_;
+  bool outer_in_aggregate = in_aggregate_;
+  in_aggregate_ = false;
+  plan->first_slot = next_slot_;
+  scopes_.emplace_back();
+  if (q.from.empty()) {
+    // SELECT without FROM: one row with no variables.
+  }
+  for (size_t i = 0; i < q.from.size(); ++i) {
+    int slot = next_slot_++;
+    Source src = BindFrom(q.from[i], i == 0, top_level, slot);
+    for (const auto& [alias, _] : scopes_.back().names) {
+      if (alias == src.alias) {
+        throw At(q.from[i].loc, "SC2003", "Duplicate alias '" + src.alias + "' in the FROM clause.");
+      }
+    }
+    scopes_.back().names.emplace_back(src.alias, slot);
+    plan->sources.push_back(std::move(src));
+  }
+  plan_ = plan.get();
+  clause_ = Clause::kOther;
+  if (q.where) plan->where = BindExpr(*q.where);
+  clause_ = Clause::kGroupBy;
+  for (const auto& g : q.group_by) {
+    plan->group_by.push_back(BindExpr(*g));
+    plan->group_by_text.push_back(sql::ToString(*g));
+  }
+  clause_ = Clause::kSelect;
+  plan->distinct = q.distinct;
+  switch (q.select) {
+    case sql::SelectKind::kStar:
+      if (q.from.size() > 1 || q.from.empty()) {
+        throw At(q.loc, "SC2001", "'SELECT *' is only valid with a single input set.");
+      }
+      if (!q.group_by.empty()) throw At(q.loc, "SC2102", "'SELECT *' is not valid if GROUP BY is specified.");
+      plan->select = Plan::Select::kStar;
+      break;
+    case sql::SelectKind::kValue:
+      plan->select = Plan::Select::kValue;
+      plan->value = BindExpr(*q.value);
+      break;
+    case sql::SelectKind::kList: {
+      plan->select = Plan::Select::kList;
+      int unnamed = 0;
+      std::unordered_set<std::string> names;
+      for (const auto& p : q.projections) {
+        std::string name;
+        if (p.alias) {
+          name = *p.alias;
+        } else if (p.expr->kind == ExprKind::kMember || p.expr->kind == ExprKind::kName) {
+          name = p.expr->name;
+        } else if (p.expr->kind == ExprKind::kIndex && p.expr->args[1]->kind == ExprKind::kLiteral &&
+                   p.expr->args[1]->literal.kind == sql::Literal::Kind::kString) {
+          name = p.expr->args[1]->literal.text;
+        } else {
+          name = "$" + std::to_string(++unnamed);
+        }
+        if (!names.insert(name).second) {
+          throw At(p.expr->loc, "SC2003", "Duplicate alias '" + name + "' in the SELECT clause.");
+        }
+        plan->projections.emplace_back(std::move(name), BindExpr(*p.expr));
+      }
+      break;
+    }
+  }
+  clause_ = Clause::kOther;
+  if (q.order_by_rank) {
+    throw At(q.order_by.front().expr->loc, "SC2240", "ORDER BY RANK (full-text and hybrid search) is not supported by this emulator.");
+  }
+  for (const auto& s : q.order_by) {
+    plan->order_by.push_back({BindExpr(*s.expr), s.descending});
+    plan->order_by_text.push_back(sql::ToString(*s.expr));
+  }
+  if (q.top) plan->top = CountValue(*q.top, "TOP");
+  if (q.offset) {
+    plan->offset = CountValue(*q.offset, "OFFSET");
+    plan->limit = CountValue(*q.limit, "LIMIT");
+  }
+  plan->aggregate_query = q.group_by.empty() && !plan->aggregates.empty();
+  scopes_.pop_back();
+  plan_ = outer_plan;
+  clause_ = outer_clause;
+  in_aggregate_ = outer_in_aggregate;
+  return plan;
+}
+
+Node Binder::BindExpr(const Expr& e) {
+  Node n;
+  auto kids = [&](size_t from = 0) {
+    for (size_t i = from; i < e.args.size(); ++i) n.kids.push_back(BindExpr(*e.args[i]));
+  };
+  switch (e.kind) {
+    case ExprKind::kLiteral:
+      switch (e.literal.kind) {
+        case sql::Literal::Kind::kUndefined: return Constant(Val());
+        case sql::Literal::Kind::kNull: return Constant(Arena::Null());
+        case sql::Literal::Kind::kBool: return Constant(Arena::Bool(e.literal.boolean));
+        case sql::Literal::Kind::kNumber:
+          return Constant(e.literal.integer ? arena_.Int(*e.literal.integer) : arena_.Number(e.literal.number));
+        case sql::Literal::Kind::kString: return Constant(arena_.String(e.literal.text));
+      }
+      break;
+    case ExprKind::kParameter: return Constant(Parameter(e.name, e.loc));
+    case ExprKind::kName: {
+      auto slot = Resolve(e.name);
+      if (!slot) throw At(e.loc, "SC2001", "Identifier '" + e.name + "' could not be resolved.");
+      n.op = Node::Op::kVar;
+      n.slot = *slot;
+      return n;
+    }
+    case ExprKind::kMember:
+      n.op = Node::Op::kMember;
+      n.name = e.name;
+      kids();
+      return n;
+    case ExprKind::kIndex: n.op = Node::Op::kIndex; break;
+    case ExprKind::kUnary:
+      n.op = Node::Op::kUnary;
+      n.uop = e.unary_op;
+      break;
+    case ExprKind::kBinary:
+      n.op = e.binary_op == sql::BinaryOp::kAnd ? Node::Op::kAnd
+             : e.binary_op == sql::BinaryOp::kOr ? Node::Op::kOr
+                                                 : Node::Op::kBinary;
+      n.bop = e.binary_op;
+      break;
+    case ExprKind::kIn: n.op = Node::Op::kIn; break;
+    case ExprKind::kLike:
+      n.op = Node::Op::kLike;
+      n.escape = e.escape;
+      if (e.escape && e.escape->size() != 1) {
+        throw At(e.loc, "SC2069", "The ESCAPE clause of LIKE must be a single character.");
+      }
+      break;
+    case ExprKind::kBetween: n.op = Node::Op::kBetween; break;
+    case ExprKind::kCoalesce: n.op = Node::Op::kCoalesce; break;
+    case ExprKind::kConditional: n.op = Node::Op::kConditional; break;
+    case ExprKind::kArray: n.op = Node::Op::kArray; break;
+    case ExprKind::kObject:
+      n.op = Node::Op::kObject;
+      n.keys = e.keys;
+      break;
+    case ExprKind::kCall: {
+      const sql::Location name_loc{e.loc.start, e.loc.start + e.name.size()};
+      if (auto agg = AggregateOf(e.name)) {
+        if (clause_ != Clause::kSelect || plan_ == nullptr) {
+          throw At(name_loc, "SC2101", "Aggregates are only valid in the SELECT clause.");
+        }
+        if (in_aggregate_) throw At(name_loc, "SC2103", "Aggregate functions cannot be nested.");
+        if (e.args.size() != 1) {
+          throw At(name_loc, "SC2050",
+                   "The " + Upper(e.name) + " function requires 1 argument(s).");
+        }
+        in_aggregate_ = true;
+        Aggregate a{*agg, BindExpr(*e.args[0])};
+        in_aggregate_ = false;
+        plan_->aggregates.push_back(std::move(a));
+        n.op = Node::Op::kAggregate;
+        n.slot = static_cast<int>(plan_->aggregates.size()) - 1;
+        return n;
+      }
+      const FunctionDef* fn = FindFunction(e.name);
+      if (fn == nullptr) throw At(name_loc, "SC2005", "'" + e.name + "' is not a recognized built-in function name.");
+      const int argc = static_cast<int>(e.args.size());
+      if (argc < fn->min_args || (fn->max_args >= 0 && argc > fn->max_args)) {
+        std::string count = fn->min_args == fn->max_args ? std::to_string(fn->min_args)
+                            : fn->max_args < 0 ? "at least " + std::to_string(fn->min_args)
+                                               : std::to_string(fn->min_args) + " to " + std::to_string(fn->max_args);
+        throw At(name_loc, "SC2050", "The " + Upper(e.name) + " function requires " + count + " argument(s).");
+      }
+      n.op = Node::Op::kCall;
+      n.fn = fn;
+      break;
+    }
+    case ExprKind::kUdfCall:
+      throw At(e.loc, "SC2005", "'udf." + e.name + "' is not a recognized user-defined function name.");
+    case ExprKind::kSubquery:
+    case ExprKind::kExists:
+    case ExprKind::kArraySubquery: {
+      n.op = e.kind == ExprKind::kSubquery ? Node::Op::kSubquery
+             : e.kind == ExprKind::kExists ? Node::Op::kExists
+                                           : Node::Op::kArraySubquery;
+      const int saved_slot = next_slot_;
+      n.sub = BindQuery(*e.query, false);
+      next_slot_ = std::max(next_slot_, saved_slot);
+      return n;
+    }
+    case ExprKind::kAggregateSubquery:
+      throw At(e.loc, "SC2240", "The " + e.name + "(subquery) expression is not supported by this emulator.");
+  }
+  kids();
+  return n;
+}
+
+}  // namespace
+
+std::shared_ptr<const Plan> Bind(const sql::Query& query, const json::Value* params, Arena& arena) {
+  Binder b(params, arena);
+  auto plan = b.BindQuery(query, true);
+  plan->slot_count = b.slot_count();
+  return plan;
+}
+
+}  // namespace cosmos::query

@@ -1,0 +1,425 @@
+#include "query/executor.h"
+
+#include <algorithm>
+#include <functional>
+#include <unordered_map>
+
+#include "common/errors.h"
+#include "json/json.h"
+#include "query/eval.h"
+#include "util/util.h"
+
+namespace cosmos::query {
+
+namespace {
+
+// Where a row came from: partition index, document sequence, row number within the document.
+struct Pos {
+  uint64_t part = 0;
+  uint64_t seq = 0;
+  uint64_t ord = 0;
+  auto operator<=>(const Pos&) const = default;
+};
+
+struct OutRow {
+  std::vector<Val> keys;
+  Pos pos;
+  Val value;
+  const std::string* text = nullptr;  // the stored document text, when the value is a whole item
+};
+
+int CompareRows(const std::vector<bool>& desc, const OutRow& a, const OutRow& b) {
+  for (size_t i = 0; i < a.keys.size(); ++i) {
+    int c = CompareForOrder(a.keys[i], b.keys[i]);
+    if (c != 0) return desc[i] ? -c : c;
+  }
+  return a.pos < b.pos ? -1 : (b.pos < a.pos ? 1 : 0);
+}
+
+// Enumerates the rows of the FROM/JOIN sources from `index` on, with WHERE applied.
+void ForEachRow(const Plan& plan, size_t index, EvalContext& cx, const std::function<void()>& row) {
+  if (index == plan.sources.size()) {
+    if (!plan.where || Eval(*plan.where, cx).IsTrue()) row();
+    return;
+  }
+  const Source& src = plan.sources[index];
+  switch (src.kind) {
+    case Source::Kind::kContainer: ForEachRow(plan, index + 1, cx, row); return;
+    case Source::Kind::kContainerPath: {
+      // env[slot] holds the document; replace it by the path's value.
+      Val v = Eval(src.expr, cx);
+      if (v.IsUndefined()) return;
+      cx.env[src.slot] = v;
+      ForEachRow(plan, index + 1, cx, row);
+      return;
+    }
+    case Source::Kind::kIterate: {
+      Val coll = Eval(src.expr, cx);
+      if (!coll.IsArray()) return;
+      for (const auto& e : coll.json().GetArray()) {
+        cx.env[src.slot] = Val(e);
+        ForEachRow(plan, index + 1, cx, row);
+      }
+      return;
+    }
+    case Source::Kind::kValue: {
+      Val v = Eval(src.expr, cx);
+      if (v.IsUndefined()) return;
+      cx.env[src.slot] = v;
+      ForEachRow(plan, index + 1, cx, row);
+      return;
+    }
+    case Source::Kind::kSubquery: {
+      std::vector<Val> values;
+      RunInMemory(*src.sub, cx, [&](Val v) { values.push_back(v); });
+      for (Val v : values) {
+        cx.env[src.slot] = v;
+        ForEachRow(plan, index + 1, cx, row);
+      }
+      return;
+    }
+  }
+}
+
+bool Streaming(const Plan& plan) {
+  return plan.order_by.empty() && plan.group_by.empty() && plan.aggregates.empty() && !plan.distinct;
+}
+
+// Collects the rows of a non-streaming query (ORDER BY, GROUP BY, aggregates, DISTINCT) and
+// returns them in their final order.
+class Collector {
+ public:
+  Collector(const Plan& plan) : plan_(plan) {
+    for (const auto& k : plan.order_by) desc_.push_back(k.descending);
+    if (plan.order_by.empty()) desc_.assign(plan.group_by.size(), false);
+  }
+
+  void Add(EvalContext& cx, Pos pos, const std::string* text) {
+    if (!plan_.group_by.empty() || plan_.aggregate_query) {
+      AddToGroup(cx, pos);
+      return;
+    }
+    OutRow r;
+    r.pos = pos;
+    for (const auto& k : plan_.order_by) r.keys.push_back(Eval(k.expr, cx));
+    r.value = Project(plan_, cx);
+    if (r.value.IsUndefined()) return;
+    if (plan_.select == Plan::Select::kStar) r.text = text;
+    rows_.push_back(std::move(r));
+  }
+
+  std::vector<OutRow> Finish(EvalContext& cx) {
+    if (plan_.aggregate_query && groups_.empty()) NewGroup("", cx, Pos{});
+    for (auto& [_, g] : groups_) {
+      std::vector<Val> results;
+      for (const auto& acc : g.accs) results.push_back(acc.Result(cx.arena));
+      std::vector<Val> saved = cx.env;
+      cx.env = g.env;
+      cx.aggs = &results;
+      OutRow r;
+      r.pos = g.first;
+      if (!plan_.order_by.empty()) {
+        for (const auto& k : plan_.order_by) r.keys.push_back(Eval(k.expr, cx));
+      } else {
+        r.keys = g.key;
+      }
+      r.value = Project(plan_, cx);
+      cx.aggs = nullptr;
+      cx.env = std::move(saved);
+      if (r.value.IsDefined()) rows_.push_back(std::move(r));
+    }
+    std::stable_sort(rows_.begin(), rows_.end(),
+                     [&](const OutRow& a, const OutRow& b) { return CompareRows(desc_, a, b) < 0; });
+    if (plan_.distinct) {
+      std::unordered_map<std::string, bool> seen;
+      std::vector<OutRow> unique;
+      std::string key;
+      for (auto& r : rows_) {
+        key.clear();
+        CanonicalKey(key, r.value);
+        if (seen.emplace(key, true).second) unique.push_back(std::move(r));
+      }
+      rows_ = std::move(unique);
+    }
+    return std::move(rows_);
+  }
+
+  const std::vector<bool>& descending() const { return desc_; }
+
+ private:
+  struct Group {
+    std::vector<Val> key;
+    std::vector<Val> env;
+    std::vector<Accumulator> accs;
+    Pos first;
+  };
+
+  Group& NewGroup(const std::string& canonical, EvalContext& cx, Pos pos) {
+    Group& g = groups_[canonical];
+    g.env = cx.env;
+    g.first = pos;
+    for (const auto& a : plan_.aggregates) g.accs.push_back(Accumulator{a.kind});
+    return g;
+  }
+
+  void AddToGroup(EvalContext& cx, Pos pos) {
+    std::vector<Val> key;
+    std::string canonical;
+    for (const auto& g : plan_.group_by) {
+      key.push_back(Eval(g, cx));
+      CanonicalKey(canonical, key.back());
+      canonical += '|';
+    }
+    auto it = groups_.find(canonical);
+    Group& g = it != groups_.end() ? it->second : NewGroup(canonical, cx, pos);
+    if (it == groups_.end()) g.key = std::move(key);
+    for (size_t i = 0; i < plan_.aggregates.size(); ++i) g.accs[i].Add(Eval(plan_.aggregates[i].arg, cx), cx.arena);
+  }
+
+  const Plan& plan_;
+  std::vector<bool> desc_;
+  std::vector<OutRow> rows_;
+  std::unordered_map<std::string, Group> groups_;
+};
+
+// OFFSET, LIMIT and TOP applied to rows in their final order.
+struct Window {
+  int64_t skip = 0;
+  std::optional<int64_t> take;
+};
+
+Window InitialWindow(const Plan& plan) {
+  Window w;
+  w.skip = plan.offset.value_or(0);
+  if (plan.limit) w.take = *plan.limit;
+  if (plan.top) w.take = w.take ? std::min(*w.take, *plan.top) : *plan.top;
+  return w;
+}
+
+// The continuation: where the last page ended. Encoded as base64 JSON so clients treat it as opaque.
+struct Resume {
+  Pos pos;
+  std::vector<Val> keys;
+  Window window;
+};
+
+uint32_t QueryHash(std::string_view text) {
+  uint32_t h = 2166136261u;
+  for (char c : text) h = (h ^ static_cast<unsigned char>(c)) * 16777619u;
+  return h;
+}
+
+std::string EncodeResume(const OutRow& last, const Window& w, std::string_view query) {
+  std::string j = "{\"v\":1,\"h\":" + std::to_string(QueryHash(query)) + ",\"p\":[" + std::to_string(last.pos.part) +
+                  "," + std::to_string(last.pos.seq) + "," + std::to_string(last.pos.ord) + "],\"k\":[";
+  for (size_t i = 0; i < last.keys.size(); ++i) {
+    if (i > 0) j += ',';
+    j += '[';
+    if (last.keys[i].IsDefined()) json::Write(j, last.keys[i].json());
+    j += ']';
+  }
+  j += "],\"s\":" + std::to_string(w.skip) + ",\"t\":" + (w.take ? std::to_string(*w.take) : "null") + "}";
+  return util::Base64Encode(j);
+}
+
+CosmosError InvalidContinuation() { return CosmosError(400, 0, "BadRequest", "Invalid Continuation Token"); }
+
+Resume DecodeResume(const std::string& token, std::string_view query, size_t key_count, Arena& arena,
+                    json::Document& holder) {
+  auto raw = util::Base64Decode(token);
+  if (!raw || json::Parse(*raw, holder) != json::ParseStatus::kOk || !holder.IsObject()) throw InvalidContinuation();
+  auto get = [&](const char* name) -> const json::Value& {
+    auto it = holder.FindMember(name);
+    if (it == holder.MemberEnd()) throw InvalidContinuation();
+    return it->value;
+  };
+  const auto& h = get("h");
+  if (!h.IsUint64() || h.GetUint64() != QueryHash(query)) throw InvalidContinuation();
+  const auto& p = get("p");
+  if (!p.IsArray() || p.Size() != 3 || !p[0].IsUint64() || !p[1].IsUint64() || !p[2].IsUint64()) {
+    throw InvalidContinuation();
+  }
+  Resume r;
+  r.pos = {p[0].GetUint64(), p[1].GetUint64(), p[2].GetUint64()};
+  const auto& k = get("k");
+  if (!k.IsArray() || k.Size() != key_count) throw InvalidContinuation();
+  for (const auto& e : k.GetArray()) {
+    if (!e.IsArray() || e.Size() > 1) throw InvalidContinuation();
+    r.keys.push_back(e.Size() == 0 ? Val() : Val(e[0]));
+  }
+  const auto& s = get("s");
+  const auto& t = get("t");
+  if (!s.IsInt64() || s.GetInt64() < 0 || !(t.IsNull() || (t.IsInt64() && t.GetInt64() >= 0))) {
+    throw InvalidContinuation();
+  }
+  r.window.skip = s.GetInt64();
+  if (!t.IsNull()) r.window.take = t.GetInt64();
+  (void)arena;
+  return r;
+}
+
+void AddFacts(PageFacts& f, const store::Item& item, bool matched) {
+  double kb = static_cast<double>(item.text.size()) / 1024.0;
+  if (matched) {
+    ++f.docs_loaded;
+    f.kb_loaded += kb;
+  } else {
+    ++f.docs_scanned;
+    f.kb_scanned += kb;
+  }
+}
+
+void WriteRow(std::string& out, const OutRow& r) {
+  if (r.text != nullptr) {
+    out = *r.text;
+    return;
+  }
+  WriteJson(out, r.value);
+}
+
+}  // namespace
+
+void RunInMemory(const Plan& plan, EvalContext& cx, const std::function<void(Val)>& out) {
+  if (cx.env.size() < static_cast<size_t>(plan.first_slot + plan.sources.size())) {
+    cx.env.resize(plan.first_slot + plan.sources.size());
+  }
+  Window w = InitialWindow(plan);
+  auto emit = [&](Val v) {
+    if (v.IsUndefined()) return;
+    if (w.skip > 0) {
+      --w.skip;
+      return;
+    }
+    if (w.take && *w.take == 0) return;
+    if (w.take) --*w.take;
+    out(v);
+  };
+  if (Streaming(plan)) {
+    ForEachRow(plan, 0, cx, [&] { emit(Project(plan, cx)); });
+    return;
+  }
+  Collector collector(plan);
+  uint64_t ord = 0;
+  ForEachRow(plan, 0, cx, [&] { collector.Add(cx, Pos{0, 0, ord++}, nullptr); });
+  for (const auto& r : collector.Finish(cx)) emit(r.value);
+}
+
+Page ExecutePage(const Plan& plan, const Scope& scope, const PageRequest& request) {
+  Arena arena;
+  EvalContext cx{arena, FunctionContext{arena, request.now_ms}, {}, nullptr};
+  cx.env.resize(std::max<size_t>(plan.slot_count, 1));
+  const bool streaming = Streaming(plan);
+  const size_t key_count = streaming ? 0 : (!plan.order_by.empty() ? plan.order_by.size() : plan.group_by.size());
+
+  json::Document token_holder;
+  std::optional<Resume> resume;
+  if (!request.continuation.empty()) {
+    resume = DecodeResume(request.continuation, request.query_text, key_count, arena, token_holder);
+  }
+  Window window = resume ? resume->window : InitialWindow(plan);
+
+  Page page;
+  std::vector<store::ItemPtr> pinned;  // documents the result rows point into
+  size_t page_bytes = 0;
+  std::optional<OutRow> last_emitted;
+  bool more = false;
+  bool done = window.take && *window.take == 0;
+
+  const Source* root = plan.sources.empty() ? nullptr : &plan.sources.front();
+  Collector collector(plan);
+
+  // Emits one row of the final result into the page; returns false once the page is complete.
+  auto emit = [&](OutRow& row) -> bool {
+    if (window.skip > 0) {
+      --window.skip;
+      return true;
+    }
+    if (done || (window.take && *window.take == 0)) {
+      done = true;
+      return false;
+    }
+    if (page.rows.size() >= request.max_items || page_bytes >= request.max_bytes) {
+      more = true;
+      return false;
+    }
+    std::string text;
+    WriteRow(text, row);
+    page_bytes += text.size();
+    page.rows.push_back(std::move(text));
+    if (window.take) --*window.take;
+    last_emitted = row;
+    return true;
+  };
+
+  if (root == nullptr) {
+    // SELECT without FROM: one row, evaluated once.
+    if (!resume) {
+      if (streaming) {
+        if (!plan.where || Eval(*plan.where, cx).IsTrue()) {
+          OutRow r{{}, Pos{}, Project(plan, cx)};
+          if (r.value.IsDefined()) emit(r);
+        }
+      } else {
+        ForEachRow(plan, 0, cx, [&] { collector.Add(cx, Pos{}, nullptr); });
+        for (auto& r : collector.Finish(cx)) {
+          if (!emit(r)) break;
+        }
+      }
+    }
+  } else {
+    bool stop = false;
+    for (size_t pi = resume && streaming ? resume->pos.part : 0; pi < scope.partitions.size() && !stop; ++pi) {
+      store::PhysicalPartition& part = *scope.partitions[pi];
+      bool touched = false;
+      uint64_t after = 0;
+      if (resume && streaming && pi == resume->pos.part) after = resume->pos.seq == 0 ? 0 : resume->pos.seq - 1;
+      while (!stop) {
+        auto chunk = part.Feed(after, 512, scope.now_seconds, scope.default_ttl);
+        if (chunk.empty()) break;
+        for (const auto& item : chunk) {
+          after = item->seq;
+          if (scope.partition_key && item->pk != *scope.partition_key) continue;
+          touched = true;
+          cx.env[root->slot] = Val(item->body);
+          uint64_t ord = 0;
+          bool matched = false;
+          bool pin = false;
+          ForEachRow(plan, 0, cx, [&] {
+            const Pos pos{pi, item->seq, ord++};
+            matched = true;
+            if (stop) return;
+            if (!streaming) {
+              collector.Add(cx, pos, &item->text);
+              pin = true;
+              return;
+            }
+            if (resume && pos <= resume->pos) return;
+            OutRow r{{}, pos, Project(plan, cx)};
+            if (r.value.IsUndefined()) return;
+            if (plan.select == Plan::Select::kStar && root->kind == Source::Kind::kContainer) r.text = &item->text;
+            pin = true;
+            if (!emit(r)) stop = true;
+          });
+          if (pin) pinned.push_back(item);
+          AddFacts(page.facts, *item, matched || !plan.where);
+          if (stop) break;
+        }
+      }
+      if (touched || !scope.partition_key) page.facts.partitions_touched.push_back(pi);
+    }
+    if (!streaming) {
+      std::vector<OutRow> rows = collector.Finish(cx);
+      const auto& desc = collector.descending();
+      std::optional<OutRow> resume_row;
+      if (resume) resume_row = OutRow{resume->keys, resume->pos, Val()};
+      for (auto& r : rows) {
+        if (resume_row && CompareRows(desc, r, *resume_row) <= 0) continue;
+        if (!emit(r)) break;
+      }
+    }
+  }
+  if (more && last_emitted) page.continuation = EncodeResume(*last_emitted, window, request.query_text);
+  return page;
+}
+
+}  // namespace cosmos::query

@@ -1,0 +1,49 @@
+// Runs a bound query over a container's partitions one page at a time. Pages resume from an
+// opaque continuation that records where the previous page ended (the position of its last row
+// and, for ordered results, its sort key), so no page re-emits or skips rows by counting.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "query/plan.h"
+#include "store/store.h"
+
+namespace cosmos::query {
+
+// What a query reads: the partitions, in order, and optionally one logical partition.
+struct Scope {
+  std::vector<store::PhysicalPartition*> partitions;
+  std::optional<std::string> partition_key;  // canonical text; only items with this key
+  int64_t now_seconds = 0;                   // for TTL
+  std::optional<int64_t> default_ttl;
+};
+
+struct PageRequest {
+  size_t max_items = 100;
+  size_t max_bytes = 4 * 1024 * 1024;
+  std::string continuation;  // empty: first page
+  std::string query_text;    // binds the continuation to its query
+  int64_t now_ms = 0;        // the instant date-time functions see
+};
+
+// Facts for the charge: what the page loaded.
+struct PageFacts {
+  size_t docs_loaded = 0;     // documents that produced a row (or all visited, without WHERE)
+  double kb_loaded = 0;
+  size_t docs_scanned = 0;    // documents read that the filter refused
+  double kb_scanned = 0;
+  std::vector<size_t> partitions_touched;  // indexes into Scope::partitions
+};
+
+struct Page {
+  std::vector<std::string> rows;  // JSON text of each result
+  std::optional<std::string> continuation;
+  PageFacts facts;
+};
+
+// Throws CosmosError 400 "Invalid Continuation Token" for a token this query did not produce.
+Page ExecutePage(const Plan& plan, const Scope& scope, const PageRequest& request);
+
+}  // namespace cosmos::query

@@ -1,0 +1,115 @@
+// A bound query: names resolved to variable slots, functions to registry entries, parameters to
+// values, aggregates to accumulator slots. Built by Bind() from the syntax tree; run by the executor.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "query/functions/function.h"
+#include "query/value.h"
+#include "sqlparser/ast.h"
+
+namespace cosmos::query {
+
+struct Plan;
+
+enum class Agg { kCount, kSum, kAvg, kMin, kMax };
+
+// One bound expression node.
+struct Node {
+  enum class Op {
+    kConst,      // constant
+    kVar,        // env[slot]
+    kMember,     // kids[0].name
+    kIndex,      // kids[0][kids[1]]
+    kUnary,      // uop kids[0]
+    kBinary,     // kids[0] bop kids[1] (arithmetic, comparison, bitwise, ||)
+    kAnd,
+    kOr,
+    kIn,         // kids[0] [NOT] IN kids[1..]
+    kLike,       // kids[0] [NOT] LIKE kids[1] [ESCAPE escape]
+    kBetween,    // kids[0] [NOT] BETWEEN kids[1] AND kids[2]
+    kCoalesce,
+    kConditional,
+    kCall,       // fn(kids)
+    kAggregate,  // the value of accumulator `slot` (computed by the executor)
+    kArray,      // [kids]
+    kObject,     // {keys: kids}
+    kSubquery,   // first value of sub, or undefined
+    kExists,     // sub yields a row
+    kArraySubquery,
+  };
+  Op op = Op::kConst;
+  Val constant;
+  int slot = 0;
+  std::string name;
+  sql::UnaryOp uop = sql::UnaryOp::kMinus;
+  sql::BinaryOp bop = sql::BinaryOp::kAdd;
+  bool negated = false;
+  std::optional<std::string> escape;
+  const FunctionDef* fn = nullptr;
+  std::vector<Node> kids;
+  std::vector<std::string> keys;
+  std::shared_ptr<const Plan> sub;
+};
+
+// One FROM or JOIN source, binding variable `slot`.
+struct Source {
+  enum class Kind {
+    kContainer,      // the root documents (top-level FROM only)
+    kContainerPath,  // a path into each root document (FROM c.path [AS x])
+    kIterate,        // each element of an array value (x IN expr)
+    kValue,          // one value (JOIN expr AS x, non-iterating)
+    kSubquery,       // each row of a subquery
+  };
+  Kind kind = Kind::kContainer;
+  int slot = 0;
+  std::string alias;
+  Node expr;  // kContainerPath: path over the root slot; kIterate/kValue: the collection expression
+  std::shared_ptr<const Plan> sub;
+  bool iterate_container = false;  // kIterate whose collection is the container path itself (x IN c.arr at FROM)
+};
+
+struct Aggregate {
+  Agg kind = Agg::kCount;
+  Node arg;
+};
+
+struct SortKey {
+  Node expr;
+  bool descending = false;
+};
+
+struct Plan {
+  int slot_count = 0;           // top-level plan: variable slots used by the query and its subqueries
+  std::vector<Source> sources;  // FROM, then JOINs
+  int first_slot = 0;           // slots [first_slot, first_slot + sources.size()) belong to this query
+  std::optional<Node> where;
+
+  enum class Select { kStar, kValue, kList } select = Select::kStar;
+  Node value;                              // kValue
+  std::vector<std::pair<std::string, Node>> projections;  // kList (name, expr)
+
+  bool distinct = false;
+  std::optional<int64_t> top;
+  std::optional<int64_t> offset;
+  std::optional<int64_t> limit;
+
+  std::vector<Node> group_by;
+  std::vector<Aggregate> aggregates;  // referenced by kAggregate nodes
+  bool aggregate_query = false;       // aggregates without GROUP BY: one output row
+  std::vector<SortKey> order_by;
+
+  // Facts for the query plan: the expressions as the service prints them.
+  std::vector<std::string> order_by_text;
+  std::vector<std::string> group_by_text;
+};
+
+// Binds a parsed query. `params` is the request's "parameters" array (or null). Throws CosmosError
+// 400 with the service's SC codes for unknown names, functions, wrong argument counts and
+// unsupported constructs. `arena` owns the constants (parameters and literals).
+std::shared_ptr<const Plan> Bind(const sql::Query& query, const json::Value* params, Arena& arena);
+
+}  // namespace cosmos::query
