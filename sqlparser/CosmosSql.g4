@@ -98,7 +98,13 @@ primary
   | '(' scalar ')'                                           # Parens
   ;
 
-objectProperty : (STRING | identifier) ':' scalar ;
+objectProperty : (STRING | propertyName) ':' scalar ;
+// Object literal keys may be any word, keywords included ({value: 1, array: [2]}).
+propertyName
+  : identifier | K_AND | K_ARRAY | K_AS | K_ASC | K_BETWEEN | K_BY | K_DESC | K_DISTINCT | K_ESCAPE | K_EXISTS
+  | K_FALSE | K_FROM | K_GROUP | K_IN | K_JOIN | K_LIKE | K_LIMIT | K_NOT | K_NULL | K_OFFSET | K_OR | K_ORDER
+  | K_SELECT | K_TOP | K_TRUE | K_UDF | K_UNDEFINED | K_VALUE | K_WHERE
+  ;
 
 literal : STRING | NUMBER | K_TRUE | K_FALSE | K_NULL | K_UNDEFINED ;
 
@@ -142,6 +148,7 @@ K_WHERE : W H E R E ;
 NUMBER
   : DIGIT+ ('.' DIGIT*)? EXPONENT?
   | '.' DIGIT+ EXPONENT?
+  | '0' [xX] HEX+
   ;
 fragment EXPONENT : [eE] [+-]? DIGIT+ ;
 

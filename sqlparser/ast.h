@@ -109,6 +109,7 @@ struct Query {
   bool distinct = false;
   std::optional<Count> top;
   SelectKind select = SelectKind::kStar;
+  Location star_loc;                    // where `*` is, for kStar
   ExprPtr value;                        // kValue
   std::vector<Projection> projections;  // kList
   std::vector<FromItem> from;           // FROM item, then each JOIN

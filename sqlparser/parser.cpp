@@ -1,6 +1,7 @@
 // Turns query text into our syntax tree with the ANTLR-generated parser. The only file that
 // includes ANTLR headers besides the generated code.
 #include <antlr4-runtime.h>
+#include <pthread.h>
 
 #include <charconv>
 #include <cmath>
@@ -121,6 +122,15 @@ Literal NumberLiteral(const std::string& text, bool negative) {
   Literal lit;
   lit.kind = Literal::Kind::kNumber;
   lit.text = negative ? "-" + text : text;
+  if (text.size() > 2 && (text[1] == 'x' || text[1] == 'X')) {  // hexadecimal integer
+    uint64_t v = 0;
+    auto r = std::from_chars(text.data() + 2, text.data() + text.size(), v, 16);
+    lit.number = static_cast<double>(v) * (negative ? -1 : 1);
+    if (r.ec == std::errc() && v <= static_cast<uint64_t>(INT64_MAX)) {
+      lit.integer = negative ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
+    }
+    return lit;
+  }
   lit.number = std::strtod(lit.text.c_str(), nullptr);
   if (text.find_first_of(".eE") == std::string::npos) {
     int64_t v = 0;
@@ -137,11 +147,26 @@ ExprPtr Make(ExprKind kind, Location loc) {
   return e;
 }
 
+// Bounds the depth of the tree so that every later recursive walk (bind, evaluate, print) is safe.
+constexpr int kMaxTreeDepth = 1000;
+
 class Builder {
  public:
   QueryPtr Query(P::SqlQueryContext* ctx);
 
  private:
+  struct DepthGuard {
+    explicit DepthGuard(int& d) : depth(d) {
+      if (++depth > kMaxTreeDepth) {
+        throw Abort{SyntaxError{"", {}, "The query is too complex: it nests expressions more than " +
+                                            std::to_string(kMaxTreeDepth) + " levels deep."}};
+      }
+    }
+    ~DepthGuard() { --depth; }
+    int& depth;
+  };
+  int depth_ = 0;
+
   ExprPtr Scalar(P::ScalarContext* ctx);
   ExprPtr Logical(P::LogicalContext* ctx);
   ExprPtr Logical0(P::Logical0Context* ctx);
@@ -175,12 +200,14 @@ Count Builder::CountOf(antlr4::tree::TerminalNode* number, antlr4::tree::Termina
 }
 
 QueryPtr Builder::Query(P::SqlQueryContext* ctx) {
+  DepthGuard guard(depth_);
   auto q = std::make_unique<sql::Query>();
   q->loc = CtxLoc(ctx);
   auto* sel = ctx->selectClause();
   q->distinct = sel->K_DISTINCT() != nullptr;
   if (auto* top = sel->topSpec()) q->top = CountOf(top->NUMBER(), top->PARAMETER());
   auto* selection = sel->selection();
+  if (dynamic_cast<P::SelectStarContext*>(selection) != nullptr) q->star_loc = CtxLoc(selection);
   if (auto* v = dynamic_cast<P::SelectValueContext*>(selection)) {
     q->select = SelectKind::kValue;
     q->value = Scalar(v->scalar());
@@ -294,6 +321,7 @@ ExprPtr Builder::BinaryOf(BinaryOp op, antlr4::ParserRuleContext* ctx, ExprPtr a
 }
 
 ExprPtr Builder::Scalar(P::ScalarContext* ctx) {
+  DepthGuard guard(depth_);
   if (auto* c = dynamic_cast<P::ConditionalContext*>(ctx)) {
     ExprPtr e = Make(ExprKind::kConditional, CtxLoc(ctx));
     e->args = Scalars(c->scalar());
@@ -343,6 +371,7 @@ ExprPtr Builder::Logical0(P::Logical0Context* ctx) {
 }
 
 ExprPtr Builder::Binary(P::BinaryContext* ctx) {
+  DepthGuard guard(depth_);
   if (auto* c = dynamic_cast<P::UnaryExprContext*>(ctx)) return Unary(c->unary());
   auto two = [&](auto* c, BinaryOp op) { return BinaryOf(op, ctx, Binary(c->binary(0)), Binary(c->binary(1))); };
   if (auto* c = dynamic_cast<P::MultiplicativeContext*>(ctx)) {
@@ -373,6 +402,7 @@ ExprPtr Builder::Binary(P::BinaryContext* ctx) {
 }
 
 ExprPtr Builder::Unary(P::UnaryContext* ctx) {
+  DepthGuard guard(depth_);
   if (auto* c = dynamic_cast<P::PrimaryExprContext*>(ctx)) return Primary(c->primary());
   auto* c = dynamic_cast<P::PrefixContext*>(ctx);
   const std::string op = c->op->getText();
@@ -396,6 +426,7 @@ ExprPtr Builder::Unary(P::UnaryContext* ctx) {
 }
 
 ExprPtr Builder::Primary(P::PrimaryContext* ctx) {
+  DepthGuard guard(depth_);
   const Location loc = CtxLoc(ctx);
   if (auto* c = dynamic_cast<P::MemberContext*>(ctx)) {
     ExprPtr e = Make(ExprKind::kMember, loc);
@@ -474,7 +505,7 @@ ExprPtr Builder::Primary(P::PrimaryContext* ctx) {
     ExprPtr e = Make(ExprKind::kObject, loc);
     for (auto* prop : c->objectProperty()) {
       e->keys.push_back(prop->STRING() != nullptr ? DecodeString(prop->STRING()->getText())
-                                                  : prop->identifier()->getText());
+                                                  : prop->propertyName()->getText());
       e->args.push_back(Scalar(prop->scalar()));
     }
     return e;
@@ -489,7 +520,98 @@ ExprPtr Builder::Primary(P::PrimaryContext* ctx) {
 
 }  // namespace
 
+namespace {
+
+QueryPtr ParseOnThisThread(std::string_view text, SyntaxError& error);
+
+// ANTLR's parser recurses once per nesting level; long texts are parsed on a thread with a large
+// (lazily committed) stack so that no input can exhaust a server thread's stack.
+constexpr size_t kSmallText = 1024;
+constexpr size_t kBigStack = 512u * 1024 * 1024;
+
+struct ParseJob {
+  std::string_view text;
+  SyntaxError* error;
+  QueryPtr result;
+  std::exception_ptr failure;
+};
+
+void* RunParseJob(void* arg) {
+  auto* job = static_cast<ParseJob*>(arg);
+  try {
+    job->result = ParseOnThisThread(job->text, *job->error);
+  } catch (...) {
+    job->failure = std::current_exception();
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+// Refuses, before ANTLR sees it, text nested deeper than any real query: parenthesised (or bracketed)
+// more than kMaxNesting levels, or more than kMaxNesting prefix operators in a row. ANTLR's
+// prediction is quadratic in such nesting, and the tree depth would exceed kMaxTreeDepth anyway.
+constexpr int kMaxNesting = 128;
+
+bool TooDeep(std::string_view text) {
+  int depth = 0, prefix_run = 0;
+  char quote = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (quote != 0) {
+      if (c == '\\') ++i;
+      else if (c == quote) quote = 0;
+      continue;
+    }
+    switch (c) {
+      case '"':
+      case '\'': quote = c; prefix_run = 0; break;
+      case '(':
+      case '[':
+      case '{':
+        if (++depth > kMaxNesting) return true;
+        break;
+      case ')':
+      case ']':
+      case '}': --depth; prefix_run = 0; break;
+      case '-':
+      case '+':
+      case '~':
+        if (++prefix_run > kMaxNesting) return true;
+        break;
+      case ' ':
+      case '\t':
+      case '\r':
+      case '\n': break;
+      default: prefix_run = 0;
+    }
+  }
+  return false;
+}
+
 QueryPtr Parse(std::string_view text, SyntaxError& error) {
+  if (TooDeep(text)) {
+    error = SyntaxError{"", {}, "The query is too complex: it nests expressions more than " +
+                                    std::to_string(kMaxNesting) + " levels deep."};
+    return nullptr;
+  }
+  if (text.size() <= kSmallText) return ParseOnThisThread(text, error);
+  ParseJob job{text, &error, nullptr, nullptr};
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, kBigStack);
+  pthread_t thread;
+  int rc = pthread_create(&thread, &attr, RunParseJob, &job);
+  pthread_attr_destroy(&attr);
+  if (rc != 0) throw std::runtime_error("cannot start the parser thread");
+  pthread_join(thread, nullptr);
+  if (job.failure) std::rethrow_exception(job.failure);
+  return std::move(job.result);
+}
+
+namespace {
+
+QueryPtr ParseOnThisThread(std::string_view text, SyntaxError& error) {
   antlr4::ANTLRInputStream input(text.data(), text.size());
   cosmos_sql_gen::CosmosSqlLexer lexer(&input);
   ErrorListener listener;
@@ -520,5 +642,7 @@ QueryPtr Parse(std::string_view text, SyntaxError& error) {
     return nullptr;
   }
 }
+
+}  // namespace
 
 }  // namespace cosmos::sql

@@ -1,5 +1,6 @@
 // Bind: resolves the names of a parsed query against its FROM aliases, functions against the
 // registry, parameters against the request, and aggregates to accumulator slots.
+#include <algorithm>
 #include <cctype>
 #include <unordered_set>
 
@@ -32,6 +33,50 @@ std::string Upper(std::string_view s) {
 
 CosmosError At(const sql::Location& loc, const std::string& code, const std::string& message) {
   return errors::QueryError(code, loc.start, loc.end, message);
+}
+
+bool ContainsAggregateOrSubquery(const Expr& e) {
+  if (e.query) return true;
+  if (e.kind == ExprKind::kCall && AggregateOf(e.name)) return true;
+  for (const auto& a : e.args) {
+    if (ContainsAggregateOrSubquery(*a)) return true;
+  }
+  return false;
+}
+
+// ORDER BY items must be document paths (an alias followed by properties and literal indexes).
+bool IsDocumentPath(const Expr& e) {
+  switch (e.kind) {
+    case ExprKind::kName: return true;
+    case ExprKind::kMember: return IsDocumentPath(*e.args[0]);
+    case ExprKind::kIndex:
+      return e.args[1]->kind == ExprKind::kLiteral && IsDocumentPath(*e.args[0]);
+    default: return false;
+  }
+}
+
+// In a GROUP BY or aggregate query, the SELECT list may use only the grouped expressions,
+// aggregates and constants; a bare property reference is refused as the service refuses it.
+void CheckGrouped(const Expr& e, const std::vector<std::string>& grouped) {
+  if (std::find(grouped.begin(), grouped.end(), sql::ToString(e)) != grouped.end()) return;
+  switch (e.kind) {
+    case ExprKind::kName:
+    case ExprKind::kMember:
+    case ExprKind::kIndex:
+      throw errors::QueryError("SC2102", e.loc.start, e.loc.end,
+                               "Property reference '" + sql::ToString(e) +
+                                   "' is invalid in the select list because it is not contained in either an "
+                                   "aggregate function or the GROUP BY clause.");
+    case ExprKind::kCall:
+      if (AggregateOf(e.name)) return;
+      break;
+    case ExprKind::kSubquery:
+    case ExprKind::kExists:
+    case ExprKind::kArraySubquery:
+    case ExprKind::kAggregateSubquery: return;
+    default: break;
+  }
+  for (const auto& a : e.args) CheckGrouped(*a, grouped);
 }
 
 class Binder {
@@ -93,10 +138,15 @@ Val Binder::Parameter(const std::string& name, const sql::Location& loc) {
 
 int64_t Binder::CountValue(const sql::Count& c, const char* what) {
   Val v = c.value ? arena_.Number(*c.value) : Parameter(c.parameter, c.loc);
-  if (!v.IsNumber() || v.AsNumber() < 0 || v.AsNumber() != static_cast<double>(static_cast<int64_t>(v.AsNumber()))) {
-    throw errors::QueryError("SC2062", c.loc.start, c.loc.end,
-                             std::string("The ") + what + " count value exceeds the maximum allowed value or is not "
-                             "a non-negative integer.");
+  const std::string clause(what);
+  const bool integral = v.IsNumber() && v.AsNumber() == static_cast<double>(static_cast<int64_t>(v.AsNumber()));
+  if (!integral || v.AsNumber() < 0 || (clause == "TOP" && v.AsNumber() > 2147483647.0)) {
+    throw errors::QueryError(clause == "TOP" ? "SC2060" : clause == "OFFSET" ? "SC2062" : "SC2061", c.loc.start,
+                             c.loc.end, "The count value provided for a " + clause + " clause must be an integer.");
+  }
+  if (v.AsNumber() > 2147483647.0) {
+    throw errors::QueryError(clause == "TOP" ? "SC2060" : clause == "OFFSET" ? "SC2062" : "SC2061", c.loc.start,
+                             c.loc.end, "The " + clause + " count value exceeds the maximum allowed value.");
   }
   return static_cast<int64_t>(v.AsNumber());
 }
@@ -140,6 +190,7 @@ Source Binder::BindFrom(const sql::FromItem& item, bool first, bool top_level, i
     if (!item.alias) throw At(item.loc, "SC1001", "A subquery in the FROM clause requires an alias.");
     src.kind = Source::Kind::kSubquery;
     src.alias = *item.alias;
+    src.iterate_rows = item.iterator;
     // A FROM subquery at the top reads the container; a JOIN subquery sees the aliases bound so far.
     src.sub = BindQuery(*item.subquery, first && top_level);
     return src;
@@ -204,7 +255,7 @@ std::shared_ptr<Plan> Binder::BindQuery(const sql::Query& q, bool top_level) {
       if (q.from.size() > 1 || q.from.empty()) {
         throw At(q.loc, "SC2001", "'SELECT *' is only valid with a single input set.");
       }
-      if (!q.group_by.empty()) throw At(q.loc, "SC2102", "'SELECT *' is not valid if GROUP BY is specified.");
+      if (!q.group_by.empty()) throw At(q.star_loc, "SC2041", "'SELECT *' is not allowed with GROUP BY.");
       plan->select = Plan::Select::kStar;
       break;
     case sql::SelectKind::kValue:
@@ -240,6 +291,10 @@ std::shared_ptr<Plan> Binder::BindQuery(const sql::Query& q, bool top_level) {
     throw At(q.order_by.front().expr->loc, "SC2240", "ORDER BY RANK (full-text and hybrid search) is not supported by this emulator.");
   }
   for (const auto& s : q.order_by) {
+    if (!IsDocumentPath(*s.expr)) {
+      throw errors::BadRequest(
+          "Unsupported ORDER BY clause. ORDER BY item expression could not be mapped to a document path.");
+    }
     plan->order_by.push_back({BindExpr(*s.expr), s.descending});
     plan->order_by_text.push_back(sql::ToString(*s.expr));
   }
@@ -249,6 +304,10 @@ std::shared_ptr<Plan> Binder::BindQuery(const sql::Query& q, bool top_level) {
     plan->limit = CountValue(*q.limit, "LIMIT");
   }
   plan->aggregate_query = q.group_by.empty() && !plan->aggregates.empty();
+  if (!q.group_by.empty() || plan->aggregate_query) {
+    if (q.select == sql::SelectKind::kValue) CheckGrouped(*q.value, plan->group_by_text);
+    for (const auto& p : q.projections) CheckGrouped(*p.expr, plan->group_by_text);
+  }
   scopes_.pop_back();
   plan_ = outer_plan;
   clause_ = outer_clause;
@@ -296,15 +355,22 @@ Node Binder::BindExpr(const Expr& e) {
                                                  : Node::Op::kBinary;
       n.bop = e.binary_op;
       break;
-    case ExprKind::kIn: n.op = Node::Op::kIn; break;
+    case ExprKind::kIn:
+      n.op = Node::Op::kIn;
+      n.negated = e.negated;
+      break;
     case ExprKind::kLike:
       n.op = Node::Op::kLike;
+      n.negated = e.negated;
       n.escape = e.escape;
       if (e.escape && e.escape->size() != 1) {
         throw At(e.loc, "SC2069", "The ESCAPE clause of LIKE must be a single character.");
       }
       break;
-    case ExprKind::kBetween: n.op = Node::Op::kBetween; break;
+    case ExprKind::kBetween:
+      n.op = Node::Op::kBetween;
+      n.negated = e.negated;
+      break;
     case ExprKind::kCoalesce: n.op = Node::Op::kCoalesce; break;
     case ExprKind::kConditional: n.op = Node::Op::kConditional; break;
     case ExprKind::kArray: n.op = Node::Op::kArray; break;
@@ -318,10 +384,13 @@ Node Binder::BindExpr(const Expr& e) {
         if (clause_ != Clause::kSelect || plan_ == nullptr) {
           throw At(name_loc, "SC2101", "Aggregates are only valid in the SELECT clause.");
         }
-        if (in_aggregate_) throw At(name_loc, "SC2103", "Aggregate functions cannot be nested.");
         if (e.args.size() != 1) {
-          throw At(name_loc, "SC2050",
+          throw At(e.loc, "SC2050",
                    "The " + Upper(e.name) + " function requires 1 argument(s).");
+        }
+        if (ContainsAggregateOrSubquery(*e.args[0])) {
+          throw At(e.loc, "SC2101",
+                   "Cannot perform an aggregate function on an expression containing an aggregate or a subquery.");
         }
         in_aggregate_ = true;
         Aggregate a{*agg, BindExpr(*e.args[0])};
@@ -338,7 +407,7 @@ Node Binder::BindExpr(const Expr& e) {
         std::string count = fn->min_args == fn->max_args ? std::to_string(fn->min_args)
                             : fn->max_args < 0 ? "at least " + std::to_string(fn->min_args)
                                                : std::to_string(fn->min_args) + " to " + std::to_string(fn->max_args);
-        throw At(name_loc, "SC2050", "The " + Upper(e.name) + " function requires " + count + " argument(s).");
+        throw At(e.loc, "SC2050", "The " + Upper(e.name) + " function requires " + count + " argument(s).");
       }
       n.op = Node::Op::kCall;
       n.fn = fn;

@@ -301,9 +301,8 @@ Val Eval(const Node& n, EvalContext& cx) {
       return a.IsDefined() ? a : Eval(n.kids[1], cx);
     }
     case Node::Op::kConditional: {
-      Val c = Eval(n.kids[0], cx);
-      if (!c.IsBool()) return Val();
-      return Eval(n.kids[c.AsBool() ? 1 : 2], cx);
+      // Like IIF: anything but true takes the second branch.
+      return Eval(n.kids[Eval(n.kids[0], cx).IsTrue() ? 1 : 2], cx);
     }
     case Node::Op::kCall: {
       Val args[8];

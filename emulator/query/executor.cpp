@@ -26,6 +26,7 @@ struct OutRow {
   Pos pos;
   Val value;
   const std::string* text = nullptr;  // the stored document text, when the value is a whole item
+  double kb = 0;                      // size of the document the row came from
 };
 
 int CompareRows(const std::vector<bool>& desc, const OutRow& a, const OutRow& b) {
@@ -71,7 +72,13 @@ void ForEachRow(const Plan& plan, size_t index, EvalContext& cx, const std::func
     }
     case Source::Kind::kSubquery: {
       std::vector<Val> values;
-      RunInMemory(*src.sub, cx, [&](Val v) { values.push_back(v); });
+      RunInMemory(*src.sub, cx, [&](Val v) {
+        if (!src.iterate_rows) {
+          values.push_back(v);
+        } else if (v.IsArray()) {
+          for (const auto& e : v.json().GetArray()) values.push_back(Val(e));
+        }
+      });
       for (Val v : values) {
         cx.env[src.slot] = v;
         ForEachRow(plan, index + 1, cx, row);
@@ -94,7 +101,7 @@ class Collector {
     if (plan.order_by.empty()) desc_.assign(plan.group_by.size(), false);
   }
 
-  void Add(EvalContext& cx, Pos pos, const std::string* text) {
+  void Add(EvalContext& cx, Pos pos, const std::string* text, double kb) {
     if (!plan_.group_by.empty() || plan_.aggregate_query) {
       AddToGroup(cx, pos);
       return;
@@ -105,6 +112,7 @@ class Collector {
     r.value = Project(plan_, cx);
     if (r.value.IsUndefined()) return;
     if (plan_.select == Plan::Select::kStar) r.text = text;
+    r.kb = kb;
     rows_.push_back(std::move(r));
   }
 
@@ -300,9 +308,131 @@ void RunInMemory(const Plan& plan, EvalContext& cx, const std::function<void(Val
   }
   Collector collector(plan);
   uint64_t ord = 0;
-  ForEachRow(plan, 0, cx, [&] { collector.Add(cx, Pos{0, 0, ord++}, nullptr); });
+  ForEachRow(plan, 0, cx, [&] { collector.Add(cx, Pos{0, 0, ord++}, nullptr, 0); });
   for (const auto& r : collector.Finish(cx)) emit(r.value);
 }
+
+namespace {
+
+// Runs `plan` over the scope's documents and hands each row of the final result, in order, to
+// `emit` (which returns false to stop). Rows at or before `resume` are skipped by position (or,
+// for ordered results, by sort key). A FROM subquery over the container is run to completion first
+// and its values become the outer query's input.
+void Run(const Plan& plan, const Scope& scope, EvalContext& cx, std::vector<store::ItemPtr>& pinned,
+         const std::optional<Resume>& resume, PageFacts& facts, const std::function<bool(OutRow&)>& emit) {
+  const bool streaming = Streaming(plan);
+  const Source* root = plan.sources.empty() ? nullptr : &plan.sources.front();
+  Collector collector(plan);
+
+  if (root == nullptr) {
+    // SELECT without FROM: one row, evaluated once.
+    if (resume) return;
+    if (streaming) {
+      if (!plan.where || Eval(*plan.where, cx).IsTrue()) {
+        OutRow r{{}, Pos{}, Project(plan, cx)};
+        if (r.value.IsDefined()) emit(r);
+      }
+      return;
+    }
+    ForEachRow(plan, 0, cx, [&] { collector.Add(cx, Pos{}, nullptr, 0); });
+    for (auto& r : collector.Finish(cx)) {
+      if (!emit(r)) break;
+    }
+    return;
+  }
+
+  bool stop = false;
+  // One root input (a document, or a value of a FROM subquery) bound in env: enumerate its rows.
+  auto visit = [&](uint64_t part, uint64_t seq, const store::ItemPtr& item, size_t first_source) {
+    uint64_t ord = 0;
+    bool matched = false;
+    bool pin = false;
+    ForEachRow(plan, first_source, cx, [&] {
+      const Pos pos{part, seq, ord++};
+      matched = true;
+      if (stop) return;
+      const double kb = item ? static_cast<double>(item->text.size()) / 1024.0 : 0;
+      if (!streaming) {
+        collector.Add(cx, pos, item ? &item->text : nullptr, kb);
+        pin = true;
+        return;
+      }
+      if (resume && pos <= resume->pos) return;
+      OutRow r{{}, pos, Project(plan, cx)};
+      if (r.value.IsUndefined()) return;
+      if (item && plan.select == Plan::Select::kStar && root->kind == Source::Kind::kContainer) r.text = &item->text;
+      r.kb = kb;
+      pin = true;
+      if (!emit(r)) stop = true;
+    });
+    if (pin && item) pinned.push_back(item);
+    if (item) AddFacts(facts, *item, matched || !plan.where);
+  };
+
+  if (root->kind == Source::Kind::kSubquery) {
+    std::vector<Val> values;
+    Run(*root->sub, scope, cx, pinned, std::nullopt, facts, [&](OutRow& r) {
+      if (!root->iterate_rows) {
+        values.push_back(r.value);
+      } else if (r.value.IsArray()) {
+        for (const auto& e : r.value.json().GetArray()) values.push_back(Val(e));
+      }
+      return true;
+    });
+    for (size_t i = 0; i < values.size() && !stop; ++i) {
+      cx.env[root->slot] = values[i];
+      visit(0, i + 1, nullptr, 1);
+    }
+  } else {
+    for (size_t pi = resume && streaming ? resume->pos.part : 0; pi < scope.partitions.size() && !stop; ++pi) {
+      store::PhysicalPartition& part = *scope.partitions[pi];
+      bool touched = false;
+      uint64_t after = 0;
+      if (resume && streaming && pi == resume->pos.part) after = resume->pos.seq == 0 ? 0 : resume->pos.seq - 1;
+      while (!stop) {
+        auto chunk = part.Feed(after, 512, scope.now_seconds, scope.default_ttl);
+        if (chunk.empty()) break;
+        for (const auto& item : chunk) {
+          after = item->seq;
+          if (scope.partition_key && item->pk != *scope.partition_key) continue;
+          touched = true;
+          cx.env[root->slot] = Val(item->body);
+          visit(pi, item->seq, item, 0);
+          if (stop) break;
+        }
+      }
+      if ((touched || !scope.partition_key) &&
+          std::find(facts.partitions_touched.begin(), facts.partitions_touched.end(), pi) ==
+              facts.partitions_touched.end()) {
+        facts.partitions_touched.push_back(pi);
+      }
+    }
+  }
+  if (streaming) return;
+
+  std::vector<OutRow> rows = collector.Finish(cx);
+  const auto& desc = collector.descending();
+  std::optional<OutRow> resume_row;
+  if (resume) resume_row = OutRow{resume->keys, resume->pos, Val()};
+  // ORDER BY alone walks the order index: it loads only the documents it returns (plus the one
+  // that tells it more remain). GROUP BY, DISTINCT and aggregates read every match.
+  const bool index_walk = plan.group_by.empty() && !plan.aggregate_query && !plan.distinct;
+  if (index_walk) {
+    facts.docs_loaded = 0;
+    facts.kb_loaded = 0;
+  }
+  for (auto& r : rows) {
+    if (resume_row && CompareRows(desc, r, *resume_row) <= 0) continue;
+    const bool emitted = emit(r);
+    if (index_walk) {
+      ++facts.docs_loaded;
+      facts.kb_loaded += r.kb;
+    }
+    if (!emitted) break;
+  }
+}
+
+}  // namespace
 
 Page ExecutePage(const Plan& plan, const Scope& scope, const PageRequest& request) {
   Arena arena;
@@ -324,9 +454,6 @@ Page ExecutePage(const Plan& plan, const Scope& scope, const PageRequest& reques
   std::optional<OutRow> last_emitted;
   bool more = false;
   bool done = window.take && *window.take == 0;
-
-  const Source* root = plan.sources.empty() ? nullptr : &plan.sources.front();
-  Collector collector(plan);
 
   // Emits one row of the final result into the page; returns false once the page is complete.
   auto emit = [&](OutRow& row) -> bool {
@@ -350,74 +477,7 @@ Page ExecutePage(const Plan& plan, const Scope& scope, const PageRequest& reques
     last_emitted = row;
     return true;
   };
-
-  if (root == nullptr) {
-    // SELECT without FROM: one row, evaluated once.
-    if (!resume) {
-      if (streaming) {
-        if (!plan.where || Eval(*plan.where, cx).IsTrue()) {
-          OutRow r{{}, Pos{}, Project(plan, cx)};
-          if (r.value.IsDefined()) emit(r);
-        }
-      } else {
-        ForEachRow(plan, 0, cx, [&] { collector.Add(cx, Pos{}, nullptr); });
-        for (auto& r : collector.Finish(cx)) {
-          if (!emit(r)) break;
-        }
-      }
-    }
-  } else {
-    bool stop = false;
-    for (size_t pi = resume && streaming ? resume->pos.part : 0; pi < scope.partitions.size() && !stop; ++pi) {
-      store::PhysicalPartition& part = *scope.partitions[pi];
-      bool touched = false;
-      uint64_t after = 0;
-      if (resume && streaming && pi == resume->pos.part) after = resume->pos.seq == 0 ? 0 : resume->pos.seq - 1;
-      while (!stop) {
-        auto chunk = part.Feed(after, 512, scope.now_seconds, scope.default_ttl);
-        if (chunk.empty()) break;
-        for (const auto& item : chunk) {
-          after = item->seq;
-          if (scope.partition_key && item->pk != *scope.partition_key) continue;
-          touched = true;
-          cx.env[root->slot] = Val(item->body);
-          uint64_t ord = 0;
-          bool matched = false;
-          bool pin = false;
-          ForEachRow(plan, 0, cx, [&] {
-            const Pos pos{pi, item->seq, ord++};
-            matched = true;
-            if (stop) return;
-            if (!streaming) {
-              collector.Add(cx, pos, &item->text);
-              pin = true;
-              return;
-            }
-            if (resume && pos <= resume->pos) return;
-            OutRow r{{}, pos, Project(plan, cx)};
-            if (r.value.IsUndefined()) return;
-            if (plan.select == Plan::Select::kStar && root->kind == Source::Kind::kContainer) r.text = &item->text;
-            pin = true;
-            if (!emit(r)) stop = true;
-          });
-          if (pin) pinned.push_back(item);
-          AddFacts(page.facts, *item, matched || !plan.where);
-          if (stop) break;
-        }
-      }
-      if (touched || !scope.partition_key) page.facts.partitions_touched.push_back(pi);
-    }
-    if (!streaming) {
-      std::vector<OutRow> rows = collector.Finish(cx);
-      const auto& desc = collector.descending();
-      std::optional<OutRow> resume_row;
-      if (resume) resume_row = OutRow{resume->keys, resume->pos, Val()};
-      for (auto& r : rows) {
-        if (resume_row && CompareRows(desc, r, *resume_row) <= 0) continue;
-        if (!emit(r)) break;
-      }
-    }
-  }
+  Run(plan, scope, cx, pinned, resume, page.facts, emit);
   if (more && last_emitted) page.continuation = EncodeResume(*last_emitted, window, request.query_text);
   return page;
 }

@@ -11,9 +11,14 @@ namespace cosmos::query {
 namespace {
 constexpr size_t kMaxEntries = 4096;
 constexpr size_t kMaxCachedText = 16 * 1024;
+constexpr size_t kMaxQueryText = 512 * 1024;  // the service's limit on the SQL text
 }  // namespace
 
 std::shared_ptr<const sql::Query> ParseQuery(std::string_view text) {
+  if (text.size() > kMaxQueryText) {
+    throw errors::BadRequest("The SQL query text exceeds the maximum allowed length of " +
+                             std::to_string(kMaxQueryText) + " characters.");
+  }
   static std::mutex mu;
   static std::unordered_map<std::string, std::shared_ptr<const sql::Query>> cache;
   if (text.size() <= kMaxCachedText) {
@@ -22,6 +27,7 @@ std::shared_ptr<const sql::Query> ParseQuery(std::string_view text) {
   }
   sql::SyntaxError error;
   std::shared_ptr<const sql::Query> q = sql::Parse(text, error);
+  if (!q && error.code.empty()) throw errors::BadRequest(error.message);
   if (!q) throw errors::QueryError(error.code, error.loc.start, error.loc.end, error.message);
   if (text.size() <= kMaxCachedText) {
     std::lock_guard lock(mu);

@@ -70,6 +70,7 @@ struct Source {
   Node expr;  // kContainerPath: path over the root slot; kIterate/kValue: the collection expression
   std::shared_ptr<const Plan> sub;
   bool iterate_container = false;  // kIterate whose collection is the container path itself (x IN c.arr at FROM)
+  bool iterate_rows = false;       // kSubquery written `x IN (subquery)`: each element of each array row
 };
 
 struct Aggregate {

@@ -2,6 +2,7 @@
 // each query must print back in the same normal form, or be refused when the baseline refuses it.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -100,6 +101,36 @@ TEST(SqlParser, KeywordsAreCaseInsensitiveAndLiteralsDecode) {
   auto q = Parse("select value {'a': \"x\\n\\u00e9\"} from root r where r.id = @id order by r.n desc", e);
   ASSERT_NE(q, nullptr) << e.message;
   EXPECT_EQ(ToString(*q), "SELECT VALUE {\"a\": \"x\\né\"} FROM root AS r WHERE (r.id = @id) ORDER BY r.n DESC");
+}
+
+}  // namespace
+}  // namespace cosmos::sql
+
+namespace cosmos::sql {
+namespace {
+
+// Inputs that would exhaust a thread's stack in a recursive parser are refused, never a crash.
+TEST(SqlParser, DeepNestingIsRefusedNotACrash) {
+  SyntaxError e;
+  const std::string parens = "SELECT VALUE " + std::string(5000, '(') + "1" + std::string(5000, ')');
+  auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(Parse(parens, e), nullptr);
+  std::printf("parens %lld ms\n", (long long)std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count());
+  EXPECT_NE(e.message.find("too complex"), std::string::npos) << e.message;
+  std::string unary = "SELECT VALUE ";
+  for (int i = 0; i < 20000; ++i) unary += "- ";
+  unary += "1";
+  t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(Parse(unary, e), nullptr);
+  std::printf("unary %lld ms\n", (long long)std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count());
+  t0 = std::chrono::steady_clock::now();
+  std::string chain = "SELECT VALUE 1";
+  for (int i = 0; i < 20000; ++i) chain += " + 1";
+  EXPECT_EQ(Parse(chain, e), nullptr);
+  std::string ok = "SELECT VALUE 1";
+  for (int i = 0; i < 500; ++i) ok += " + 1";
+  auto q = Parse(ok, e);
+  ASSERT_NE(q, nullptr) << e.message;
 }
 
 }  // namespace

@@ -130,14 +130,3 @@ describe("read feed", () => {
   });
 });
 
-describe("queries (not implemented yet)", () => {
-  it("items.readAll() and items.query() answer 501 NotImplemented", { skip: !LOCAL }, async () => {
-    const err = await expectError(() => container.items.readAll().fetchAll(), 501, "NotImplemented");
-    assert.match(err.body.message, /Queries is not supported by this emulator yet\./);
-    await expectError(
-      () => container.items.query({ query: "SELECT * FROM c WHERE c.n = @n", parameters: [{ name: "@n", value: 1 }] }).fetchAll(),
-      501,
-      "NotImplemented",
-    );
-  });
-});

@@ -74,11 +74,6 @@ class FeedTest(EmulatorTestCase):
         res = self.raw("GET", doc_path(self.db_id, "feed"), {"x-ms-continuation": "bogus"})
         self.assertRawError(res, 400, "BadRequest", message=r"Invalid Continuation Token")
 
-    @unittest.skipUnless(LOCAL, "not implemented yet")
-    def test_queries_are_not_implemented(self):
-        self.assertFailure(lambda: list(self.client.QueryItems(self.link, "SELECT * FROM c", {
-            "enableCrossPartitionQuery": True})), 501, "NotImplemented", message=r"Queries is not supported")
-
 
 if __name__ == "__main__":
     unittest.main()
