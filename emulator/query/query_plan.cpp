@@ -1,76 +1,983 @@
+// The query plan: what the .NET and Java SDKs need to run a query across partition key ranges and
+// merge the results (queryInfo), the per-range query they run (rewrittenQuery) and the ranges of
+// effective partition keys the query can touch (queryRanges).
 #include "query/query_plan.h"
 
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string_view>
+
+#include "common/errors.h"
+#include "query/eval.h"
+#include "query/functions/function.h"
+#include "query/plan.h"
+#include "store/epk.h"
 #include "util/util.h"
 
 namespace cosmos::query {
 
 namespace {
 
-void Str(std::string& out, const std::string& s) { json::WriteString(out, s); }
+using sql::Expr;
+using sql::ExprKind;
+using sql::Query;
+using store::PkComponent;
 
-const char* AggregateName(const std::string& fn) {
-  std::string n = util::ToLower(fn);
-  if (n == "count") return "Count";
-  if (n == "sum") return "Sum";
-  if (n == "avg") return "Average";
-  if (n == "min") return "Min";
-  if (n == "max") return "Max";
-  return nullptr;
+constexpr const char* kOrderByFilter = "({documentdb-formattableorderbyquery-filter})";
+
+// ---------------------------------------------------------------------------------------------
+// Aggregates
+
+enum class AggKind { kCount, kSum, kAvg, kMin, kMax, kMakeList, kMakeSet };
+
+// The aggregate a call names (COUNT, SUM, AVG, MIN, MAX, MAKELIST, MAKESET), if any.
+std::optional<AggKind> AggregateKind(const Expr& e) {
+  if (e.kind != ExprKind::kCall) return std::nullopt;
+  const std::string n = util::ToLower(e.name);
+  if (n == "count") return AggKind::kCount;
+  if (n == "sum") return AggKind::kSum;
+  if (n == "avg") return AggKind::kAvg;
+  if (n == "min") return AggKind::kMin;
+  if (n == "max") return AggKind::kMax;
+  if (n == "makelist") return AggKind::kMakeList;
+  if (n == "makeset") return AggKind::kMakeSet;
+  return std::nullopt;
 }
 
-void CollectAggregates(const sql::Expr& e, std::vector<std::string>& out) {
-  if (e.kind == sql::ExprKind::kCall) {
-    if (const char* a = AggregateName(e.name)) {
-      out.push_back(a);
-      return;
+// The service's name of an aggregate operator in queryInfo.
+const char* AggregateOperator(AggKind k) {
+  switch (k) {
+    case AggKind::kCount:
+      return "Count";
+    case AggKind::kSum:
+      return "Sum";
+    case AggKind::kAvg:
+      return "Average";
+    case AggKind::kMin:
+      return "Min";
+    case AggKind::kMax:
+      return "Max";
+    case AggKind::kMakeList:
+      return "MakeList";
+    case AggKind::kMakeSet:
+      return "MakeSet";
+  }
+  return "";
+}
+
+// True when `e` holds an aggregate call outside subqueries (those aggregate per item).
+bool ContainsAggregate(const Expr& e) {
+  if (AggregateKind(e)) return true;
+  for (const auto& a : e.args) {
+    if (ContainsAggregate(*a)) return true;
+  }
+  return false;
+}
+
+// True when `e` holds a subquery of any form.
+bool ContainsSubquery(const Expr& e) {
+  if (e.query) return true;
+  for (const auto& a : e.args) {
+    if (ContainsSubquery(*a)) return true;
+  }
+  return false;
+}
+
+// What one range query returns for an aggregate, so the SDK can merge the ranges: AVG travels as
+// {sum, count}, MIN/MAX with a count besides the value; the others as themselves.
+std::string AggregateItem(const Expr& call, AggKind kind) {
+  const std::string arg = call.args.empty() ? std::string() : sql::ToString(*call.args[0]);
+  switch (kind) {
+    case AggKind::kAvg:
+      return "{\"item\": {\"sum\": SUM(" + arg + "), \"count\": COUNT(" + arg + ")}}";
+    case AggKind::kMin:
+      return "{\"item\": " + sql::ToString(call) + ", \"item2\": {\"min\": MIN(" + arg + "), \"count\": COUNT(" + arg +
+             ")}}";
+    case AggKind::kMax:
+      return "{\"item\": " + sql::ToString(call) + ", \"item2\": {\"max\": MAX(" + arg + "), \"count\": COUNT(" + arg +
+             ")}}";
+    default:
+      return "{\"item\": " + sql::ToString(call) + "}";
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Text helpers
+
+// A JSON-style quoted property name, as the service's printer writes object keys.
+std::string QuoteKey(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        out.push_back(c);
     }
   }
-  if (e.query) return;  // aggregates inside subqueries are evaluated per item
-  for (const auto& k : e.args) CollectAggregates(*k, out);
+  return out + "\"";
 }
+
+// The names the projections of a SELECT list get: the alias, the last property name of a path,
+// or $1, $2, ... for the others.
+std::vector<std::string> ProjectionNames(const Query& q) {
+  std::vector<std::string> names;
+  int unnamed = 0;
+  for (const auto& p : q.projections) {
+    const Expr& e = *p.expr;
+    if (p.alias) {
+      names.push_back(*p.alias);
+    } else if (e.kind == ExprKind::kMember || e.kind == ExprKind::kName) {
+      names.push_back(e.name);
+    } else if (e.kind == ExprKind::kIndex && e.args[1]->kind == ExprKind::kLiteral &&
+               e.args[1]->literal.kind == sql::Literal::Kind::kString) {
+      names.push_back(e.args[1]->literal.text);
+    } else {
+      names.push_back("$" + std::to_string(++unnamed));
+    }
+  }
+  return names;
+}
+
+// The alias the first FROM source binds (the document variable of the query).
+std::string RootAlias(const Query& q) {
+  if (q.from.empty()) return {};
+  const sql::FromItem& f = q.from.front();
+  if (f.alias) return *f.alias;
+  if (!f.path) return {};
+  const Expr& p = *f.path;
+  if (p.kind == ExprKind::kName || p.kind == ExprKind::kMember) return p.name;
+  if (p.kind == ExprKind::kIndex && p.args[1]->kind == ExprKind::kLiteral) return p.args[1]->literal.text;
+  return {};
+}
+
+// A TOP/OFFSET/LIMIT count as written (number or @parameter).
+std::string CountText(const sql::Count& c) { return c.value ? sql::FormatNumber(*c.value) : c.parameter; }
+
+// The parts joined with `sep`.
+std::string Join(const std::vector<std::string>& parts, const char* sep) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i) out += sep;
+    out += parts[i];
+  }
+  return out;
+}
+
+// The SELECT clause of a query as written (DISTINCT and TOP optional).
+std::string SelectClause(const Query& q, bool distinct, bool top) {
+  std::string s = "SELECT ";
+  if (distinct && q.distinct) s += "DISTINCT ";
+  if (top && q.top) s += "TOP " + CountText(*q.top) + " ";
+  switch (q.select) {
+    case sql::SelectKind::kStar:
+      s += "*";
+      break;
+    case sql::SelectKind::kValue:
+      s += "VALUE " + sql::ToString(*q.value);
+      break;
+    case sql::SelectKind::kList: {
+      std::vector<std::string> items;
+      for (const auto& p : q.projections) items.push_back(sql::ToString(*p.expr) + (p.alias ? " AS " + *p.alias : ""));
+      s += Join(items, ", ");
+      break;
+    }
+  }
+  return s;
+}
+
+std::string FormatQuery(const Query& q, int indent);
+
+// One FROM/JOIN source; subqueries are written on their own lines, indented four spaces.
+std::string FromText(const sql::FromItem& item, int indent) {
+  std::string s;
+  if (item.iterator) s += *item.alias + " IN ";
+  if (item.subquery) {
+    s += "(\n" + std::string(indent + 4, ' ') + FormatQuery(*item.subquery, indent + 4) + "\n" +
+         std::string(indent, ' ') + ")";
+  } else {
+    s += sql::ToString(*item.path);
+  }
+  if (!item.iterator && item.alias) s += " AS " + *item.alias;
+  return s;
+}
+
+// ORDER BY items as the service writes them back: ASC only when the query wrote it.
+std::string OrderByItems(const Query& q) {
+  std::vector<std::string> items;
+  for (const auto& s : q.order_by) {
+    std::string t = sql::ToString(*s.expr);
+    if (s.explicit_direction || s.descending) t += s.descending ? " DESC" : " ASC";
+    items.push_back(std::move(t));
+  }
+  return Join(items, ", ");
+}
+
+// The FROM ... clauses after the SELECT line, each on its own line (where: the WHERE text or "").
+std::string Clauses(const Query& q, const std::string& where, bool group_by, bool order_by, int indent) {
+  const std::string nl = "\n" + std::string(indent, ' ');
+  std::string s;
+  for (size_t i = 0; i < q.from.size(); ++i) s += nl + (i == 0 ? "FROM " : "JOIN ") + FromText(q.from[i], indent);
+  if (!where.empty()) s += nl + "WHERE " + where;
+  if (group_by && !q.group_by.empty()) {
+    std::vector<std::string> items;
+    for (const auto& g : q.group_by) items.push_back(sql::ToString(*g));
+    s += nl + "GROUP BY " + Join(items, ", ");
+  }
+  if (order_by && !q.order_by.empty()) s += nl + (q.order_by_rank ? "ORDER BY RANK " : "ORDER BY ") + OrderByItems(q);
+  return s;
+}
+
+// A whole query in the service's multi-line form.
+std::string FormatQuery(const Query& q, int indent) {
+  std::string s = SelectClause(q, true, true);
+  s += Clauses(q, q.where ? sql::ToString(*q.where) : std::string(), true, true, indent);
+  if (q.offset && q.limit) {
+    s += "\n" + std::string(indent, ' ') + "OFFSET " + CountText(*q.offset) + " LIMIT " + CountText(*q.limit);
+  }
+  return s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation
+
+// A query error at a location of the query text.
+CosmosError At(const sql::Location& loc, const std::string& code, const std::string& message) {
+  return errors::QueryError(code, loc.start, loc.end, message);
+}
+
+// ASCII upper case (function names in messages).
+std::string Upper(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+void CheckQueryFunctions(const Query& q);
+
+// Every system function must exist and get a valid number of arguments (UDFs are the service's
+// business: the plan accepts them).
+void CheckFunctions(const Expr& e) {
+  if (e.kind == ExprKind::kCall) {
+    const sql::Location name_loc{e.loc.start, e.loc.start + e.name.size()};
+    if (AggregateKind(e)) {
+      if (e.args.size() != 1) throw At(e.loc, "SC2050", "The " + Upper(e.name) + " function requires 1 argument(s).");
+    } else {
+      const FunctionDef* fn = FindFunction(e.name);
+      if (fn == nullptr) throw At(name_loc, "SC2005", "'" + e.name + "' is not a recognized built-in function name.");
+      const int argc = static_cast<int>(e.args.size());
+      if (argc < fn->min_args || (fn->max_args >= 0 && argc > fn->max_args)) {
+        std::string count = fn->min_args == fn->max_args ? std::to_string(fn->min_args)
+                            : fn->max_args < 0           ? "at least " + std::to_string(fn->min_args)
+                                               : std::to_string(fn->min_args) + " to " + std::to_string(fn->max_args);
+        throw At(e.loc, "SC2050", "The " + Upper(e.name) + " function requires " + count + " argument(s).");
+      }
+    }
+  }
+  for (const auto& a : e.args) CheckFunctions(*a);
+  if (e.query) CheckQueryFunctions(*e.query);
+}
+
+// CheckFunctions over every expression of a query and its subqueries.
+void CheckQueryFunctions(const Query& q) {
+  if (q.value) CheckFunctions(*q.value);
+  for (const auto& p : q.projections) CheckFunctions(*p.expr);
+  for (const auto& f : q.from) {
+    if (f.path) CheckFunctions(*f.path);
+    if (f.subquery) CheckQueryFunctions(*f.subquery);
+  }
+  if (q.where) CheckFunctions(*q.where);
+  for (const auto& g : q.group_by) CheckFunctions(*g);
+  for (const auto& s : q.order_by) CheckFunctions(*s.expr);
+}
+
+// A projection that aggregates must be exactly one aggregate over a plain expression: the SDK
+// merges per-range aggregate values and cannot merge anything composed around them.
+void CheckAggregateProjection(const Expr& e) {
+  if (AggregateKind(e)) {
+    if (!e.args.empty() && (ContainsAggregate(*e.args[0]) || ContainsSubquery(*e.args[0]))) {
+      throw At(e.loc, "SC2101",
+               "Cannot perform an aggregate function on an expression containing an aggregate or a subquery.");
+    }
+    return;
+  }
+  if (ContainsAggregate(e))
+    throw errors::BadRequest("Compositions of aggregates and other expressions are not allowed.");
+}
+
+// With GROUP BY, a property reference in the select list must be a grouping expression or sit
+// inside an aggregate.
+void CheckGrouped(const Expr& e, const std::vector<std::string>& group_texts) {
+  if (AggregateKind(e)) return;
+  if (std::find(group_texts.begin(), group_texts.end(), sql::ToString(e)) != group_texts.end()) return;
+  if (e.kind == ExprKind::kName || e.kind == ExprKind::kMember || e.kind == ExprKind::kIndex) {
+    throw At(e.loc, "SC2102",
+             "Property reference '" + sql::ToString(e) +
+                 "' is invalid in the select list because it is not contained in either an aggregate function or "
+                 "the GROUP BY clause.");
+  }
+  for (const auto& a : e.args) CheckGrouped(*a, group_texts);
+}
+
+// ORDER BY items must be document paths (the index serves the per-range order).
+bool IsDocumentPath(const Expr& e) {
+  if (e.kind == ExprKind::kName) return true;
+  if (e.kind == ExprKind::kMember) return IsDocumentPath(*e.args[0]);
+  if (e.kind == ExprKind::kIndex) return e.args[1]->kind == ExprKind::kLiteral && IsDocumentPath(*e.args[0]);
+  return false;
+}
+
+// The value of parameter `name` in the request's parameters array, or null.
+const json::Value* FindParameter(const json::Value* params, const std::string& name) {
+  if (params == nullptr || !params->IsArray()) return nullptr;
+  const json::Value* found = nullptr;
+  for (const auto& p : params->GetArray()) {
+    if (!p.IsObject()) continue;
+    auto n = p.FindMember("name");
+    if (n == p.MemberEnd() || !n->value.IsString() || name != n->value.GetString()) continue;
+    auto v = p.FindMember("value");
+    if (v != p.MemberEnd()) found = &v->value;
+  }
+  return found;
+}
+
+// A TOP, OFFSET or LIMIT count with its parameter resolved. The service refuses values beyond
+// 32 bits (SCxxxx) and the SDKs values beyond int32; both end the query with 400.
+int64_t ResolveCount(const sql::Count& c, const json::Value* params, const char* clause) {
+  const std::string what = clause;
+  const std::string code = what == "TOP" ? "SC2060" : what == "LIMIT" ? "SC2061" : "SC2062";
+  const std::string message = what == "TOP" ? "The count value provided for a TOP clause must be an integer."
+                                            : "The " + what + " count value exceeds the maximum allowed value.";
+  double v = 0;
+  if (c.value) {
+    v = *c.value;
+  } else {
+    const json::Value* found = FindParameter(params, c.parameter);
+    if (found == nullptr) throw At(c.loc, "SC2001", "Identifier '" + c.parameter + "' could not be resolved.");
+    if (!found->IsNumber()) throw At(c.loc, code, message);
+    v = found->GetDouble();
+  }
+  if (!(v >= 0) || v != std::floor(v) || v > static_cast<double>(std::numeric_limits<uint32_t>::max())) {
+    throw At(c.loc, code, message);
+  }
+  if (v > static_cast<double>(std::numeric_limits<int32_t>::max())) {
+    throw At(c.loc, code,
+             "The " + what + " value " + sql::FormatNumber(v) + " exceeds the maximum the SDKs accept (2147483647).");
+  }
+  return static_cast<int64_t>(v);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Constant expressions
+
+// True when `e` has no variables, subqueries, UDFs or functions of the clock or chance.
+bool IsConstant(const Expr& e) {
+  switch (e.kind) {
+    case ExprKind::kName:
+    case ExprKind::kUdfCall:
+    case ExprKind::kSubquery:
+    case ExprKind::kExists:
+    case ExprKind::kArraySubquery:
+    case ExprKind::kAggregateSubquery:
+      return false;
+    case ExprKind::kCall: {
+      const std::string n = util::ToLower(e.name);
+      if (AggregateKind(e) || n == "rand" || n.rfind("getcurrent", 0) == 0) return false;
+      break;
+    }
+    default:
+      break;
+  }
+  for (const auto& a : e.args) {
+    if (!IsConstant(*a)) return false;
+  }
+  return true;
+}
+
+// A constant's value, computed by the query engine itself.
+struct ConstantValue {
+  bool defined = false;
+  bool is_true = false;
+  bool is_array = false;
+  PkComponent component;              // the value as a partition key component
+  std::vector<PkComponent> elements;  // array elements
+};
+
+// The constant a JSON value is.
+ConstantValue FromJson(const json::Value& v) {
+  ConstantValue c;
+  c.defined = true;
+  c.is_true = v.IsBool() && v.GetBool();
+  c.component = PkComponent::FromJson(v);
+  if (v.IsArray()) {
+    c.is_array = true;
+    for (const auto& el : v.GetArray()) c.elements.push_back(PkComponent::FromJson(el));
+  }
+  return c;
+}
+
+// The value of a constant expression; nullopt when it cannot be computed (the caller then assumes
+// nothing). Undefined results come back with defined = false.
+std::optional<ConstantValue> Evaluate(const Expr& e, const json::Value* params) {
+  // Parameters and literals need no engine.
+  if (e.kind == ExprKind::kParameter) {
+    const json::Value* v = FindParameter(params, e.name);
+    if (v == nullptr) return std::nullopt;
+    return FromJson(*v);
+  }
+  if (e.kind == ExprKind::kLiteral) {
+    ConstantValue c;
+    const auto& l = e.literal;
+    switch (l.kind) {
+      case sql::Literal::Kind::kUndefined:
+        return c;
+      case sql::Literal::Kind::kNull:
+        c.component = PkComponent::Null();
+        break;
+      case sql::Literal::Kind::kBool:
+        c.component = PkComponent::Bool(l.boolean);
+        c.is_true = l.boolean;
+        break;
+      case sql::Literal::Kind::kNumber:
+        c.component = PkComponent::Number(l.number);
+        break;
+      case sql::Literal::Kind::kString:
+        c.component = PkComponent::String(l.text);
+        break;
+    }
+    c.defined = true;
+    return c;
+  }
+  sql::SyntaxError error;
+  auto parsed = sql::Parse("SELECT VALUE " + sql::ToString(e), error);
+  if (!parsed) return std::nullopt;
+  try {
+    Arena arena;
+    auto plan = Bind(*parsed, params, arena);
+    EvalContext cx{arena, FunctionContext{arena, 0}, std::vector<Val>(static_cast<size_t>(plan->slot_count)), nullptr};
+    const Val v = Eval(plan->value, cx);
+    if (v.IsUndefined()) return ConstantValue{};
+    return FromJson(v.json());
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Query ranges
+
+// Equality of key components (numbers by value).
+bool SameComponent(const PkComponent& a, const PkComponent& b) {
+  if (a.kind != b.kind) return false;
+  if (a.kind == PkComponent::Kind::kNumber) return a.number == b.number;
+  return a.text == b.text;
+}
+
+// Values for some partition key paths (nullopt: the path is unconstrained).
+using Tuple = std::vector<std::optional<PkComponent>>;
+
+// The keys a filter allows: every key (all), or the union of the tuples (none at all when empty).
+struct KeySet {
+  bool all = true;
+  std::vector<Tuple> tuples;
+};
+
+constexpr size_t kMaxTuples = 4096;
+
+// Equality of tuples, path by path.
+bool SameTuple(const Tuple& a, const Tuple& b) {
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].has_value() != b[i].has_value()) return false;
+    if (a[i] && !SameComponent(*a[i], *b[i])) return false;
+  }
+  return true;
+}
+
+// Adds a tuple to a union unless already there.
+void AddTuple(std::vector<Tuple>& out, Tuple t) {
+  for (const auto& u : out) {
+    if (SameTuple(u, t)) return;
+  }
+  out.push_back(std::move(t));
+}
+
+// Every key; no key at all.
+KeySet All() { return KeySet{}; }
+KeySet None() { return KeySet{false, {}}; }
+
+// Keys both sets allow: tuples merged pairwise, conflicting values dropped.
+KeySet And(const KeySet& a, const KeySet& b) {
+  if (a.all) return b;
+  if (b.all) return a;
+  KeySet out = None();
+  for (const auto& ta : a.tuples) {
+    for (const auto& tb : b.tuples) {
+      Tuple t = ta;
+      bool conflict = false;
+      for (size_t i = 0; i < t.size() && !conflict; ++i) {
+        if (!tb[i]) continue;
+        if (t[i] && !SameComponent(*t[i], *tb[i])) conflict = true;
+        t[i] = tb[i];
+      }
+      if (!conflict) AddTuple(out.tuples, std::move(t));
+      if (out.tuples.size() > kMaxTuples) return All();
+    }
+  }
+  return out;
+}
+
+// Keys either set allows.
+KeySet Or(const KeySet& a, const KeySet& b) {
+  if (a.all || b.all) return All();
+  KeySet out = a;
+  for (const auto& t : b.tuples) AddTuple(out.tuples, t);
+  if (out.tuples.size() > kMaxTuples) return All();
+  return out;
+}
+
+// Finds the keys a WHERE clause allows, from equalities (=, IN, LIKE without wildcards, boolean
+// paths, IS_BOOL/IS_NULL, ABS, ARRAY_CONTAINS) on the partition key paths under AND and OR.
+class RangeFinder {
+ public:
+  RangeFinder(const store::PartitionKeyDefinition& pk, const json::Value* params) : pk_(pk), params_(params) {}
+
+  KeySet Extract(const Expr& e, const std::string& root) {
+    if (IsConstant(e)) {
+      auto c = Evaluate(e, params_);
+      if (!c) return All();
+      return c->is_true ? All() : None();
+    }
+    switch (e.kind) {
+      case ExprKind::kBinary:
+        if (e.binary_op == sql::BinaryOp::kAnd) return And(Extract(*e.args[0], root), Extract(*e.args[1], root));
+        if (e.binary_op == sql::BinaryOp::kOr) return Or(Extract(*e.args[0], root), Extract(*e.args[1], root));
+        if (e.binary_op == sql::BinaryOp::kEq) {
+          for (int side = 0; side < 2; ++side) {
+            const Expr& lhs = *e.args[side];
+            const Expr& rhs = *e.args[1 - side];
+            if (!IsConstant(rhs)) continue;
+            if (auto path = PkPath(lhs, root)) return Equal(*path, rhs);
+            if (lhs.kind == ExprKind::kCall && util::ToLower(lhs.name) == "abs" && lhs.args.size() == 1) {
+              if (auto path = PkPath(*lhs.args[0], root)) return Absolute(*path, rhs);
+            }
+          }
+        }
+        break;
+      case ExprKind::kIn: {
+        auto path = PkPath(*e.args[0], root);
+        if (e.negated || !path) break;
+        KeySet out = None();
+        for (size_t i = 1; i < e.args.size(); ++i) {
+          if (!IsConstant(*e.args[i])) return All();
+          out = Or(out, Equal(*path, *e.args[i]));
+        }
+        return out;
+      }
+      case ExprKind::kLike: {
+        auto path = PkPath(*e.args[0], root);
+        if (e.negated || !path || !IsConstant(*e.args[1])) break;
+        auto pattern = Evaluate(*e.args[1], params_);
+        if (!pattern || pattern->component.kind != PkComponent::Kind::kString) break;
+        if (auto literal = LikeLiteral(pattern->component.text, e.escape)) {
+          return Points(*path, {PkComponent::String(*literal)});
+        }
+        break;
+      }
+      case ExprKind::kMember:
+      case ExprKind::kIndex:
+        if (auto path = PkPath(e, root)) return Points(*path, {PkComponent::Bool(true)});
+        break;
+      case ExprKind::kUnary:
+        if (e.unary_op == sql::UnaryOp::kNot) {
+          if (auto path = PkPath(*e.args[0], root)) return Points(*path, {PkComponent::Bool(false)});
+        }
+        break;
+      case ExprKind::kCall: {
+        const std::string n = util::ToLower(e.name);
+        if (n == "is_bool" && e.args.size() == 1) {
+          if (auto path = PkPath(*e.args[0], root)) {
+            return Points(*path, {PkComponent::Bool(false), PkComponent::Bool(true)});
+          }
+        } else if (n == "is_null" && e.args.size() == 1) {
+          if (auto path = PkPath(*e.args[0], root)) return Points(*path, {PkComponent::Null()});
+        } else if ((n == "array_contains" || n == "_try_array_contains") && e.args.size() >= 2) {
+          auto path = PkPath(*e.args[1], root);
+          if (!path || !IsConstant(*e.args[0])) break;
+          if (e.args.size() > 2) {
+            auto partial = Evaluate(*e.args[2], params_);
+            if (!partial || !partial->defined || partial->component.kind != PkComponent::Kind::kFalse) break;
+          }
+          auto array = Evaluate(*e.args[0], params_);
+          if (!array || !array->is_array) break;
+          return Points(*path, array->elements);
+        }
+        break;
+      }
+      default:
+        break;
+    }
+    return Subqueries(e, root);
+  }
+
+ private:
+  // The partition key path index `e` reads (root.a.b or root["a"]["b"]), if any.
+  std::optional<size_t> PkPath(const Expr& e, const std::string& root) const {
+    std::vector<std::string> names;
+    const Expr* cur = &e;
+    while (cur->kind != ExprKind::kName) {
+      if (cur->kind == ExprKind::kMember) {
+        names.push_back(cur->name);
+      } else if (cur->kind == ExprKind::kIndex && cur->args[1]->kind == ExprKind::kLiteral &&
+                 cur->args[1]->literal.kind == sql::Literal::Kind::kString) {
+        names.push_back(cur->args[1]->literal.text);
+      } else {
+        return std::nullopt;
+      }
+      cur = cur->args[0].get();
+    }
+    if (cur->name != root || names.empty()) return std::nullopt;
+    std::reverse(names.begin(), names.end());
+    for (size_t i = 0; i < pk_.parts.size(); ++i) {
+      if (pk_.parts[i] == names) return i;
+    }
+    return std::nullopt;
+  }
+
+  KeySet Points(size_t path, const std::vector<PkComponent>& values) const {
+    KeySet out = None();
+    for (const auto& v : values) {
+      Tuple t(pk_.parts.size());
+      t[path] = v;
+      AddTuple(out.tuples, std::move(t));
+    }
+    return out;
+  }
+
+  // path = constant. Arrays and objects are no key value: the service narrows them to undefined.
+  KeySet Equal(size_t path, const Expr& value) const {
+    auto c = Evaluate(value, params_);
+    if (!c) return All();
+    if (!c->defined) return None();
+    return Points(path, {c->component});
+  }
+
+  // ABS(path) = n: the key is n or -n.
+  KeySet Absolute(size_t path, const Expr& value) const {
+    auto c = Evaluate(value, params_);
+    if (!c) return All();
+    if (!c->defined || c->component.kind != PkComponent::Kind::kNumber || c->component.number < 0) return None();
+    return Points(path, {PkComponent::Number(-c->component.number), PkComponent::Number(c->component.number)});
+  }
+
+  // A LIKE pattern without wildcards, unescaped; nullopt when it has % or _.
+  static std::optional<std::string> LikeLiteral(const std::string& pattern, const std::optional<std::string>& escape) {
+    std::string out;
+    for (size_t i = 0; i < pattern.size(); ++i) {
+      const char c = pattern[i];
+      if (escape && escape->size() == 1 && c == (*escape)[0] && i + 1 < pattern.size()) {
+        out.push_back(pattern[++i]);
+        continue;
+      }
+      if (c == '%' || c == '_' || c == '[') return std::nullopt;
+      out.push_back(c);
+    }
+    return out;
+  }
+
+  // A filter the finder does not understand allows every key, but a scalar subquery inside it that
+  // reads the same document still narrows the keys by its own WHERE clause.
+  KeySet Subqueries(const Expr& e, const std::string& root) {
+    KeySet out = All();
+    if (e.kind == ExprKind::kSubquery && e.query) {
+      const Query& sub = *e.query;
+      if (sub.from.size() == 1 && sub.from[0].path && !sub.from[0].iterator &&
+          sub.from[0].path->kind == ExprKind::kName && sub.from[0].path->name == root &&
+          (!sub.from[0].alias || *sub.from[0].alias == root) && sub.where) {
+        out = And(out, Extract(*sub.where, root));
+      }
+      return out;
+    }
+    for (const auto& a : e.args) out = And(out, Subqueries(*a, root));
+    return out;
+  }
+
+  const store::PartitionKeyDefinition& pk_;
+  const json::Value* params_;
+};
+
+// One queryRanges entry.
+struct EpkRange {
+  std::string min;
+  std::string max;
+  bool min_inclusive = true;
+  bool max_inclusive = false;
+};
+
+// The EPK ranges of a key set under the container's partition key definition.
+std::vector<EpkRange> ToRanges(const KeySet& keys, const store::PartitionKeyDefinition& pk) {
+  const EpkRange full{std::string(store::kMinEpk), std::string(store::kMaxEpk), true, false};
+  if (keys.all || pk.parts.empty()) return {full};
+  if (keys.tuples.empty()) return {EpkRange{"", "", true, true}};
+  std::vector<EpkRange> out;
+  for (const auto& t : keys.tuples) {
+    size_t prefix = 0;
+    while (prefix < t.size() && t[prefix]) ++prefix;
+    for (size_t i = prefix; i < t.size(); ++i) {
+      if (t[i]) return {full};  // a gap in the key: no narrowing
+    }
+    std::vector<PkComponent> comps;
+    for (size_t i = 0; i < prefix; ++i) comps.push_back(*t[i]);
+    if (prefix == t.size()) {
+      const std::string epk = store::EffectivePartitionKey(pk, comps);
+      out.push_back({epk, epk, true, true});
+    } else if (pk.kind == "MultiHash" && prefix > 0) {
+      // A hierarchical key prefix: every full key under it sorts in [prefix, prefix + "FF").
+      const std::string epk = store::EffectivePartitionKey(pk, comps);
+      out.push_back({epk, epk + std::string(store::kMaxEpk), true, false});
+    } else {
+      return {full};
+    }
+  }
+  std::sort(out.begin(), out.end(),
+            [](const EpkRange& a, const EpkRange& b) { return a.min != b.min ? a.min < b.min : a.max < b.max; });
+  out.erase(std::unique(out.begin(), out.end(),
+                        [](const EpkRange& a, const EpkRange& b) {
+                          return a.min == b.min && a.max == b.max && a.min_inclusive == b.min_inclusive &&
+                                 a.max_inclusive == b.max_inclusive;
+                        }),
+            out.end());
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The plan
+
+// JSON writers for the plan.
+void Str(std::string& out, const std::string& s) { json::WriteString(out, s); }
+
+void StrList(std::string& out, const std::vector<std::string>& list) {
+  out += '[';
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (i) out += ',';
+    Str(out, list[i]);
+  }
+  out += ']';
+}
+
+void Count(std::string& out, const std::optional<int64_t>& v) { out += v ? std::to_string(*v) : "null"; }
 
 }  // namespace
 
 std::string QueryPlanJson(const sql::Query& q, const json::Value* params, const store::PartitionKeyDefinition& pk) {
-  (void)params;
-  (void)pk;
-  std::vector<std::string> aggregates;
-  if (q.select == sql::SelectKind::kValue) CollectAggregates(*q.value, aggregates);
-  for (const auto& p : q.projections) CollectAggregates(*p.expr, aggregates);
+  // Refusals first: what the engine does not run, then what the service's planner refuses.
+  if (q.order_by_rank) {
+    throw At(q.order_by.empty() ? q.loc : q.order_by.front().expr->loc, "SC2240",
+             "ORDER BY RANK (full-text and hybrid search) is not supported by this emulator.");
+  }
+  CheckQueryFunctions(q);
+  std::optional<int64_t> top, offset, limit;
+  if (q.top) top = ResolveCount(*q.top, params, "TOP");
+  if (q.offset) offset = ResolveCount(*q.offset, params, "OFFSET");
+  if (q.limit) limit = ResolveCount(*q.limit, params, "LIMIT");
 
-  std::string out = "{\"partitionedQueryExecutionInfoVersion\":2,\"queryInfo\":{\"distinctType\":";
-  out += q.distinct ? (q.order_by.empty() ? "\"Unordered\"" : "\"Ordered\"") : "\"None\"";
-  auto count = [&](const std::optional<sql::Count>& c) {
-    if (!c || !c->value) return std::string("null");
-    return sql::FormatNumber(*c->value);
-  };
-  out += ",\"top\":" + count(q.top) + ",\"offset\":" + count(q.offset) + ",\"limit\":" + count(q.limit);
-  out += ",\"orderBy\":[";
-  for (size_t i = 0; i < q.order_by.size(); ++i) {
-    if (i) out += ',';
-    out += q.order_by[i].descending ? "\"Descending\"" : "\"Ascending\"";
+  const bool value_select = q.select == sql::SelectKind::kValue;
+  const bool grouped = !q.group_by.empty();
+  std::vector<std::string> group_texts;
+  for (const auto& g : q.group_by) group_texts.push_back(sql::ToString(*g));
+  if (grouped && q.select == sql::SelectKind::kStar) {
+    throw At(q.loc, "SC2041", "'SELECT *' is not allowed with GROUP BY.");
   }
-  out += "],\"orderByExpressions\":[";
-  for (size_t i = 0; i < q.order_by.size(); ++i) {
-    if (i) out += ',';
-    Str(out, sql::ToString(*q.order_by[i].expr));
+  bool list_aggregates = false;
+  if (value_select) CheckAggregateProjection(*q.value);
+  for (const auto& p : q.projections) {
+    CheckAggregateProjection(*p.expr);
+    list_aggregates = list_aggregates || AggregateKind(*p.expr).has_value();
   }
-  out += "],\"groupByExpressions\":[";
-  for (size_t i = 0; i < q.group_by.size(); ++i) {
-    if (i) out += ',';
-    Str(out, sql::ToString(*q.group_by[i]));
+  if (grouped) {
+    if (value_select) CheckGrouped(*q.value, group_texts);
   }
-  out += "],\"groupByAliases\":[],\"aggregates\":[";
-  if (q.group_by.empty()) {
-    for (size_t i = 0; i < aggregates.size(); ++i) {
-      if (i) out += ',';
-      Str(out, aggregates[i]);
+  if (grouped || list_aggregates) {
+    for (const auto& p : q.projections) CheckGrouped(*p.expr, group_texts);
+  }
+  const std::optional<AggKind> value_kind = value_select ? AggregateKind(*q.value) : std::nullopt;
+  const bool value_aggregate = value_kind.has_value();
+  const AggKind value_agg = value_kind.value_or(AggKind::kCount);
+  const bool aggregating = grouped || value_aggregate || list_aggregates;
+  if (!aggregating && !q.order_by_rank) {
+    for (const auto& s : q.order_by) {
+      if (!IsDocumentPath(*s.expr)) {
+        throw CosmosError(400, 0, "BadRequest",
+                          "Message: {\"errors\":[{\"severity\":\"Error\",\"code\":2206,\"message\":\"Unsupported ORDER "
+                          "BY clause. ORDER BY item expression could not be mapped to a document path.\"}]}");
+      }
     }
   }
-  out += "],\"groupByAliasToAggregateType\":{},\"rewrittenQuery\":\"\",\"hasSelectValue\":";
-  out += q.select == sql::SelectKind::kValue ? "true" : "false";
-  out += ",\"dCountInfo\":null,\"hasNonStreamingOrderBy\":false},\"queryRanges\":[{\"min\":\"\",\"max\":\"FF\","
-         "\"isMinInclusive\":true,\"isMaxInclusive\":false}],\"hybridSearchQueryInfo\":null}";
+
+  // The ranges: no FROM reads nothing; otherwise the keys the WHERE clause allows.
+  std::vector<EpkRange> ranges;
+  const std::string root = RootAlias(q);
+  if (q.from.empty()) {
+    ranges = {EpkRange{"", "", true, true}};
+  } else {
+    KeySet keys = All();
+    const sql::FromItem& first = q.from.front();
+    if (q.where && first.path && !first.iterator && first.path->kind == ExprKind::kName) {
+      keys = RangeFinder(pk, params).Extract(*q.where, root);
+    }
+    ranges = ToRanges(keys, pk);
+  }
+  const bool single_point = ranges.size() == 1 && !ranges[0].min.empty() && ranges[0].min == ranges[0].max;
+  if (q.from.empty()) top = offset = limit = std::nullopt;
+
+  // queryInfo.
+  std::string distinct = "None";
+  if (q.distinct) distinct = q.order_by.empty() || aggregating ? "Unordered" : "Ordered";
+  std::vector<std::string> order_by, order_by_expressions, aggregates, aliases;
+  std::vector<std::pair<std::string, std::optional<std::string>>> alias_types;
+  const std::string where = q.where ? sql::ToString(*q.where) : std::string();
+  std::string rewritten;
+
+  if (aggregating) {
+    // Per range: groups (or the one aggregate row) with their partial aggregates; the SDK merges.
+    std::string payload;
+    if (value_select) {
+      if (value_aggregate) {
+        aggregates.push_back(AggregateOperator(value_agg));
+        payload = "[" + AggregateItem(*q.value, value_agg) + "]";
+      } else {
+        payload = sql::ToString(*q.value);
+      }
+    } else {
+      const auto names = ProjectionNames(q);
+      std::vector<std::string> members;
+      for (size_t i = 0; i < q.projections.size(); ++i) {
+        const Expr& e = *q.projections[i].expr;
+        const auto kind = AggregateKind(e);
+        aliases.push_back(names[i]);
+        alias_types.emplace_back(names[i], kind ? std::optional<std::string>(AggregateOperator(*kind)) : std::nullopt);
+        members.push_back(QuoteKey(names[i]) + ": " + (kind ? AggregateItem(e, *kind) : sql::ToString(e)));
+      }
+      payload = "{" + Join(members, ", ") + "}";
+    }
+    if (grouped) {
+      std::vector<std::string> items;
+      for (const auto& g : group_texts) items.push_back("{\"item\": " + g + "}");
+      rewritten = "SELECT [" + Join(items, ", ") + "] AS groupByItems, " + payload + " AS payload";
+    } else if (value_select) {
+      rewritten = "SELECT VALUE " + payload;
+    } else {
+      rewritten = "SELECT " + payload + " AS payload";
+    }
+    rewritten += Clauses(q, where, true, true, 0);
+  } else if (!q.order_by.empty()) {
+    // Per range: the rows sorted, each with its sort keys and _rid; the SDK merges the ranges.
+    std::vector<std::string> items;
+    for (const auto& s : q.order_by) {
+      order_by.push_back(s.descending ? "Descending" : "Ascending");
+      order_by_expressions.push_back(sql::ToString(*s.expr));
+      items.push_back("{\"item\": " + order_by_expressions.back() + "}");
+    }
+    std::string payload;
+    std::string filter = where.empty() ? std::string(kOrderByFilter) : "(" + where + " AND " + kOrderByFilter + ")";
+    switch (q.select) {
+      case sql::SelectKind::kStar:
+        payload = root;
+        break;
+      case sql::SelectKind::kValue:
+        payload = sql::ToString(*q.value);
+        filter = "(" + filter + " AND IS_DEFINED(" + payload + "))";
+        break;
+      case sql::SelectKind::kList: {
+        const auto names = ProjectionNames(q);
+        std::vector<std::string> members;
+        for (size_t i = 0; i < q.projections.size(); ++i) {
+          members.push_back(QuoteKey(names[i]) + ": " + sql::ToString(*q.projections[i].expr));
+        }
+        payload = "{" + Join(members, ", ") + "}";
+        break;
+      }
+    }
+    rewritten = "SELECT ";
+    if (top) rewritten += "TOP " + std::to_string(*top) + " ";
+    rewritten += root + "._rid, [" + Join(items, ", ") + "] AS orderByItems, " + payload + " AS payload";
+    rewritten += Clauses(q, filter, false, true, 0);
+    if (offset && limit) rewritten += "\nOFFSET 0 LIMIT " + std::to_string(*offset + *limit);
+  } else if (offset && single_point && !q.distinct) {
+    // One logical partition answers OFFSET/LIMIT itself.
+    offset = limit = std::nullopt;
+  } else if (q.distinct && (top || offset)) {
+    // The SDK applies TOP/OFFSET/LIMIT after removing duplicates across the ranges.
+    rewritten = SelectClause(q, true, false) + Clauses(q, where, true, true, 0);
+  } else if (offset && limit) {
+    // Every range returns its first offset + limit rows; the SDK skips and takes.
+    rewritten = SelectClause(q, true, true) + Clauses(q, where, true, true, 0) + "\nOFFSET 0 LIMIT " +
+                std::to_string(*offset + *limit);
+  }
+
+  std::string out = "{\"partitionedQueryExecutionInfoVersion\":2,\"queryInfo\":{\"distinctType\":";
+  Str(out, distinct);
+  out += ",\"top\":";
+  Count(out, top);
+  out += ",\"offset\":";
+  Count(out, offset);
+  out += ",\"limit\":";
+  Count(out, limit);
+  out += ",\"orderBy\":";
+  StrList(out, order_by);
+  out += ",\"orderByExpressions\":";
+  StrList(out, order_by_expressions);
+  out += ",\"groupByExpressions\":";
+  StrList(out, group_texts);
+  out += ",\"groupByAliases\":";
+  StrList(out, aliases);
+  out += ",\"aggregates\":";
+  StrList(out, aggregates);
+  out += ",\"groupByAliasToAggregateType\":{";
+  for (size_t i = 0; i < alias_types.size(); ++i) {
+    if (i) out += ',';
+    Str(out, alias_types[i].first);
+    out += ':';
+    if (alias_types[i].second) {
+      Str(out, *alias_types[i].second);
+    } else {
+      out += "null";
+    }
+  }
+  out += "},\"rewrittenQuery\":";
+  Str(out, rewritten);
+  out += ",\"hasSelectValue\":";
+  out += value_select ? "true" : "false";
+  out += ",\"dCountInfo\":null,\"hasNonStreamingOrderBy\":false},\"queryRanges\":[";
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    if (i) out += ',';
+    out += "{\"min\":";
+    Str(out, ranges[i].min);
+    out += ",\"max\":";
+    Str(out, ranges[i].max);
+    out += ",\"isMinInclusive\":";
+    out += ranges[i].min_inclusive ? "true" : "false";
+    out += ",\"isMaxInclusive\":";
+    out += ranges[i].max_inclusive ? "true" : "false";
+    out += '}';
+  }
+  out += "],\"hybridSearchQueryInfo\":null}";
   return out;
 }
 
