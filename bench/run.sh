@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # Benchmark suite: startup time and point-read throughput of the emulator, against a minimal
-# Boost.Beast server as the baseline. Run on demand; never part of the test suite.
+# Boost.Beast server as the baseline; or (`bench/run.sh query`) the query micro-benchmarks.
+# Run on demand; never part of the test suite.
 #
-#   bench/run.sh
+#   bench/run.sh            startup and point-read throughput (the default)
+#   bench/run.sh query [ARGS...]
+#                           only the query micro-benchmarks (query_bench: parse, bind, and queries
+#                           over 100,000 in-memory items); prints medians of QUERY_REPS runs.
+#                           ARGS go to query_bench, e.g. --benchmark_filter=Query
 #
 # Settings (environment):
 #   BUILD_DIR=build-bench   build directory (Release, COSMOS_BUILD_BENCH=ON, tests off)
@@ -13,8 +18,17 @@
 #   WARMUP=2                seconds of untimed wrk per server before round 1 (0: none)
 #   WRK_THREADS=2 WRK_CONN=32 SERVER_THREADS=2
 #   EMU_PORT=18081 MIN_PORT=18082 PROBE_PORT=18083
+#   QUERY_REPS=9            query mode: repetitions of each benchmark (medians are reported)
 # Exit status: 0 only if the build, setup, every check and every measurement succeeded.
 set -uo pipefail
+
+MODE=http
+case ${1-} in
+  "") ;;
+  query) MODE=query; shift ;;
+  -h|--help) sed -n '2,22p' "${BASH_SOURCE[0]}"; exit 0 ;;
+  *) echo "usage: bench/run.sh [query [query_bench args...]]" >&2; exit 2 ;;
+esac
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build-bench}
@@ -33,6 +47,8 @@ SERVER_THREADS=${SERVER_THREADS:-2}
 EMU_PORT=${EMU_PORT:-18081}
 MIN_PORT=${MIN_PORT:-18082}
 PROBE_PORT=${PROBE_PORT:-18083}
+QUERY_REPS=${QUERY_REPS:-9}
+QUERY_BENCH=$BUILD_DIR/bench/query_bench
 KEY='C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw=='
 PY=/usr/bin/python3
 [[ -x $PY ]] || PY=python3
@@ -75,6 +91,90 @@ port_busy() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {if (NR==0) print "nan"; else if (NR%2) print a[(NR+1)/2]; else printf "%.1f\n", (a[NR/2]+a[NR/2+1])/2}'; }
 
+CORES=$(nproc)
+# Share of CPU time (all cores) spent busy by anything during the next second.
+cpu_busy() {
+  local a b
+  a=$(head -n1 /proc/stat); sleep 1; b=$(head -n1 /proc/stat)
+  awk -v a="$a" -v b="$b" 'BEGIN {
+    n = split(a, x); split(b, y); tot = 0
+    for (i = 2; i <= n; i++) tot += y[i] - x[i]
+    idle = (y[5] - x[5]) + (y[6] - x[6])
+    printf "%.0f", (tot > 0) ? 100 * (tot - idle) / tot : 0 }'
+}
+
+# build [TARGET...]: configure BUILD_DIR (Release, bench on, tests off) and build the targets
+# (everything when none are given), unless SKIP_BUILD=1.
+build() {
+  [[ $SKIP_BUILD == 1 ]] && return 0
+  say "building (Release, bench on) in $BUILD_DIR"
+  local gen=() targets=()
+  command -v ninja >/dev/null && [[ ! -f $BUILD_DIR/CMakeCache.txt ]] && gen=(-G Ninja)
+  if ! cmake -S "$ROOT" -B "$BUILD_DIR" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release \
+      -DCOSMOS_BUILD_BENCH=ON -DCOSMOS_BUILD_TESTS=OFF >"$LOG_DIR/configure.log" 2>&1; then
+    tail -n 30 "$LOG_DIR/configure.log" >&2
+    die "cmake configure failed (log: $LOG_DIR/configure.log)"
+  fi
+  (($# > 0)) && targets=(--target "$@")
+  if ! cmake --build "$BUILD_DIR" -j"$(nproc)" "${targets[@]}" >"$LOG_DIR/build.log" 2>&1; then
+    grep -E 'error|Error' "$LOG_DIR/build.log" | head -n 30 >&2
+    die "build failed (log: $LOG_DIR/build.log)"
+  fi
+}
+
+command -v cmake >/dev/null || die "cmake is not installed"
+mkdir -p "$LOG_DIR"
+# Keep the build tree out of git without touching the repository's own files.
+[[ -f $BUILD_DIR/.gitignore ]] || echo '*' >"$BUILD_DIR/.gitignore"
+
+# ---------------------------------------------------------------------------------------------
+# Query mode: query_bench only (Google Benchmark), medians of QUERY_REPS repetitions.
+if [[ $MODE == query ]]; then
+  build query_bench
+  [[ -x $QUERY_BENCH ]] || die "missing binary $QUERY_BENCH (is libbenchmark-dev installed? see $LOG_DIR/configure.log)"
+  BUSY_START=$(cpu_busy); BUSY_START=${BUSY_START:-0}
+  say "machine: $CORES cores, ${BUSY_START}% busy before the run; query_bench runs on one thread"
+  if ((BUSY_START > 20)); then
+    echo "   WARNING: the machine is busy (${BUSY_START}% CPU used by other processes): figures will be high and noisy"
+  fi
+  say "query_bench: $QUERY_REPS repetitions of each benchmark (console: $LOG_DIR/query_bench.txt, json: $LOG_DIR/query_bench.json)"
+  # CPU used by other processes during the run: the machine's busy time, less query_bench's own.
+  STAT_A=$(head -n1 /proc/stat)
+  TIMEFORMAT='%U %S'
+  { time "$QUERY_BENCH" --benchmark_repetitions="$QUERY_REPS" --benchmark_report_aggregates_only=true \
+      --benchmark_out="$LOG_DIR/query_bench.json" --benchmark_out_format=json "$@" \
+      >"$LOG_DIR/query_bench.txt" 2>&1; } 2>"$LOG_DIR/query_bench.cputime"
+  rc=$?
+  STAT_B=$(head -n1 /proc/stat)
+  OTHERS=$(awk -v a="$STAT_A" -v b="$STAT_B" -v own="$(cat "$LOG_DIR/query_bench.cputime")" \
+    -v hz="$(getconf CLK_TCK)" 'BEGIN {
+      n = split(a, x); split(b, y); split(own, o); tot = 0
+      for (i = 2; i <= n; i++) tot += y[i] - x[i]
+      busy = tot - (y[5] - x[5]) - (y[6] - x[6]) - (o[1] + o[2]) * hz
+      printf "%.0f", (tot > 0 && busy > 0) ? 100 * busy / tot : 0 }')
+  # The context (CPU, caches, load) and any error; the medians follow in the results.
+  sed -n '/^-----/q; p' "$LOG_DIR/query_bench.txt" | sed 's/^/   /'
+  grep -E 'ERROR OCCURRED' "$LOG_DIR/query_bench.txt" | sed 's/^/   /'
+  ((rc == 0)) || problem "query_bench failed (exit $rc)"
+  grep -q 'ERROR OCCURRED' "$LOG_DIR/query_bench.txt" && problem "a benchmark reported an error (see above)"
+  {
+    echo
+    echo "Query results ($(date -u '+%Y-%m-%d %H:%M UTC'), $CORES cores, ${BUSY_START}% CPU busy before the run,"
+    echo "other processes used ${OTHERS:-?}% of the machine's CPU during it)"
+    echo "medians of $QUERY_REPS repetitions; Time is wall clock, CPU is the process's CPU time; items/s is per CPU second"
+    echo
+    grep -E '^Benchmark|_median ' "$LOG_DIR/query_bench.txt"
+    echo
+    echo "coefficient of variation of the CPU time (stddev/mean of the $QUERY_REPS runs; above ~5% means a noisy run):"
+    grep -E '_cv ' "$LOG_DIR/query_bench.txt" | awk '{printf "  %-44s %6s %%\n", $1, $4}'
+    if ((${OTHERS:-0} > 10)); then
+      echo
+      echo "WARNING: other processes used ${OTHERS}% of the CPU during the run: the figures are likely high and noisy; run again on a quiet machine"
+    fi
+  } | tee "$LOG_DIR/query-results.txt"
+  finish
+fi
+
 # ---------------------------------------------------------------------------------------------
 # 0. tools
 if ! command -v wrk >/dev/null; then
@@ -87,43 +187,15 @@ if ! command -v wrk >/dev/null; then
   fi
 fi
 command -v curl >/dev/null || die "curl is not installed"
-command -v cmake >/dev/null || die "cmake is not installed"
-mkdir -p "$LOG_DIR"
-# Keep the build tree out of git without touching the repository's own files.
-[[ -f $BUILD_DIR/.gitignore ]] || echo '*' >"$BUILD_DIR/.gitignore"
 
 # ---------------------------------------------------------------------------------------------
 # 1. build
-if [[ $SKIP_BUILD != 1 ]]; then
-  say "building (Release, bench on) in $BUILD_DIR"
-  GEN=()
-  command -v ninja >/dev/null && [[ ! -f $BUILD_DIR/CMakeCache.txt ]] && GEN=(-G Ninja)
-  if ! cmake -S "$ROOT" -B "$BUILD_DIR" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release \
-      -DCOSMOS_BUILD_BENCH=ON -DCOSMOS_BUILD_TESTS=OFF >"$LOG_DIR/configure.log" 2>&1; then
-    tail -n 30 "$LOG_DIR/configure.log" >&2
-    die "cmake configure failed (log: $LOG_DIR/configure.log)"
-  fi
-  if ! cmake --build "$BUILD_DIR" -j"$(nproc)" >"$LOG_DIR/build.log" 2>&1; then
-    grep -E 'error|Error' "$LOG_DIR/build.log" | head -n 30 >&2
-    die "build failed (log: $LOG_DIR/build.log)"
-  fi
-fi
+build
 for b in "$EMULATOR" "$MINIMAL" "$PROBE"; do [[ -x $b ]] || die "missing binary $b"; done
 for p in "$EMU_PORT" "$MIN_PORT" "$PROBE_PORT"; do
   port_busy "$p" && die "port $p is already in use (set EMU_PORT/MIN_PORT/PROBE_PORT)"
 done
 
-CORES=$(nproc)
-# Share of CPU time (all cores) spent busy by anything during the next second.
-cpu_busy() {
-  local a b
-  a=$(head -n1 /proc/stat); sleep 1; b=$(head -n1 /proc/stat)
-  awk -v a="$a" -v b="$b" 'BEGIN {
-    n = split(a, x); split(b, y); tot = 0
-    for (i = 2; i <= n; i++) tot += y[i] - x[i]
-    idle = (y[5] - x[5]) + (y[6] - x[6])
-    printf "%.0f", (tot > 0) ? 100 * (tot - idle) / tot : 0 }'
-}
 BUSY_START=$(cpu_busy); BUSY_START=${BUSY_START:-0}
 say "machine: $CORES cores, ${BUSY_START}% busy before the run; servers get $SERVER_THREADS threads, wrk -t$WRK_THREADS -c$WRK_CONN runs on the same cores"
 if ((BUSY_START > 20)); then
