@@ -1,11 +1,11 @@
 // Bind: resolves the names of a parsed query against its FROM aliases, functions against the
 // registry, parameters against the request, and aggregates to accumulator slots.
 #include <algorithm>
-#include <cctype>
 #include <unordered_set>
 
 #include "common/errors.h"
 #include "query/plan.h"
+#include "query/rules.h"
 #include "util/util.h"
 
 namespace cosmos::query {
@@ -14,69 +14,20 @@ namespace {
 
 using sql::Expr;
 using sql::ExprKind;
+using rules::At;
 
-std::optional<Agg> AggregateOf(std::string_view name) {
-  const std::string n = util::ToLower(name);
-  if (n == "count") return Agg::kCount;
-  if (n == "sum") return Agg::kSum;
-  if (n == "avg") return Agg::kAvg;
-  if (n == "min") return Agg::kMin;
-  if (n == "max") return Agg::kMax;
+// The executor's accumulator for an aggregate call; MAKELIST and MAKESET have none (plans only).
+std::optional<Agg> ExecutableAggregate(const Expr& e) {
+  switch (rules::AggregateOf(e).value_or(rules::AggregateFn::kMakeList)) {
+    case rules::AggregateFn::kCount: return Agg::kCount;
+    case rules::AggregateFn::kSum: return Agg::kSum;
+    case rules::AggregateFn::kAvg: return Agg::kAvg;
+    case rules::AggregateFn::kMin: return Agg::kMin;
+    case rules::AggregateFn::kMax: return Agg::kMax;
+    case rules::AggregateFn::kMakeList:
+    case rules::AggregateFn::kMakeSet: return std::nullopt;
+  }
   return std::nullopt;
-}
-
-std::string Upper(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return out;
-}
-
-CosmosError At(const sql::Location& loc, const std::string& code, const std::string& message) {
-  return errors::QueryError(code, loc.start, loc.end, message);
-}
-
-bool ContainsAggregateOrSubquery(const Expr& e) {
-  if (e.query) return true;
-  if (e.kind == ExprKind::kCall && AggregateOf(e.name)) return true;
-  for (const auto& a : e.args) {
-    if (ContainsAggregateOrSubquery(*a)) return true;
-  }
-  return false;
-}
-
-// ORDER BY items must be document paths (an alias followed by properties and literal indexes).
-bool IsDocumentPath(const Expr& e) {
-  switch (e.kind) {
-    case ExprKind::kName: return true;
-    case ExprKind::kMember: return IsDocumentPath(*e.args[0]);
-    case ExprKind::kIndex:
-      return e.args[1]->kind == ExprKind::kLiteral && IsDocumentPath(*e.args[0]);
-    default: return false;
-  }
-}
-
-// In a GROUP BY or aggregate query, the SELECT list may use only the grouped expressions,
-// aggregates and constants; a bare property reference is refused as the service refuses it.
-void CheckGrouped(const Expr& e, const std::vector<std::string>& grouped) {
-  if (std::find(grouped.begin(), grouped.end(), sql::ToString(e)) != grouped.end()) return;
-  switch (e.kind) {
-    case ExprKind::kName:
-    case ExprKind::kMember:
-    case ExprKind::kIndex:
-      throw errors::QueryError("SC2102", e.loc.start, e.loc.end,
-                               "Property reference '" + sql::ToString(e) +
-                                   "' is invalid in the select list because it is not contained in either an "
-                                   "aggregate function or the GROUP BY clause.");
-    case ExprKind::kCall:
-      if (AggregateOf(e.name)) return;
-      break;
-    case ExprKind::kSubquery:
-    case ExprKind::kExists:
-    case ExprKind::kArraySubquery:
-    case ExprKind::kAggregateSubquery: return;
-    default: break;
-  }
-  for (const auto& a : e.args) CheckGrouped(*a, grouped);
 }
 
 class Binder {
@@ -100,7 +51,6 @@ class Binder {
     return n;
   }
   Val Parameter(const std::string& name, const sql::Location& loc);
-  int64_t CountValue(const sql::Count& c, const char* what);
   std::optional<int> Resolve(const std::string& name) const;
   Source BindFrom(const sql::FromItem& item, bool first, bool top_level, int slot);
   Node BindPath(const Expr& path, int root_slot);
@@ -111,7 +61,6 @@ class Binder {
   int next_slot_ = 0;
   Plan* plan_ = nullptr;  // the query whose SELECT is being bound (owner of aggregates)
   Clause clause_ = Clause::kOther;
-  bool in_aggregate_ = false;
 };
 
 std::optional<int> Binder::Resolve(const std::string& name) const {
@@ -124,31 +73,9 @@ std::optional<int> Binder::Resolve(const std::string& name) const {
 }
 
 Val Binder::Parameter(const std::string& name, const sql::Location& loc) {
-  if (params_ != nullptr && params_->IsArray()) {
-    for (const auto& p : params_->GetArray()) {
-      if (!p.IsObject()) continue;
-      auto n = p.FindMember("name");
-      if (n == p.MemberEnd() || !n->value.IsString() || name != n->value.GetString()) continue;
-      auto v = p.FindMember("value");
-      return v == p.MemberEnd() ? Val() : Val(v->value);
-    }
-  }
-  throw At(loc, "SC2001", "Identifier '" + name + "' could not be resolved.");
-}
-
-int64_t Binder::CountValue(const sql::Count& c, const char* what) {
-  Val v = c.value ? arena_.Number(*c.value) : Parameter(c.parameter, c.loc);
-  const std::string clause(what);
-  const bool integral = v.IsNumber() && v.AsNumber() == static_cast<double>(static_cast<int64_t>(v.AsNumber()));
-  if (!integral || v.AsNumber() < 0 || (clause == "TOP" && v.AsNumber() > 2147483647.0)) {
-    throw errors::QueryError(clause == "TOP" ? "SC2060" : clause == "OFFSET" ? "SC2062" : "SC2061", c.loc.start,
-                             c.loc.end, "The count value provided for a " + clause + " clause must be an integer.");
-  }
-  if (v.AsNumber() > 2147483647.0) {
-    throw errors::QueryError(clause == "TOP" ? "SC2060" : clause == "OFFSET" ? "SC2062" : "SC2061", c.loc.start,
-                             c.loc.end, "The " + clause + " count value exceeds the maximum allowed value.");
-  }
-  return static_cast<int64_t>(v.AsNumber());
+  auto v = rules::FindParameter(params_, name);
+  if (!v) throw At(loc, "SC2001", "Identifier '" + name + "' could not be resolved.");
+  return *v == nullptr ? Val() : Val(**v);
 }
 
 Node Binder::BindPath(const Expr& path, int root_slot) {
@@ -222,8 +149,6 @@ std::shared_ptr<Plan> Binder::BindQuery(const sql::Query& q, bool top_level) {
   auto plan = std::make_shared<Plan>();
   Plan* outer_plan = plan_;
   Clause outer_clause = clause_;
-  bool outer_in_aggregate = in_aggregate_;
-  in_aggregate_ = false;
   plan->first_slot = next_slot_;
   scopes_.emplace_back();
   if (q.from.empty()) {
@@ -291,27 +216,26 @@ std::shared_ptr<Plan> Binder::BindQuery(const sql::Query& q, bool top_level) {
     throw At(q.order_by.front().expr->loc, "SC2240", "ORDER BY RANK (full-text and hybrid search) is not supported by this emulator.");
   }
   for (const auto& s : q.order_by) {
-    if (!IsDocumentPath(*s.expr)) {
+    if (!rules::IsDocumentPath(*s.expr)) {
       throw errors::BadRequest(
           "Unsupported ORDER BY clause. ORDER BY item expression could not be mapped to a document path.");
     }
     plan->order_by.push_back({BindExpr(*s.expr), s.descending});
     plan->order_by_text.push_back(sql::ToString(*s.expr));
   }
-  if (q.top) plan->top = CountValue(*q.top, "TOP");
+  if (q.top) plan->top = rules::ResolveCount(*q.top, params_, "TOP");
   if (q.offset) {
-    plan->offset = CountValue(*q.offset, "OFFSET");
-    plan->limit = CountValue(*q.limit, "LIMIT");
+    plan->offset = rules::ResolveCount(*q.offset, params_, "OFFSET");
+    plan->limit = rules::ResolveCount(*q.limit, params_, "LIMIT");
   }
   plan->aggregate_query = q.group_by.empty() && !plan->aggregates.empty();
   if (!q.group_by.empty() || plan->aggregate_query) {
-    if (q.select == sql::SelectKind::kValue) CheckGrouped(*q.value, plan->group_by_text);
-    for (const auto& p : q.projections) CheckGrouped(*p.expr, plan->group_by_text);
+    if (q.select == sql::SelectKind::kValue) rules::CheckGrouped(*q.value, plan->group_by_text);
+    for (const auto& p : q.projections) rules::CheckGrouped(*p.expr, plan->group_by_text);
   }
   scopes_.pop_back();
   plan_ = outer_plan;
   clause_ = outer_clause;
-  in_aggregate_ = outer_in_aggregate;
   return plan;
 }
 
@@ -379,38 +303,23 @@ Node Binder::BindExpr(const Expr& e) {
       n.keys = e.keys;
       break;
     case ExprKind::kCall: {
-      const sql::Location name_loc{e.loc.start, e.loc.start + e.name.size()};
-      if (auto agg = AggregateOf(e.name)) {
+      if (auto agg = ExecutableAggregate(e)) {
         if (clause_ != Clause::kSelect || plan_ == nullptr) {
-          throw At(name_loc, "SC2101", "Aggregates are only valid in the SELECT clause.");
+          throw At({e.loc.start, e.loc.start + e.name.size()}, "SC2101",
+                   "Aggregates are only valid in the SELECT clause.");
         }
-        if (e.args.size() != 1) {
-          throw At(e.loc, "SC2050",
-                   "The " + Upper(e.name) + " function requires 1 argument(s).");
-        }
-        if (ContainsAggregateOrSubquery(*e.args[0])) {
+        rules::CheckAggregateArity(e);
+        if (rules::ContainsAggregate(*e.args[0]) || rules::ContainsSubquery(*e.args[0])) {
           throw At(e.loc, "SC2101",
                    "Cannot perform an aggregate function on an expression containing an aggregate or a subquery.");
         }
-        in_aggregate_ = true;
-        Aggregate a{*agg, BindExpr(*e.args[0])};
-        in_aggregate_ = false;
-        plan_->aggregates.push_back(std::move(a));
+        plan_->aggregates.push_back(Aggregate{*agg, BindExpr(*e.args[0])});
         n.op = Node::Op::kAggregate;
         n.slot = static_cast<int>(plan_->aggregates.size()) - 1;
         return n;
       }
-      const FunctionDef* fn = FindFunction(e.name);
-      if (fn == nullptr) throw At(name_loc, "SC2005", "'" + e.name + "' is not a recognized built-in function name.");
-      const int argc = static_cast<int>(e.args.size());
-      if (argc < fn->min_args || (fn->max_args >= 0 && argc > fn->max_args)) {
-        std::string count = fn->min_args == fn->max_args ? std::to_string(fn->min_args)
-                            : fn->max_args < 0 ? "at least " + std::to_string(fn->min_args)
-                                               : std::to_string(fn->min_args) + " to " + std::to_string(fn->max_args);
-        throw At(e.loc, "SC2050", "The " + Upper(e.name) + " function requires " + count + " argument(s).");
-      }
       n.op = Node::Op::kCall;
-      n.fn = fn;
+      n.fn = &rules::ResolveFunction(e);
       break;
     }
     case ExprKind::kUdfCall:

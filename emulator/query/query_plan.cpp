@@ -4,10 +4,8 @@
 #include "query/query_plan.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <cstdint>
-#include <limits>
 #include <optional>
 #include <string_view>
 
@@ -15,6 +13,7 @@
 #include "query/eval.h"
 #include "query/functions/function.h"
 #include "query/plan.h"
+#include "query/rules.h"
 #include "store/epk.h"
 #include "util/util.h"
 
@@ -26,78 +25,45 @@ using sql::Expr;
 using sql::ExprKind;
 using sql::Query;
 using store::PkComponent;
+using namespace rules;
 
 constexpr const char* kOrderByFilter = "({documentdb-formattableorderbyquery-filter})";
 
 // ---------------------------------------------------------------------------------------------
 // Aggregates
 
-enum class AggKind { kCount, kSum, kAvg, kMin, kMax, kMakeList, kMakeSet };
-
-// The aggregate a call names (COUNT, SUM, AVG, MIN, MAX, MAKELIST, MAKESET), if any.
-std::optional<AggKind> AggregateKind(const Expr& e) {
-  if (e.kind != ExprKind::kCall) return std::nullopt;
-  const std::string n = util::ToLower(e.name);
-  if (n == "count") return AggKind::kCount;
-  if (n == "sum") return AggKind::kSum;
-  if (n == "avg") return AggKind::kAvg;
-  if (n == "min") return AggKind::kMin;
-  if (n == "max") return AggKind::kMax;
-  if (n == "makelist") return AggKind::kMakeList;
-  if (n == "makeset") return AggKind::kMakeSet;
-  return std::nullopt;
-}
-
 // The service's name of an aggregate operator in queryInfo.
-const char* AggregateOperator(AggKind k) {
+const char* AggregateOperator(AggregateFn k) {
   switch (k) {
-    case AggKind::kCount:
+    case AggregateFn::kCount:
       return "Count";
-    case AggKind::kSum:
+    case AggregateFn::kSum:
       return "Sum";
-    case AggKind::kAvg:
+    case AggregateFn::kAvg:
       return "Average";
-    case AggKind::kMin:
+    case AggregateFn::kMin:
       return "Min";
-    case AggKind::kMax:
+    case AggregateFn::kMax:
       return "Max";
-    case AggKind::kMakeList:
+    case AggregateFn::kMakeList:
       return "MakeList";
-    case AggKind::kMakeSet:
+    case AggregateFn::kMakeSet:
       return "MakeSet";
   }
   return "";
 }
 
-// True when `e` holds an aggregate call outside subqueries (those aggregate per item).
-bool ContainsAggregate(const Expr& e) {
-  if (AggregateKind(e)) return true;
-  for (const auto& a : e.args) {
-    if (ContainsAggregate(*a)) return true;
-  }
-  return false;
-}
-
-// True when `e` holds a subquery of any form.
-bool ContainsSubquery(const Expr& e) {
-  if (e.query) return true;
-  for (const auto& a : e.args) {
-    if (ContainsSubquery(*a)) return true;
-  }
-  return false;
-}
-
 // What one range query returns for an aggregate, so the SDK can merge the ranges: AVG travels as
 // {sum, count}, MIN/MAX with a count besides the value; the others as themselves.
-std::string AggregateItem(const Expr& call, AggKind kind) {
+std::string AggregateItem(const Expr& call, AggregateFn kind) {
   const std::string arg = call.args.empty() ? std::string() : sql::ToString(*call.args[0]);
   switch (kind) {
-    case AggKind::kAvg:
+    case AggregateFn::kAvg:
       return "{\"item\": {\"sum\": SUM(" + arg + "), \"count\": COUNT(" + arg + ")}}";
-    case AggKind::kMin:
+    case AggregateFn::kMin:
       return "{\"item\": " + sql::ToString(call) + ", \"item2\": {\"min\": MIN(" + arg + "), \"count\": COUNT(" + arg +
              ")}}";
-    case AggKind::kMax:
+    case AggregateFn::kMax:
       return "{\"item\": " + sql::ToString(call) + ", \"item2\": {\"max\": MAX(" + arg + "), \"count\": COUNT(" + arg +
              ")}}";
     default:
@@ -258,37 +224,16 @@ std::string FormatQuery(const Query& q, int indent) {
 // ---------------------------------------------------------------------------------------------
 // Validation
 
-// A query error at a location of the query text.
-CosmosError At(const sql::Location& loc, const std::string& code, const std::string& message) {
-  return errors::QueryError(code, loc.start, loc.end, message);
-}
-
-// ASCII upper case (function names in messages).
-std::string Upper(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return out;
-}
-
 void CheckQueryFunctions(const Query& q);
 
 // Every system function must exist and get a valid number of arguments (UDFs are the service's
 // business: the plan accepts them).
 void CheckFunctions(const Expr& e) {
   if (e.kind == ExprKind::kCall) {
-    const sql::Location name_loc{e.loc.start, e.loc.start + e.name.size()};
-    if (AggregateKind(e)) {
-      if (e.args.size() != 1) throw At(e.loc, "SC2050", "The " + Upper(e.name) + " function requires 1 argument(s).");
+    if (AggregateOf(e)) {
+      CheckAggregateArity(e);
     } else {
-      const FunctionDef* fn = FindFunction(e.name);
-      if (fn == nullptr) throw At(name_loc, "SC2005", "'" + e.name + "' is not a recognized built-in function name.");
-      const int argc = static_cast<int>(e.args.size());
-      if (argc < fn->min_args || (fn->max_args >= 0 && argc > fn->max_args)) {
-        std::string count = fn->min_args == fn->max_args ? std::to_string(fn->min_args)
-                            : fn->max_args < 0           ? "at least " + std::to_string(fn->min_args)
-                                               : std::to_string(fn->min_args) + " to " + std::to_string(fn->max_args);
-        throw At(e.loc, "SC2050", "The " + Upper(e.name) + " function requires " + count + " argument(s).");
-      }
+      ResolveFunction(e);
     }
   }
   for (const auto& a : e.args) CheckFunctions(*a);
@@ -311,7 +256,7 @@ void CheckQueryFunctions(const Query& q) {
 // A projection that aggregates must be exactly one aggregate over a plain expression: the SDK
 // merges per-range aggregate values and cannot merge anything composed around them.
 void CheckAggregateProjection(const Expr& e) {
-  if (AggregateKind(e)) {
+  if (AggregateOf(e)) {
     if (!e.args.empty() && (ContainsAggregate(*e.args[0]) || ContainsSubquery(*e.args[0]))) {
       throw At(e.loc, "SC2101",
                "Cannot perform an aggregate function on an expression containing an aggregate or a subquery.");
@@ -320,68 +265,6 @@ void CheckAggregateProjection(const Expr& e) {
   }
   if (ContainsAggregate(e))
     throw errors::BadRequest("Compositions of aggregates and other expressions are not allowed.");
-}
-
-// With GROUP BY, a property reference in the select list must be a grouping expression or sit
-// inside an aggregate.
-void CheckGrouped(const Expr& e, const std::vector<std::string>& group_texts) {
-  if (AggregateKind(e)) return;
-  if (std::find(group_texts.begin(), group_texts.end(), sql::ToString(e)) != group_texts.end()) return;
-  if (e.kind == ExprKind::kName || e.kind == ExprKind::kMember || e.kind == ExprKind::kIndex) {
-    throw At(e.loc, "SC2102",
-             "Property reference '" + sql::ToString(e) +
-                 "' is invalid in the select list because it is not contained in either an aggregate function or "
-                 "the GROUP BY clause.");
-  }
-  for (const auto& a : e.args) CheckGrouped(*a, group_texts);
-}
-
-// ORDER BY items must be document paths (the index serves the per-range order).
-bool IsDocumentPath(const Expr& e) {
-  if (e.kind == ExprKind::kName) return true;
-  if (e.kind == ExprKind::kMember) return IsDocumentPath(*e.args[0]);
-  if (e.kind == ExprKind::kIndex) return e.args[1]->kind == ExprKind::kLiteral && IsDocumentPath(*e.args[0]);
-  return false;
-}
-
-// The value of parameter `name` in the request's parameters array, or null.
-const json::Value* FindParameter(const json::Value* params, const std::string& name) {
-  if (params == nullptr || !params->IsArray()) return nullptr;
-  const json::Value* found = nullptr;
-  for (const auto& p : params->GetArray()) {
-    if (!p.IsObject()) continue;
-    auto n = p.FindMember("name");
-    if (n == p.MemberEnd() || !n->value.IsString() || name != n->value.GetString()) continue;
-    auto v = p.FindMember("value");
-    if (v != p.MemberEnd()) found = &v->value;
-  }
-  return found;
-}
-
-// A TOP, OFFSET or LIMIT count with its parameter resolved. The service refuses values beyond
-// 32 bits (SCxxxx) and the SDKs values beyond int32; both end the query with 400.
-int64_t ResolveCount(const sql::Count& c, const json::Value* params, const char* clause) {
-  const std::string what = clause;
-  const std::string code = what == "TOP" ? "SC2060" : what == "LIMIT" ? "SC2061" : "SC2062";
-  const std::string message = what == "TOP" ? "The count value provided for a TOP clause must be an integer."
-                                            : "The " + what + " count value exceeds the maximum allowed value.";
-  double v = 0;
-  if (c.value) {
-    v = *c.value;
-  } else {
-    const json::Value* found = FindParameter(params, c.parameter);
-    if (found == nullptr) throw At(c.loc, "SC2001", "Identifier '" + c.parameter + "' could not be resolved.");
-    if (!found->IsNumber()) throw At(c.loc, code, message);
-    v = found->GetDouble();
-  }
-  if (!(v >= 0) || v != std::floor(v) || v > static_cast<double>(std::numeric_limits<uint32_t>::max())) {
-    throw At(c.loc, code, message);
-  }
-  if (v > static_cast<double>(std::numeric_limits<int32_t>::max())) {
-    throw At(c.loc, code,
-             "The " + what + " value " + sql::FormatNumber(v) + " exceeds the maximum the SDKs accept (2147483647).");
-  }
-  return static_cast<int64_t>(v);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -399,7 +282,7 @@ bool IsConstant(const Expr& e) {
       return false;
     case ExprKind::kCall: {
       const std::string n = util::ToLower(e.name);
-      if (AggregateKind(e) || n == "rand" || n.rfind("getcurrent", 0) == 0) return false;
+      if (AggregateOf(e) || n == "rand" || n.rfind("getcurrent", 0) == 0) return false;
       break;
     }
     default:
@@ -438,9 +321,9 @@ ConstantValue FromJson(const json::Value& v) {
 std::optional<ConstantValue> Evaluate(const Expr& e, const json::Value* params) {
   // Parameters and literals need no engine.
   if (e.kind == ExprKind::kParameter) {
-    const json::Value* v = FindParameter(params, e.name);
-    if (v == nullptr) return std::nullopt;
-    return FromJson(*v);
+    auto v = FindParameter(params, e.name);
+    if (!v || *v == nullptr) return std::nullopt;
+    return FromJson(**v);
   }
   if (e.kind == ExprKind::kLiteral) {
     ConstantValue c;
@@ -808,7 +691,7 @@ std::string QueryPlanJson(const sql::Query& q, const json::Value* params, const 
   if (value_select) CheckAggregateProjection(*q.value);
   for (const auto& p : q.projections) {
     CheckAggregateProjection(*p.expr);
-    list_aggregates = list_aggregates || AggregateKind(*p.expr).has_value();
+    list_aggregates = list_aggregates || AggregateOf(*p.expr).has_value();
   }
   if (grouped) {
     if (value_select) CheckGrouped(*q.value, group_texts);
@@ -816,9 +699,9 @@ std::string QueryPlanJson(const sql::Query& q, const json::Value* params, const 
   if (grouped || list_aggregates) {
     for (const auto& p : q.projections) CheckGrouped(*p.expr, group_texts);
   }
-  const std::optional<AggKind> value_kind = value_select ? AggregateKind(*q.value) : std::nullopt;
+  const std::optional<AggregateFn> value_kind = value_select ? AggregateOf(*q.value) : std::nullopt;
   const bool value_aggregate = value_kind.has_value();
-  const AggKind value_agg = value_kind.value_or(AggKind::kCount);
+  const AggregateFn value_agg = value_kind.value_or(AggregateFn::kCount);
   const bool aggregating = grouped || value_aggregate || list_aggregates;
   if (!aggregating && !q.order_by_rank) {
     for (const auto& s : q.order_by) {
@@ -869,7 +752,7 @@ std::string QueryPlanJson(const sql::Query& q, const json::Value* params, const 
       std::vector<std::string> members;
       for (size_t i = 0; i < q.projections.size(); ++i) {
         const Expr& e = *q.projections[i].expr;
-        const auto kind = AggregateKind(e);
+        const auto kind = AggregateOf(e);
         aliases.push_back(names[i]);
         alias_types.emplace_back(names[i], kind ? std::optional<std::string>(AggregateOperator(*kind)) : std::nullopt);
         members.push_back(QuoteKey(names[i]) + ": " + (kind ? AggregateItem(e, *kind) : sql::ToString(e)));

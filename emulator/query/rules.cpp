@@ -1,0 +1,128 @@
+#include "query/rules.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <limits>
+
+#include "util/util.h"
+
+namespace cosmos::query::rules {
+
+using sql::Expr;
+using sql::ExprKind;
+
+CosmosError At(const sql::Location& loc, const std::string& code, const std::string& message) {
+  return errors::QueryError(code, loc.start, loc.end, message);
+}
+
+std::string Upper(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::optional<AggregateFn> AggregateOf(const Expr& e) {
+  if (e.kind != ExprKind::kCall) return std::nullopt;
+  const std::string n = util::ToLower(e.name);
+  if (n == "count") return AggregateFn::kCount;
+  if (n == "sum") return AggregateFn::kSum;
+  if (n == "avg") return AggregateFn::kAvg;
+  if (n == "min") return AggregateFn::kMin;
+  if (n == "max") return AggregateFn::kMax;
+  if (n == "makelist") return AggregateFn::kMakeList;
+  if (n == "makeset") return AggregateFn::kMakeSet;
+  return std::nullopt;
+}
+
+bool ContainsAggregate(const Expr& e) {
+  if (AggregateOf(e)) return true;
+  return std::any_of(e.args.begin(), e.args.end(), [](const auto& a) { return ContainsAggregate(*a); });
+}
+
+bool ContainsSubquery(const Expr& e) {
+  if (e.query) return true;
+  return std::any_of(e.args.begin(), e.args.end(), [](const auto& a) { return ContainsSubquery(*a); });
+}
+
+void CheckAggregateArity(const Expr& call) {
+  if (call.args.size() != 1) {
+    throw At(call.loc, "SC2050", "The " + Upper(call.name) + " function requires 1 argument(s).");
+  }
+}
+
+const FunctionDef& ResolveFunction(const Expr& call) {
+  const FunctionDef* fn = FindFunction(call.name);
+  if (fn == nullptr) {
+    throw At({call.loc.start, call.loc.start + call.name.size()}, "SC2005",
+             "'" + call.name + "' is not a recognized built-in function name.");
+  }
+  const int argc = static_cast<int>(call.args.size());
+  if (argc < fn->min_args || (fn->max_args >= 0 && argc > fn->max_args)) {
+    std::string count = fn->min_args == fn->max_args ? std::to_string(fn->min_args)
+                        : fn->max_args < 0           ? "at least " + std::to_string(fn->min_args)
+                                           : std::to_string(fn->min_args) + " to " + std::to_string(fn->max_args);
+    throw At(call.loc, "SC2050", "The " + Upper(call.name) + " function requires " + count + " argument(s).");
+  }
+  return *fn;
+}
+
+void CheckGrouped(const Expr& e, const std::vector<std::string>& grouped) {
+  if (AggregateOf(e)) return;
+  if (std::find(grouped.begin(), grouped.end(), sql::ToString(e)) != grouped.end()) return;
+  if (e.kind == ExprKind::kName || e.kind == ExprKind::kMember || e.kind == ExprKind::kIndex) {
+    throw At(e.loc, "SC2102",
+             "Property reference '" + sql::ToString(e) +
+                 "' is invalid in the select list because it is not contained in either an aggregate function or "
+                 "the GROUP BY clause.");
+  }
+  for (const auto& a : e.args) CheckGrouped(*a, grouped);
+}
+
+bool IsDocumentPath(const Expr& e) {
+  if (e.kind == ExprKind::kName) return true;
+  if (e.kind == ExprKind::kMember) return IsDocumentPath(*e.args[0]);
+  if (e.kind == ExprKind::kIndex) return e.args[1]->kind == ExprKind::kLiteral && IsDocumentPath(*e.args[0]);
+  return false;
+}
+
+std::optional<const json::Value*> FindParameter(const json::Value* params, std::string_view name) {
+  if (params == nullptr || !params->IsArray()) return std::nullopt;
+  for (const auto& p : params->GetArray()) {
+    if (!p.IsObject()) continue;
+    auto n = p.FindMember("name");
+    if (n == p.MemberEnd() || !n->value.IsString() ||
+        name != std::string_view(n->value.GetString(), n->value.GetStringLength())) {
+      continue;
+    }
+    auto v = p.FindMember("value");
+    return v == p.MemberEnd() ? nullptr : &v->value;
+  }
+  return std::nullopt;
+}
+
+int64_t ResolveCount(const sql::Count& c, const json::Value* params, const char* clause) {
+  const std::string what = clause;
+  const std::string code = what == "TOP" ? "SC2060" : what == "LIMIT" ? "SC2061" : "SC2062";
+  const std::string message = what == "TOP" ? "The count value provided for a TOP clause must be an integer."
+                                            : "The " + what + " count value exceeds the maximum allowed value.";
+  double v = 0;
+  if (c.value) {
+    v = *c.value;
+  } else {
+    auto found = FindParameter(params, c.parameter);
+    if (!found) throw At(c.loc, "SC2001", "Identifier '" + c.parameter + "' could not be resolved.");
+    if (*found == nullptr || !(*found)->IsNumber()) throw At(c.loc, code, message);
+    v = (*found)->GetDouble();
+  }
+  if (!(v >= 0) || v != std::floor(v) || v > static_cast<double>(std::numeric_limits<uint32_t>::max())) {
+    throw At(c.loc, code, message);
+  }
+  if (v > static_cast<double>(std::numeric_limits<int32_t>::max())) {
+    throw At(c.loc, code,
+             "The " + what + " value " + sql::FormatNumber(v) + " exceeds the maximum the SDKs accept (2147483647).");
+  }
+  return static_cast<int64_t>(v);
+}
+
+}  // namespace cosmos::query::rules

@@ -1,0 +1,56 @@
+// The service's rules on a query's syntax tree that both the binder (which runs queries) and the
+// query plan (which describes them to SDKs) enforce: one implementation, so the two never disagree
+// on what a query means or which error it earns.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/errors.h"
+#include "json/json.h"
+#include "query/functions/function.h"
+#include "sqlparser/ast.h"
+
+namespace cosmos::query::rules {
+
+// A query error at a location of the query text.
+CosmosError At(const sql::Location& loc, const std::string& code, const std::string& message);
+
+// ASCII upper case (function names in messages).
+std::string Upper(std::string_view s);
+
+// The aggregates the service knows. MAKELIST and MAKESET exist only for the SDKs' plans.
+enum class AggregateFn { kCount, kSum, kAvg, kMin, kMax, kMakeList, kMakeSet };
+
+// The aggregate a call names, if it is a call of one.
+std::optional<AggregateFn> AggregateOf(const sql::Expr& e);
+// True when `e` holds an aggregate call (subqueries aggregate per item and are not looked into).
+bool ContainsAggregate(const sql::Expr& e);
+// True when `e` holds a subquery of any form.
+bool ContainsSubquery(const sql::Expr& e);
+
+// An aggregate call takes exactly one argument (SC2050).
+void CheckAggregateArity(const sql::Expr& call);
+// The registry entry of a system function call; 400 SC2005 when unknown, SC2050 for a wrong
+// argument count.
+const FunctionDef& ResolveFunction(const sql::Expr& call);
+
+// With GROUP BY (or aggregates), a property reference in the select list must be a grouping
+// expression or sit inside an aggregate (SC2102). `grouped` holds the GROUP BY expressions as text.
+void CheckGrouped(const sql::Expr& e, const std::vector<std::string>& grouped);
+
+// ORDER BY items must be document paths: an alias followed by properties and literal indexes.
+bool IsDocumentPath(const sql::Expr& e);
+
+// The request's parameter `name`: nullopt when the request does not declare it, null inside when it
+// is declared without a value (undefined).
+std::optional<const json::Value*> FindParameter(const json::Value* params, std::string_view name);
+
+// A TOP, OFFSET or LIMIT count with its parameter resolved; 400 (SC2060 TOP, SC2061 LIMIT, SC2062
+// OFFSET) for anything but an integer from 0 to 2147483647, SC2001 for an undeclared parameter.
+int64_t ResolveCount(const sql::Count& c, const json::Value* params, const char* clause);
+
+}  // namespace cosmos::query::rules
