@@ -6,6 +6,7 @@
 
 #include "common/errors.h"
 #include "json/json.h"
+#include "util/util.h"
 
 namespace cosmos::query {
 
@@ -90,26 +91,17 @@ Val Compare(BinaryOp op, Val a, Val b) {
   }
 }
 
-// Decodes one UTF-8 code point at s[i], advancing i.
-uint32_t NextCodePoint(std::string_view s, size_t& i) {
-  unsigned char c = static_cast<unsigned char>(s[i++]);
-  if (c < 0x80) return c;
-  int extra = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : 1;
-  uint32_t cp = c & (0x3F >> extra);
-  for (int k = 0; k < extra && i < s.size(); ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i++]) & 0x3F);
-  return cp;
-}
-
 std::vector<uint32_t> CodePoints(std::string_view s) {
   std::vector<uint32_t> out;
   out.reserve(s.size());
-  for (size_t i = 0; i < s.size();) out.push_back(NextCodePoint(s, i));
+  for (size_t i = 0; i < s.size();) out.push_back(util::DecodeUtf8(s, i));
   return out;
 }
 
 // One element of a LIKE pattern: any run (%), any one character (_), a set ([...]), a literal.
 struct LikeToken {
   enum Kind { kAny, kOne, kSet, kChar } kind;
+  LikeToken(Kind k, uint32_t c = 0) : kind(k), ch(c) {}
   uint32_t ch = 0;
   bool negate = false;
   std::vector<std::pair<uint32_t, uint32_t>> ranges;
@@ -133,21 +125,21 @@ std::vector<LikeToken> CompileLike(std::string_view pattern, std::optional<uint3
   for (size_t i = 0; i < p.size(); ++i) {
     uint32_t c = p[i];
     if (escape && c == *escape && i + 1 < p.size()) {
-      out.push_back({LikeToken::kChar, p[++i]});
+      out.emplace_back(LikeToken::kChar, p[++i]);
     } else if (c == '%') {
-      if (out.empty() || out.back().kind != LikeToken::kAny) out.push_back({LikeToken::kAny});
+      if (out.empty() || out.back().kind != LikeToken::kAny) out.emplace_back(LikeToken::kAny);
     } else if (c == '_') {
-      out.push_back({LikeToken::kOne});
+      out.emplace_back(LikeToken::kOne);
     } else if (c == '[') {
       size_t close = i + 1;
       if (close < p.size() && p[close] == '^') ++close;
       if (close < p.size()) ++close;  // a ']' right after '[' or '[^' is a member
       while (close < p.size() && p[close] != ']') ++close;
       if (close >= p.size()) {
-        out.push_back({LikeToken::kChar, c});
+        out.emplace_back(LikeToken::kChar, c);
         continue;
       }
-      LikeToken t{LikeToken::kSet};
+      LikeToken t(LikeToken::kSet);
       size_t j = i + 1;
       if (p[j] == '^') {
         t.negate = true;
@@ -164,7 +156,7 @@ std::vector<LikeToken> CompileLike(std::string_view pattern, std::optional<uint3
       out.push_back(std::move(t));
       i = close;
     } else {
-      out.push_back({LikeToken::kChar, c});
+      out.emplace_back(LikeToken::kChar, c);
     }
   }
   return out;
@@ -196,7 +188,7 @@ Val Like(const Node& n, Val a, Val pattern) {
   std::optional<uint32_t> escape;
   if (n.escape && !n.escape->empty()) {
     size_t i = 0;
-    escape = NextCodePoint(*n.escape, i);
+    escape = util::DecodeUtf8(*n.escape, i);
   }
   bool m = LikeMatch(CompileLike(pattern.AsString(), escape), CodePoints(a.AsString()));
   return Arena::Bool(m != n.negated);

@@ -24,6 +24,7 @@ void RunInMemory(const Plan& plan, EvalContext& cx, const std::function<void(Val
 
 // Shared by the executor: the pieces of a query after the FROM/WHERE stage.
 struct Accumulator {
+  explicit Accumulator(Agg k) : kind(k) {}
   Agg kind = Agg::kCount;
   int64_t count = 0;        // COUNT, AVG denominators
   bool invalid = false;     // SUM/AVG saw a non-number

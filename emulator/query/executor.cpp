@@ -166,7 +166,7 @@ class Collector {
     Group& g = groups_[canonical];
     g.env = cx.env;
     g.first = pos;
-    for (const auto& a : plan_.aggregates) g.accs.push_back(Accumulator{a.kind});
+    for (const auto& a : plan_.aggregates) g.accs.emplace_back(a.kind);
     return g;
   }
 

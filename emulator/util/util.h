@@ -36,4 +36,9 @@ std::string NewUuid();
 
 int64_t UnixSeconds();
 
+// Decodes the UTF-8 code point at s[i] and advances i; a malformed sequence gives U+FFFD for one byte.
+char32_t DecodeUtf8(std::string_view s, size_t& i);
+// Appends the UTF-8 encoding of a code point.
+void AppendUtf8(std::string& out, char32_t cp);
+
 }  // namespace cosmos::util
