@@ -7,42 +7,20 @@
 #include <vector>
 
 #include "query/functions/function.h"
+#include "function_test.h"
 
 namespace cosmos::query {
 namespace {
 
-class ArrayFunctionTest : public ::testing::Test {
+class ArrayFunctionTest : public FunctionTest {
  protected:
-  // A value parsed from JSON text, alive as long as the fixture.
-  Val J(std::string_view text) {
-    json::Document& d = docs_.emplace_back();
-    EXPECT_EQ(json::Parse(text, d), json::ParseStatus::kOk) << text;
-    return Val(d);
-  }
-
-  // Calls a registered function as the engine does (arity checked first).
-  Val Call(std::string_view name, std::vector<Val> args) {
-    const FunctionDef* def = FindFunction(name);
-    if (def == nullptr) {
-      ADD_FAILURE() << "no function " << name;
-      return Val();
-    }
-    int n = static_cast<int>(args.size());
-    EXPECT_TRUE(n >= def->min_args && (def->max_args < 0 || n <= def->max_args)) << name << " arity";
-    return def->fn(ctx_, args);
-  }
-
-  // The result of Call as compact JSON text, or "undefined".
+  // The result of Call as compact JSON text, or "undefined"; doubles are marked "double ".
   std::string Text(std::string_view name, std::vector<Val> args) {
     Val v = Call(name, std::move(args));
     if (v.IsUndefined()) return "undefined";
     if (v.IsNumber() && v.json().IsDouble()) return "double " + json::Write(v.json());
     return json::Write(v.json());
   }
-
-  Arena arena_;
-  FunctionContext ctx_{arena_};
-  std::deque<json::Document> docs_;
 };
 
 TEST_F(ArrayFunctionTest, Concat) {

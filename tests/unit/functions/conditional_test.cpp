@@ -6,33 +6,15 @@
 #include <vector>
 
 #include "query/functions/function.h"
+#include "function_test.h"
 
 namespace cosmos::query {
 namespace {
 
-class ConditionalFunctionTest : public ::testing::Test {
+class ConditionalFunctionTest : public FunctionTest {
  protected:
-  // A value parsed from JSON text, alive as long as the fixture.
-  Val J(std::string_view text) {
-    json::Document& d = docs_.emplace_back();
-    EXPECT_EQ(json::Parse(text, d), json::ParseStatus::kOk) << text;
-    return Val(d);
-  }
-
   // IIF(cond, a, b) through the registry.
-  Val Iif(Val cond, Val a, Val b) {
-    const FunctionDef* def = FindFunction("iif");
-    if (def == nullptr) {
-      ADD_FAILURE() << "IIF is not registered";
-      return Val();
-    }
-    std::vector<Val> args{cond, a, b};
-    return def->fn(ctx_, args);
-  }
-
-  Arena arena_;
-  FunctionContext ctx_{arena_};
-  std::deque<json::Document> docs_;
+  Val Iif(Val cond, Val a, Val b) { return Call("iif", {cond, a, b}); }
 };
 
 TEST_F(ConditionalFunctionTest, Registered) {

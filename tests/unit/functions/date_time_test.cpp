@@ -10,42 +10,15 @@
 
 #include "json/json.h"
 #include "query/functions/function.h"
+#include "function_test.h"
 
 namespace cosmos::query {
 namespace {
 
-class DateTimeTest : public ::testing::Test {
+class DateTimeTest : public FunctionTest {
  protected:
-  // A JSON literal as an argument value.
-  Val J(std::string_view text) {
-    docs_.push_back(std::make_unique<json::Document>());
-    EXPECT_EQ(json::Parse(text, *docs_.back()), json::ParseStatus::kOk) << text;
-    return Val(*docs_.back());
-  }
   Val S(std::string_view s) { return arena_.String(s); }
-
-  Val Call(std::string_view name, std::initializer_list<Val> args) {
-    const FunctionDef* def = FindFunction(name);
-    EXPECT_NE(def, nullptr) << name;
-    if (!def) return Val();
-    std::vector<Val> v(args);
-    EXPECT_GE(static_cast<int>(v.size()), def->min_args) << name;
-    if (def->max_args >= 0) {
-      EXPECT_LE(static_cast<int>(v.size()), def->max_args) << name;
-    }
-    FunctionContext ctx{arena_, now_ms_};
-    return def->fn(ctx, v);
-  }
-  // The result as text: its JSON, or "undefined".
-  std::string Str(Val v) {
-    if (v.IsUndefined()) return "undefined";
-    return json::Write(v.json());
-  }
-  std::string Run(std::string_view name, std::initializer_list<Val> args) { return Str(Call(name, args)); }
-
-  Arena arena_;
-  int64_t now_ms_ = 0;
-  std::vector<std::unique_ptr<json::Document>> docs_;
+  std::string Run(std::string_view name, std::vector<Val> args) { return Str(Call(name, std::move(args))); }
 };
 
 TEST_F(DateTimeTest, AllDocumentedFunctionsAreRegistered) {

@@ -9,34 +9,13 @@
 #include <vector>
 
 #include "query/functions/function.h"
+#include "function_test.h"
 
 namespace cosmos::query {
 namespace {
 
-class MathFunctionTest : public ::testing::Test {
+class MathFunctionTest : public FunctionTest {
  protected:
-  // A value parsed from JSON text, alive as long as the fixture.
-  Val J(std::string_view text) {
-    json::Document& d = docs_.emplace_back();
-    EXPECT_EQ(json::Parse(text, d), json::ParseStatus::kOk) << text;
-    return Val(d);
-  }
-
-  // Calls a registered function as the engine does (arity checked first).
-  Val Call(std::string_view name, std::vector<Val> args) {
-    const FunctionDef* def = FindFunction(name);
-    if (def == nullptr) {
-      ADD_FAILURE() << "no function " << name;
-      return Val();
-    }
-    int n = static_cast<int>(args.size());
-    EXPECT_TRUE(n >= def->min_args && (def->max_args < 0 || n <= def->max_args)) << name << " arity";
-    return def->fn(ctx_, args);
-  }
-
-  Arena arena_;
-  FunctionContext ctx_{arena_};
-  std::deque<json::Document> docs_;
 };
 
 std::string Text(Val v) {

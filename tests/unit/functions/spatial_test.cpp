@@ -16,6 +16,7 @@
 
 #include "json/json.h"
 #include "query/functions/function.h"
+#include "function_test.h"
 
 namespace cosmos::query {
 namespace {
@@ -24,25 +25,11 @@ constexpr double kA = 6378137.0;
 constexpr double kB = kA * (1 - 1 / 298.257223563);
 constexpr double kEarthArea = 510065621724088.5;  // WGS-84 ellipsoid surface, m^2
 
-class SpatialTest : public ::testing::Test {
+class SpatialTest : public FunctionTest {
  protected:
-  Val J(std::string_view text) {
-    docs_.push_back(std::make_unique<json::Document>());
-    EXPECT_EQ(json::Parse(text, *docs_.back()), json::ParseStatus::kOk) << text;
-    return Val(*docs_.back());
-  }
-  Val Call(std::string_view name, std::initializer_list<Val> args) {
-    const FunctionDef* def = FindFunction(name);
-    EXPECT_NE(def, nullptr) << name;
-    if (!def) return Val();
-    std::vector<Val> v(args);
-    FunctionContext ctx{arena_, 0};
-    return def->fn(ctx, v);
-  }
-  std::string Str(Val v) { return v.IsUndefined() ? "undefined" : json::Write(v.json()); }
-  std::string Run(std::string_view name, std::initializer_list<Val> args) { return Str(Call(name, args)); }
-  double Num(std::string_view name, std::initializer_list<Val> args) {
-    Val v = Call(name, args);
+  std::string Run(std::string_view name, std::vector<Val> args) { return Str(Call(name, std::move(args))); }
+  double Num(std::string_view name, std::vector<Val> args) {
+    Val v = Call(name, std::move(args));
     EXPECT_TRUE(v.IsNumber()) << name << " gave " << Str(v);
     return v.IsNumber() ? v.AsNumber() : std::nan("");
   }
@@ -91,9 +78,6 @@ class SpatialTest : public ::testing::Test {
     json::WriteDouble(out, d);
     return out;
   }
-
-  Arena arena_;
-  std::vector<std::unique_ptr<json::Document>> docs_;
 };
 
 TEST_F(SpatialTest, Registered) {

@@ -7,19 +7,13 @@
 #include <vector>
 
 #include "query/functions/function.h"
+#include "function_test.h"
 
 namespace cosmos::query {
 namespace {
 
-class TypeCheckingFunctionTest : public ::testing::Test {
+class TypeCheckingFunctionTest : public FunctionTest {
  protected:
-  // A value parsed from JSON text, alive as long as the fixture.
-  Val J(std::string_view text) {
-    json::Document& d = docs_.emplace_back();
-    EXPECT_EQ(json::Parse(text, d), json::ParseStatus::kOk) << text;
-    return Val(d);
-  }
-
   // Calls a one-argument registered function and returns its boolean result as text.
   std::string Check(std::string_view name, Val arg) {
     const FunctionDef* def = FindFunction(name);
@@ -27,7 +21,8 @@ class TypeCheckingFunctionTest : public ::testing::Test {
     EXPECT_EQ(def->min_args, 1);
     EXPECT_EQ(def->max_args, 1);
     std::vector<Val> args{arg};
-    Val result = def->fn(ctx_, args);
+    FunctionContext ctx = Context();
+    Val result = def->fn(ctx, args);
     if (!result.IsBool()) return "not a boolean";
     return result.AsBool() ? "true" : "false";
   }
@@ -42,10 +37,6 @@ class TypeCheckingFunctionTest : public ::testing::Test {
     }
     return out;
   }
-
-  Arena arena_;
-  FunctionContext ctx_{arena_};
-  std::deque<json::Document> docs_;
 };
 
 // Columns: undefined, null, true, false, 0, -5, 1.5, "", "abc", [], [1,2], {}, {"a":1}.
