@@ -232,8 +232,7 @@ std::string EncodeResume(const OutRow& last, const Window& w, std::string_view q
 
 CosmosError InvalidContinuation() { return CosmosError(400, 0, "BadRequest", "Invalid Continuation Token"); }
 
-Resume DecodeResume(const std::string& token, std::string_view query, size_t key_count, Arena& arena,
-                    json::Document& holder) {
+Resume DecodeResume(const std::string& token, std::string_view query, size_t key_count, json::Document& holder) {
   auto raw = util::Base64Decode(token);
   if (!raw || json::Parse(*raw, holder) != json::ParseStatus::kOk || !holder.IsObject()) throw InvalidContinuation();
   auto get = [&](const char* name) -> const json::Value& {
@@ -262,7 +261,6 @@ Resume DecodeResume(const std::string& token, std::string_view query, size_t key
   }
   r.window.skip = s.GetInt64();
   if (!t.IsNull()) r.window.take = t.GetInt64();
-  (void)arena;
   return r;
 }
 
@@ -444,7 +442,7 @@ Page ExecutePage(const Plan& plan, const Scope& scope, const PageRequest& reques
   json::Document token_holder;
   std::optional<Resume> resume;
   if (!request.continuation.empty()) {
-    resume = DecodeResume(request.continuation, request.query_text, key_count, arena, token_holder);
+    resume = DecodeResume(request.continuation, request.query_text, key_count, token_holder);
   }
   Window window = resume ? resume->window : InitialWindow(plan);
 
