@@ -34,6 +34,10 @@ Options (each also read from the environment variable shown; a flag wins over th
   --max-body-bytes N     largest request body accepted (413) COSMOS_EMULATOR_MAX_BODY_BYTES (default 16777216)
   --header-timeout-ms N  idle keep-alive / header read limit COSMOS_EMULATOR_HEADER_TIMEOUT_MS (default 120000)
   --body-timeout-ms N    request body read limit             COSMOS_EMULATOR_BODY_TIMEOUT_MS (default 30000)
+  --partition-count N    physical partitions of every new     COSMOS_EMULATOR_PARTITION_COUNT (default: as the
+                         container (1-1024)                  service: max(1, ceil(RU/s / 10,000)))
+  --rate-limit on|off    429 when a partition spends its     COSMOS_EMULATOR_RATE_LIMIT (default off)
+                         share of the provisioned RU/s
   --health-check         probe GET /_health on 127.0.0.1:PORT and exit 0 when it answers 200
   --help                 show this text
 
@@ -46,6 +50,8 @@ struct Options {
   std::string key = kWellKnownKey;
   std::string consistency = "Session";
   bool health_check = false;
+  std::optional<int> partition_count;
+  bool rate_limit = false;
 };
 
 [[noreturn]] void Fail(const std::string& message) {
@@ -88,6 +94,18 @@ void Apply(Options& o, const std::string& name, const std::string& value) {
     o.server.header_timeout = std::chrono::milliseconds(ParseNumber("--header-timeout-ms", value, 86400000));
   } else if (name == "body-timeout-ms") {
     o.server.body_timeout = std::chrono::milliseconds(ParseNumber("--body-timeout-ms", value, 86400000));
+  } else if (name == "partition-count") {
+    uint64_t n = ParseNumber("--partition-count", value, 1024);
+    if (n == 0) Fail("--partition-count must be from 1 to 1024");
+    o.partition_count = static_cast<int>(n);
+  } else if (name == "rate-limit") {
+    if (cosmos::util::EqualsIgnoreCase(value, "on") || cosmos::util::EqualsIgnoreCase(value, "true")) {
+      o.rate_limit = true;
+    } else if (cosmos::util::EqualsIgnoreCase(value, "off") || cosmos::util::EqualsIgnoreCase(value, "false")) {
+      o.rate_limit = false;
+    } else {
+      Fail("--rate-limit must be on or off");
+    }
   } else {
     Fail("unknown option --" + name);
   }
@@ -96,7 +114,7 @@ void Apply(Options& o, const std::string& name, const std::string& value) {
 Options ParseOptions(int argc, char** argv) {
   Options o;
   static const char* kNames[] = {"host", "port", "key", "threads", "consistency", "max-body-bytes",
-                                 "header-timeout-ms", "body-timeout-ms"};
+                                 "header-timeout-ms", "body-timeout-ms", "partition-count", "rate-limit"};
   for (const char* name : kNames) {
     std::string env = std::string("COSMOS_EMULATOR_") + name;
     for (auto& c : env) c = c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -158,7 +176,12 @@ int main(int argc, char** argv) {
   config.master_key = *cosmos::util::Base64Decode(options.key);
   config.consistency = options.consistency;
   cosmos::store::Account account;
-  cosmos::http::Services services{account, config};
+  account.set_partition_count_override(options.partition_count);
+  cosmos::throughput::SystemClock clock;
+  cosmos::throughput::RateLimiter limiter(clock);
+  limiter.set_enabled(options.rate_limit);
+  cosmos::stats::Report stats([](const std::string& line) { std::cerr << "cosmos-emulator: " << line << std::endl; });
+  cosmos::http::Services services{account, config, limiter, stats};
 
   cosmos::server::Server server(
       options.server, [&services](const cosmos::server::Request& req) { return cosmos::http::Handle(services, req); },
@@ -174,7 +197,10 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::cout << "cosmos-emulator: Started on http://" << options.server.host << ":" << server.port()
-            << "/ (consistency " << config.consistency << ")" << std::endl;
+            << "/ (consistency " << config.consistency;
+  if (options.partition_count) std::cout << ", " << *options.partition_count << " partitions per container";
+  if (options.rate_limit) std::cout << ", rate limiting on";
+  std::cout << ")" << std::endl;
   server.Run(true);
   std::cout << "cosmos-emulator: Stopped" << std::endl;
   return 0;

@@ -6,6 +6,7 @@
 
 #include "charge/charge.h"
 #include "common/errors.h"
+#include "store/epk.h"
 #include "util/util.h"
 
 namespace cosmos::handlers {
@@ -112,7 +113,7 @@ std::vector<std::string> Page(const http::RequestContext& ctx, std::vector<std::
   return out;
 }
 
-std::optional<int> ThroughputFromHeaders(const http::RequestContext& ctx) {
+std::optional<store::Throughput> ThroughputFromHeaders(const http::RequestContext& ctx) {
   if (auto h = ctx.Header("x-ms-offer-throughput")) {
     int v = 0;
     auto r = std::from_chars(h->data(), h->data() + h->size(), v);
@@ -122,7 +123,7 @@ std::optional<int> ThroughputFromHeaders(const http::RequestContext& ctx) {
       throw errors::BadRequest("The offer throughput " + std::string(*h) +
                                " is invalid: it must be at least 400 RU/s and a multiple of 100.");
     if (v > 1000000) throw errors::BadRequest("The offer throughput exceeds the maximum of 1000000 RU/s.");
-    return v;
+    return store::Throughput{v, false};
   }
   if (auto h = ctx.Header("x-ms-cosmos-offer-autopilot-settings")) {
     json::Document d;
@@ -132,7 +133,8 @@ std::optional<int> ThroughputFromHeaders(const http::RequestContext& ctx) {
     int v = d["maxThroughput"].GetInt();
     if (v < 1000 || v % 1000 != 0)
       throw errors::BadRequest("The autoscale maximum throughput must be at least 1000 RU/s and a multiple of 1000.");
-    return v;
+    if (v > 1000000) throw errors::BadRequest("The autoscale maximum throughput exceeds the maximum of 1000000 RU/s.");
+    return store::Throughput{v, true};
   }
   return std::nullopt;
 }
@@ -145,6 +147,150 @@ void ItemHeaders(http::Result& r, const http::RequestContext& ctx, const store::
   r.headers.emplace_back("x-ms-alt-content-path", "dbs/" + ctx.seg(1) + "/colls/" + ctx.seg(3));
   r.headers.emplace_back("x-ms-documentdb-partitionkeyrangeid", p.range_id());
   r.headers.emplace_back("lsn", std::to_string(lsn));
+}
+
+void SessionHeaders(http::Result& r, const http::RequestContext& ctx, const store::Container& c,
+                    const std::vector<store::PhysicalPartition*>& parts) {
+  if (parts.size() == 1) {
+    ItemHeaders(r, ctx, c, *parts[0], parts[0]->lsn());
+    return;
+  }
+  std::string token;
+  for (auto* p : parts) {
+    if (!token.empty()) token += ',';
+    token += p->range_id() + ":-1#" + std::to_string(p->lsn());
+  }
+  if (!token.empty()) r.headers.emplace_back("x-ms-session-token", token);
+  r.headers.emplace_back("x-ms-content-path", c.rid());
+  r.headers.emplace_back("x-ms-alt-content-path", "dbs/" + ctx.seg(1) + "/colls/" + ctx.seg(3));
+}
+
+namespace {
+
+CosmosError InvalidSessionToken(std::string_view token) {
+  return CosmosError(400, 0, "BadRequest",
+                     errors::Wrap("The session token provided '" + std::string(token) + "' is invalid."));
+}
+
+// The global LSN of one session token entry's value: "<lsn>" (the simple form), or
+// "<version>#<global lsn>" optionally followed by "#<region>=<lsn>" entries.
+std::optional<uint64_t> SessionLsn(std::string_view v) {
+  auto number = [](std::string_view t, auto& out) {
+    auto r = std::from_chars(t.data(), t.data() + t.size(), out);
+    return r.ec == std::errc() && r.ptr == t.data() + t.size() && !t.empty();
+  };
+  uint64_t lsn = 0;
+  auto hash = v.find('#');
+  if (hash == std::string_view::npos) return number(v, lsn) ? std::optional(lsn) : std::nullopt;
+  int64_t version = 0;
+  if (!number(v.substr(0, hash), version)) return std::nullopt;
+  auto rest = v.substr(hash + 1);
+  auto next = rest.find('#');
+  if (!number(rest.substr(0, next), lsn)) return std::nullopt;
+  while (next != std::string_view::npos) {  // "#<region>=<lsn>" entries: validated, not compared
+    rest = rest.substr(next + 1);
+    next = rest.find('#');
+    auto entry = rest.substr(0, next);
+    auto eq = entry.find('=');
+    int64_t region = 0, local = 0;
+    if (eq == std::string_view::npos || !number(entry.substr(0, eq), region) || !number(entry.substr(eq + 1), local))
+      return std::nullopt;
+  }
+  return lsn;
+}
+
+// Session consistency: a read carrying a token from a write this partition has not seen answers
+// 404/1002, as a replica behind the session would (the SDK retries without the token).
+void CheckSessionToken(const http::RequestContext& ctx, const std::vector<store::PhysicalPartition*>& parts) {
+  auto h = ctx.Header("x-ms-session-token");
+  if (!h || h->empty()) return;
+  std::string_view all = *h;
+  while (!all.empty()) {
+    auto comma = all.find(',');
+    auto entry = all.substr(0, comma);
+    all = comma == std::string_view::npos ? std::string_view() : all.substr(comma + 1);
+    auto colon = entry.find(':');
+    if (colon == std::string_view::npos) throw InvalidSessionToken(*h);
+    auto lsn = SessionLsn(entry.substr(colon + 1));
+    if (!lsn) throw InvalidSessionToken(*h);
+    auto range = entry.substr(0, colon);
+    for (auto* p : parts) {
+      if (p->range_id() == range && *lsn > p->lsn())
+        throw CosmosError(404, 1002, "NotFound",
+                          errors::Wrap("The read session is not available for the input session token."));
+    }
+  }
+}
+
+std::string OperationOf(const http::RequestContext& ctx) {
+  using V = http::beast_http::verb;
+  const bool item = ctx.segments().size() == 6;
+  switch (ctx.verb()) {
+    case V::get: return item ? "read" : "readFeed";
+    case V::put: return "replace";
+    case V::delete_: return "delete";
+    case V::patch: return "patch";
+    case V::post: return ctx.BoolHeader("x-ms-documentdb-is-upsert") ? "upsert" : "create";
+    default: return "other";
+  }
+}
+
+}  // namespace
+
+void Admit(http::Services& s, http::RequestContext& ctx, const store::ContainerPtr& c,
+           std::vector<store::PhysicalPartition*> parts, std::string operation) {
+  auto& u = ctx.usage;
+  u.container = c;
+  u.database = ctx.seg(1);
+  u.operation = operation.empty() ? OperationOf(ctx) : std::move(operation);
+  u.partitions = std::move(parts);
+  auto cont = ctx.Header("x-ms-continuation");
+  u.first_page = !cont || cont->empty();
+  const bool read = ctx.verb() == http::beast_http::verb::get || u.operation == "query";
+  if (read) CheckSessionToken(ctx, u.partitions);
+  s.limiter.Admit(*c, u.partitions);
+}
+
+bool Routed::Contains(const store::Item& item) const {
+  if (pk && item.pk != *pk) return false;
+  if (epk && !(item.epk >= epk->first && item.epk < epk->second)) return false;
+  return true;
+}
+
+Routed RouteRequest(const http::RequestContext& ctx, const store::ContainerPtr& c) {
+  Routed r;
+  const auto& def = c->partition_key();
+  auto start = ctx.Header("x-ms-start-epk");
+  auto end = ctx.Header("x-ms-end-epk");
+  if ((start.has_value() != end.has_value()) || (start && !(*start < *end)))
+    throw errors::BadRequest("x-ms-start-epk and x-ms-end-epk must be given together, the start below the end.");
+  if (auto h = ctx.Header("x-ms-documentdb-partitionkey")) {
+    store::PartitionKeyValue key = store::ParsePartitionKeyHeader(def, *h, /*allow_prefix=*/true);
+    if (key.components.size() < def.paths.size()) {  // a prefix of a hierarchical key
+      std::string min = store::EffectivePartitionKey(def, key);
+      r.epk.emplace(min, min + std::string(store::kMaxEpk));
+      r.partitions = c->PartitionsOverlapping(r.epk->first, r.epk->second);
+    } else {
+      r.pk = key.Canonical();
+      r.partitions.push_back(&c->PartitionFor(key));
+    }
+  } else if (auto range = ctx.Header("x-ms-documentdb-partitionkeyrangeid")) {
+    store::PhysicalPartition* p = c->PartitionById(*range);
+    if (p == nullptr)
+      throw CosmosError(410, 1002, "Gone",
+                        errors::Wrap("The partition key range '" + std::string(*range) +
+                                     "' is gone (it was split or never existed)."));
+    r.partitions.push_back(p);
+    if (start && (*start > p->min_epk() || *end < p->max_epk())) r.epk.emplace(*start, *end);
+  } else if (start) {
+    r.epk.emplace(*start, *end);
+    r.partitions = c->PartitionsOverlapping(*start, *end);
+    if (r.epk->first == store::kMinEpk && r.epk->second == store::kMaxEpk) r.epk.reset();
+  } else {
+    for (const auto& p : c->partitions()) r.partitions.push_back(p.get());
+    r.all = true;
+  }
+  return r;
 }
 
 store::PartitionKeyValue HeaderKey(const http::RequestContext& ctx, const store::Container& c) {

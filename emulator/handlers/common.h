@@ -42,12 +42,38 @@ std::string FeedJson(const std::string& rid, const char* key, const std::vector<
 // the list); sets the continuation header on `r` when more remain. Throws 400 on bad values.
 std::vector<std::string> Page(const http::RequestContext& ctx, std::vector<std::string> all, http::Result& r);
 
+// The emulator's own container-create header choosing the physical partition count, and its limit.
+inline constexpr const char* kPartitionCountHeader = "x-cosmos-emulator-partition-count";
+inline constexpr int kMaxPartitionCount = 1024;
+
 // Offer throughput from x-ms-offer-throughput / x-ms-cosmos-offer-autopilot-settings; 400 when invalid.
-std::optional<int> ThroughputFromHeaders(const http::RequestContext& ctx);
+std::optional<store::Throughput> ThroughputFromHeaders(const http::RequestContext& ctx);
 
 // Headers every item response carries: session token and the container it belongs to.
 void ItemHeaders(http::Result& r, const http::RequestContext& ctx, const store::Container& c,
                  const store::PhysicalPartition& p, uint64_t lsn);
+// The same for a response that read several partitions: one session token per range, comma-joined.
+void SessionHeaders(http::Result& r, const http::RequestContext& ctx, const store::Container& c,
+                    const std::vector<store::PhysicalPartition*>& parts);
+
+// Records what the request uses (for the rate limiter and the RU report), checks a read's session
+// token against the partitions, and refuses it with 429 when rate limiting is on and a partition
+// has spent its budget. `operation` names the request in the report.
+void Admit(http::Services& s, http::RequestContext& ctx, const store::ContainerPtr& c,
+           std::vector<store::PhysicalPartition*> parts, std::string operation);
+
+// The partitions a feed or query request addresses, and which of their items it may see.
+struct Routed {
+  std::vector<store::PhysicalPartition*> partitions;
+  std::optional<std::string> pk;                          // a full key: only its items
+  std::optional<std::pair<std::string, std::string>> epk;  // [min, max): only items whose EPK is in it
+  bool all = false;                                        // every partition, unfiltered
+  bool Contains(const store::Item& item) const;
+};
+// Routes by x-ms-documentdb-partitionkey (a full key, or a prefix of a hierarchical key), by
+// x-ms-documentdb-partitionkeyrangeid (410/1002 when the range does not exist), by
+// x-ms-start-epk/x-ms-end-epk, or to every partition. The caller then admits the request.
+Routed RouteRequest(const http::RequestContext& ctx, const store::ContainerPtr& c);
 // The partition key of x-ms-documentdb-partitionkey; 400 when absent (unless the container has none).
 store::PartitionKeyValue HeaderKey(const http::RequestContext& ctx, const store::Container& c);
 // Strong and Bounded Staleness reads cost double: the account's level, unless the request weakens it.

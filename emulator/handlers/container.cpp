@@ -1,4 +1,6 @@
 // /dbs/{db}/colls and /dbs/{db}/colls/{coll}
+#include <charconv>
+
 #include "charge/charge.h"
 #include "common/errors.h"
 #include "handlers/common.h"
@@ -57,7 +59,7 @@ store::ContainerSettings SettingsFromBody(const json::Value& body) {
 store::PartitionKeyDefinition PartitionKeyFromBody(const json::Value& body, const store::Database& db) {
   auto pk = body.FindMember("partitionKey");
   if (pk == body.MemberEnd() || pk->value.IsNull()) {
-    if (db.throughput())
+    if (db.offer())
       throw CosmosError(400, 0, "BadRequest", "Shared throughput collection should have a partition key");
     // A container without a key: every item lives in the single "None" logical partition.
     json::Document d;
@@ -69,6 +71,18 @@ store::PartitionKeyDefinition PartitionKeyFromBody(const json::Value& body, cons
   return def;
 }
 
+// The emulator's own header: how many physical partitions the new container gets (1-1024).
+std::optional<int> PartitionCountFromHeader(const RequestContext& ctx) {
+  auto h = ctx.Header(kPartitionCountHeader);
+  if (!h) return std::nullopt;
+  int v = 0;
+  auto r = std::from_chars(h->data(), h->data() + h->size(), v);
+  if (r.ec != std::errc() || r.ptr != h->data() + h->size() || v < 1 || v > kMaxPartitionCount)
+    throw errors::BadRequest(std::string("The ") + kPartitionCountHeader + " header must be an integer from 1 to " +
+                             std::to_string(kMaxPartitionCount) + ".");
+  return v;
+}
+
 }  // namespace
 
 Result CreateContainer(Services& s, RequestContext& ctx) {
@@ -78,9 +92,10 @@ Result CreateContainer(Services& s, RequestContext& ctx) {
   auto pk = PartitionKeyFromBody(body, *db);
   auto settings = SettingsFromBody(body);
   auto throughput = ThroughputFromHeaders(ctx);
+  auto partitions = PartitionCountFromHeader(ctx);
   Result r;
   try {
-    auto c = s.account.CreateContainer(*db, IdOf(body), std::move(pk), std::move(settings), throughput);
+    auto c = s.account.CreateContainer(*db, IdOf(body), std::move(pk), std::move(settings), throughput, partitions);
     r.status = 201;
     r.body = c->ToJson();
     r.headers.emplace_back("etag", c->etag());

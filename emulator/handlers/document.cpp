@@ -1,5 +1,7 @@
 // /dbs/{db}/colls/{coll}/docs and /docs/{id}: item create, upsert, read, replace, delete, patch, read feed.
+#include <algorithm>
 #include <charconv>
+#include <tuple>
 
 #include "charge/charge.h"
 #include "common/errors.h"
@@ -32,7 +34,7 @@ std::optional<int64_t> ItemTtl(const json::Value& doc) {
 
 // Builds the stored image: user properties in the order given, then the system properties.
 store::ItemPtr MakeItem(Services& s, const store::Container& c, const json::Value& user, const std::string& pk,
-                        uint64_t seq, uint64_t lsn, size_t max_bytes) {
+                        const std::string& epk, uint64_t seq, uint64_t lsn, size_t max_bytes) {
   auto item = std::make_shared<store::Item>();
   auto& a = item->body.GetAllocator();
   item->body.SetObject();
@@ -42,6 +44,7 @@ store::ItemPtr MakeItem(Services& s, const store::Container& c, const json::Valu
   }
   item->id = IdOf(user);
   item->pk = pk;
+  item->epk = epk;
   item->ts = util::UnixSeconds();
   item->etag = s.account.NewEtag(item->ts);
   item->rid = c.ItemRid(seq);
@@ -69,6 +72,7 @@ store::ItemPtr MakePatchedItem(Services& s, const store::Item& current, const js
   ApplyPatch(item->body, a, ops);
   item->id = current.id;
   item->pk = current.pk;
+  item->epk = current.epk;
   item->ts = util::UnixSeconds();
   item->etag = s.account.NewEtag(item->ts);
   item->rid = current.rid;
@@ -103,22 +107,27 @@ store::Preconditions PreconditionsOf(const RequestContext& ctx) {
 struct Target {
   store::ContainerPtr c;
   std::string pk;  // canonical partition key from the header
+  std::string epk;
   std::shared_ptr<const store::ContainerSettings> settings;
   store::PhysicalPartition* partition;
 };
 
-Target TargetIn(store::ContainerPtr c, const RequestContext& ctx) {
+// Locates the item's partition and admits the request against its throughput (429 when spent).
+Target TargetIn(Services& s, store::ContainerPtr c, RequestContext& ctx) {
   Target t;
   t.c = std::move(c);
   auto key = HeaderKey(ctx, *t.c);
   t.pk = key.Canonical();
   t.settings = t.c->settings();
-  t.partition = &t.c->PartitionFor(key);
+  auto placement = t.c->Locate(key);
+  t.epk = std::move(placement.epk);
+  t.partition = placement.partition;
+  Admit(s, ctx, t.c, {t.partition}, "");
   return t;
 }
 
-Target ResolveTarget(Services& s, const RequestContext& ctx) {
-  return TargetIn(ResolveContainer(s, ctx.seg(1), ctx.seg(3)), ctx);
+Target ResolveTarget(Services& s, RequestContext& ctx) {
+  return TargetIn(s, ResolveContainer(s, ctx.seg(1), ctx.seg(3)), ctx);
 }
 
 // A successful item write's response: the new image (if any), etag and session headers.
@@ -159,31 +168,33 @@ store::WriteResult WriteItemBody(Services& s, const RequestContext& ctx, const T
     ItemTtl(body);
     return t.partition->Write(kind, t.pk, id, PreconditionsOf(ctx), util::UnixSeconds(), t.settings->default_ttl,
                               [&](const store::ItemPtr&, uint64_t seq, uint64_t lsn) {
-                                return MakeItem(s, *t.c, body, t.pk, seq, lsn, s.config.max_item_bytes);
+                                return MakeItem(s, *t.c, body, t.pk, t.epk, seq, lsn, s.config.max_item_bytes);
                               });
   });
 }
 
 Result CreateOrUpsert(Services& s, RequestContext& ctx, store::ContainerPtr c) {
   const bool upsert = ctx.BoolHeader("x-ms-documentdb-is-upsert");
-  Target t = TargetIn(std::move(c), ctx);
+  Target t = TargetIn(s, std::move(c), ctx);
   auto result = WriteItemBody(s, ctx, t, upsert ? store::WriteKind::kUpsert : store::WriteKind::kCreate);
   auto facts = Facts(*result.item, *t.settings);
   return WriteResponse(result.created ? 201 : 200, result, t, ctx,
                        result.created ? charge::Create(facts) : charge::Replace(facts));
 }
 
-// Read-feed continuation: "<range id>:<last sequence number>".
-uint64_t ParseFeedContinuation(std::string_view token, const std::string& range_id) {
+// Read-feed continuation: "<range id>:<last sequence number read in that range>".
+std::pair<size_t, uint64_t> ParseFeedContinuation(std::string_view token,
+                                                  const std::vector<store::PhysicalPartition*>& parts) {
   auto colon = token.find(':');
   uint64_t seq = 0;
-  if (colon == std::string_view::npos || token.substr(0, colon) != range_id)
-    throw CosmosError(400, 0, "BadRequest", "Invalid Continuation Token");
+  if (colon == std::string_view::npos) throw CosmosError(400, 0, "BadRequest", "Invalid Continuation Token");
+  auto range = token.substr(0, colon);
+  auto it = std::find_if(parts.begin(), parts.end(), [&](auto* p) { return p->range_id() == range; });
   auto digits = token.substr(colon + 1);
   auto r = std::from_chars(digits.data(), digits.data() + digits.size(), seq);
-  if (r.ec != std::errc() || r.ptr != digits.data() + digits.size())
+  if (it == parts.end() || r.ec != std::errc() || r.ptr != digits.data() + digits.size())
     throw CosmosError(400, 0, "BadRequest", "Invalid Continuation Token");
-  return seq;
+  return {static_cast<size_t>(it - parts.begin()), seq};
 }
 
 }  // namespace
@@ -267,36 +278,44 @@ Result ReadDocumentFeed(Services& s, RequestContext& ctx) {
   if (ctx.Header("a-im")) throw errors::NotImplemented("The change feed");
   auto c = ResolveContainer(s, ctx.seg(1), ctx.seg(3));
   auto settings = c->settings();
-  std::optional<std::string> pk;
-  if (ctx.Header("x-ms-documentdb-partitionkey")) pk = HeaderKey(ctx, *c).Canonical();
+  Routed routed = RouteRequest(ctx, c);
+  Admit(s, ctx, c, routed.partitions, "");
+  const auto& parts = routed.partitions;
   // Default page 100 items; -1 ("as many as fit") is bounded at 1000.
   const size_t max_items = MaxItemCount(ctx).value_or(100).value_or(1000);
-  auto& partition = *c->partitions().front();
+  size_t pi = 0;
   uint64_t after = 0;
-  if (auto h = ctx.Header("x-ms-continuation"); h && !h->empty()) after = ParseFeedContinuation(*h, partition.range_id());
+  if (auto h = ctx.Header("x-ms-continuation"); h && !h->empty()) std::tie(pi, after) = ParseFeedContinuation(*h, parts);
   std::vector<std::string> items;
   double kb = 0;
-  bool more = false;
-  uint64_t last_seq = after;
   const int64_t now = util::UnixSeconds();
-  // Walk in chunks so a partition-key filter still fills a page.
-  while (items.size() < max_items) {
-    auto chunk = partition.Feed(last_seq, max_items, now, settings->default_ttl);
-    if (chunk.empty()) break;
-    for (auto& it : chunk) {
-      last_seq = it->seq;
-      if (pk && it->pk != *pk) continue;
-      items.push_back(it->text);
-      kb += static_cast<double>(it->text.size()) / 1024.0;
-      if (items.size() == max_items) break;
+  std::optional<std::string> next;
+  // Walk the ranges in order, in chunks, so a partition-key filter still fills a page; one more
+  // matching item proves the feed goes on.
+  for (; pi < parts.size() && !next; ++pi, after = 0) {
+    while (!next) {
+      auto chunk = parts[pi]->Feed(after, max_items, now, settings->default_ttl);
+      if (chunk.empty()) break;
+      for (auto& it : chunk) {
+        if (!routed.Contains(*it)) {
+          after = it->seq;
+          continue;
+        }
+        if (items.size() == max_items) {
+          next = parts[pi]->range_id() + ":" + std::to_string(after);
+          break;
+        }
+        after = it->seq;
+        items.push_back(it->text);
+        kb += static_cast<double>(it->text.size()) / 1024.0;
+      }
     }
   }
-  if (items.size() == max_items) more = !partition.Feed(last_seq, 1, now, settings->default_ttl).empty();
   Result r;
   r.body = FeedJson(c->rid(), "Documents", items);
   r.headers.emplace_back("x-ms-item-count", std::to_string(items.size()));
-  if (more) r.headers.emplace_back("x-ms-continuation", partition.range_id() + ":" + std::to_string(last_seq));
-  ItemHeaders(r, ctx, *c, partition, partition.lsn());
+  if (next) r.headers.emplace_back("x-ms-continuation", *next);
+  SessionHeaders(r, ctx, *c, parts);
   r.charge = charge::FeedPage(items.size(), kb, ReadConsistency(s, ctx));
   return r;
 }

@@ -25,8 +25,8 @@ Result ListPartitionKeyRanges(Services& s, RequestContext& ctx) {
     d.AddMember("_rid", json::Value(c->rid().c_str(), a), a);
     d.AddMember("id", json::Value(parts[i]->range_id().c_str(), a), a);
     d.AddMember("_etag", json::Value(etag.c_str(), a), a);
-    d.AddMember("minInclusive", "", a);
-    d.AddMember("maxExclusive", "FF", a);
+    d.AddMember("minInclusive", json::Value(parts[i]->min_epk().c_str(), a), a);
+    d.AddMember("maxExclusive", json::Value(parts[i]->max_epk().c_str(), a), a);
     d.AddMember("ridPrefix", static_cast<int>(i), a);
     d.AddMember("_self", json::Value((c->self() + "pkranges/" + parts[i]->range_id() + "/").c_str(), a), a);
     d.AddMember("throughputFraction", 1.0 / static_cast<double>(parts.size()), a);

@@ -1,5 +1,6 @@
 // POST .../docs with a query: parse (cached), bind with the request's parameters, run one page
 // over the partitions the request scopes, and answer the page with its continuation and charge.
+#include <algorithm>
 #include <chrono>
 
 #include "charge/charge.h"
@@ -53,6 +54,9 @@ int64_t NowMs() {
       .count();
 }
 
+// The query's normal form (the parser's printer), which names its shape in the RU report.
+std::string NormalisedText(const sql::Query& q) { return sql::ToString(q); }
+
 CosmosError CrossPartitionDisabled() {
   return CosmosError(400, 0, "BadRequest",
                      "Cross partition query is required but disabled. Please set "
@@ -80,25 +84,35 @@ Result QueryDocuments(Services& s, RequestContext& ctx, store::ContainerPtr c) {
   query::Scope scope;
   scope.now_seconds = util::UnixSeconds();
   scope.default_ttl = settings->default_ttl;
-  if (ctx.Header("x-ms-documentdb-partitionkey")) {
-    store::PartitionKeyValue key = HeaderKey(ctx, *c);
-    scope.partitions.push_back(&c->PartitionFor(key));
-    scope.partition_key = key.Canonical();
-  } else if (auto range = ctx.Header("x-ms-documentdb-partitionkeyrangeid")) {
-    store::PhysicalPartition* p = c->PartitionById(std::string(*range));
-    if (p == nullptr) {
-      auto e = CosmosError(410, 1002, "Gone", errors::Wrap("The partition key range '" + std::string(*range) +
-                                                              "' is gone (it was split or never existed)."));
-      throw e;
-    }
-    scope.partitions.push_back(p);
-  } else {
-    if (!c->partition_key().system_key && !ctx.BoolHeader("x-ms-documentdb-query-enablecrosspartition") &&
-        !plan->sources.empty()) {
-      throw CrossPartitionDisabled();
-    }
-    for (const auto& p : c->partitions()) scope.partitions.push_back(p.get());
+  const bool scoped = ctx.Header("x-ms-documentdb-partitionkey") || ctx.Header("x-ms-documentdb-partitionkeyrangeid") ||
+                      ctx.Header("x-ms-start-epk");
+  if (!scoped && !c->partition_key().system_key && !ctx.BoolHeader("x-ms-documentdb-query-enablecrosspartition") &&
+      !plan->sources.empty()) {
+    throw CrossPartitionDisabled();
   }
+  Routed routed = RouteRequest(ctx, c);
+  if (routed.all) {
+    // The gateway sends the query only to the ranges its partition-key filter allows.
+    std::vector<store::PhysicalPartition*> narrowed;
+    for (const auto& range : query::QueryRanges(*ast, body.params, c->partition_key())) {
+      std::vector<store::PhysicalPartition*> parts;
+      if (range.max_inclusive) {
+        parts.push_back(&c->PartitionForEpk(range.min));
+      } else {
+        parts = c->PartitionsOverlapping(range.min, range.max);
+      }
+      for (auto* p : parts) {
+        if (std::find(narrowed.begin(), narrowed.end(), p) == narrowed.end()) narrowed.push_back(p);
+      }
+    }
+    std::sort(narrowed.begin(), narrowed.end(), [](auto* a, auto* b) { return a->min_epk() < b->min_epk(); });
+    if (!narrowed.empty()) routed.partitions = std::move(narrowed);
+  }
+  Admit(s, ctx, c, routed.partitions, "query");
+  ctx.usage.query = NormalisedText(*ast);
+  scope.partitions = routed.partitions;
+  scope.partition_key = routed.pk;
+  scope.epk_range = routed.epk;
 
   query::PageRequest req;
   req.max_items = MaxItemCount(ctx).value_or(100).value_or(SIZE_MAX);
@@ -112,8 +126,12 @@ Result QueryDocuments(Services& s, RequestContext& ctx, store::ContainerPtr c) {
   r.body = FeedJson(c->rid(), "Documents", page.rows);
   r.headers.emplace_back("x-ms-item-count", std::to_string(page.rows.size()));
   if (page.continuation) r.headers.emplace_back("x-ms-continuation", *page.continuation);
-  store::PhysicalPartition& first = *scope.partitions.front();
-  ItemHeaders(r, ctx, *c, first, first.lsn());
+  // The partitions the page touched are what it used; the session token covers them.
+  std::vector<store::PhysicalPartition*> touched;
+  for (size_t i : page.facts.partitions_touched) touched.push_back(scope.partitions[i]);
+  if (touched.empty()) touched.push_back(scope.partitions.front());
+  ctx.usage.partitions = touched;
+  SessionHeaders(r, ctx, *c, touched);
   if (plan->sources.empty()) {
     r.charge = charge::QueryWithoutFrom();
   } else {

@@ -9,7 +9,9 @@
 #include <utility>
 #include <vector>
 
+#include "stats/report.h"
 #include "store/store.h"
+#include "throughput/limiter.h"
 
 namespace cosmos::http {
 
@@ -29,6 +31,8 @@ struct Config {
 struct Services {
   store::Account& account;
   const Config& config;
+  const throughput::RateLimiter& limiter;
+  stats::Report& stats;
 };
 
 // One parsed request. Header lookups are case-insensitive.
@@ -50,6 +54,10 @@ class RequestContext {
   }
   // "true"/"True"/"TRUE" -> true; absent or anything else -> false.
   bool BoolHeader(std::string_view name) const;
+
+  // What the request used (container, partitions, operation), filled in by the handler once it
+  // has routed the request; the pipeline charges it to the rate limiter and the RU report.
+  stats::Usage usage;
 
  private:
   const Request& raw_;

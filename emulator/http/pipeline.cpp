@@ -1,5 +1,7 @@
 #include "http/pipeline.h"
 
+#include <optional>
+
 #include "common/errors.h"
 #include "http/auth.h"
 #include "http/routes.h"
@@ -10,6 +12,7 @@ namespace cosmos::http {
 namespace {
 
 constexpr std::string_view kHealthPath = "/_health";
+constexpr std::string_view kStatsPath = "/_emulator/stats";
 
 // Consistency levels from weakest to strongest; a request may only weaken the account's.
 int ConsistencyRank(std::string_view level) {
@@ -84,19 +87,46 @@ Response ErrorResponse(int status, const std::string& code, const std::string& m
   return res;
 }
 
+namespace {
+
+// Charges what the request used to the rate limiter (unless it was throttled) and the RU report.
+void Account(Services& services, const RequestContext& ctx, double charge, int status) {
+  const auto& u = ctx.usage;
+  if (!u.container) return;
+  if (status != 429) services.limiter.Consume(*u.container, u.partitions, charge);
+  services.stats.Record(u, charge, status);
+}
+
+// The emulator's own endpoints, unauthenticated: health and the RU report (docs/emulator-stats.md).
+bool EmulatorEndpoint(Services& services, const Request& req, std::string_view target, Response& res,
+                      const std::string& activity_id) {
+  const auto verb = req.method();
+  if (target == kHealthPath && verb == beast_http::verb::get) {
+    res.body() = "{\"status\":\"ok\"}";
+  } else if (target == kStatsPath && verb == beast_http::verb::get) {
+    res.body() = services.stats.ToJson();
+  } else if (target == kStatsPath && verb == beast_http::verb::delete_) {
+    services.stats.Reset();
+    res.result(beast_http::status::no_content);
+  } else {
+    return false;
+  }
+  CommonHeaders(res, activity_id, 0);
+  if (res.result() != beast_http::status::no_content) res.set(beast_http::field::content_type, "application/json");
+  res.prepare_payload();
+  return true;
+}
+
+}  // namespace
+
 Response Handle(Services& services, const Request& req) {
   const std::string activity_id = util::NewUuid();
   Response res{beast_http::status::ok, req.version()};
   res.keep_alive(req.keep_alive());
   std::string_view target(req.target().data(), req.target().size());
+  std::optional<RequestContext> ctx;
   try {
-    if (target == kHealthPath && req.method() == beast_http::verb::get) {
-      CommonHeaders(res, activity_id, 0);
-      res.set(beast_http::field::content_type, "application/json");
-      res.body() = "{\"status\":\"ok\"}";
-      res.prepare_payload();
-      return res;
-    }
+    if (EmulatorEndpoint(services, req, target, res, activity_id)) return res;
     if (req.method() == beast_http::verb::options) throw errors::Forbidden("");  // as the service answers
     std::vector<std::string> segments;
     if (!SplitPath(target, segments)) throw errors::InvalidUrl();
@@ -109,10 +139,11 @@ Response Handle(Services& services, const Request& req) {
       case RouteMatch::kFound:
         break;
     }
-    RequestContext ctx(req, std::move(segments));
-    Authenticate(ctx, services.config);
-    CheckConsistency(ctx, services.config);
-    Result result = handler(services, ctx);
+    ctx.emplace(req, std::move(segments));
+    Authenticate(*ctx, services.config);
+    CheckConsistency(*ctx, services.config);
+    Result result = handler(services, *ctx);
+    Account(services, *ctx, result.charge, result.status);
     res.result(static_cast<unsigned>(result.status));
     CommonHeaders(res, activity_id, result.charge);
     for (auto& [k, v] : result.headers) res.set(k, v);
@@ -123,6 +154,7 @@ Response Handle(Services& services, const Request& req) {
     res.prepare_payload();
     return res;
   } catch (const CosmosError& e) {
+    if (ctx) Account(services, *ctx, e.charge, e.status);
     res.result(static_cast<unsigned>(e.status));
     CommonHeaders(res, activity_id, e.charge);
     res.set(beast_http::field::content_type, "application/json");

@@ -393,6 +393,8 @@ void Run(const Plan& plan, const Scope& scope, EvalContext& cx, std::vector<stor
         for (const auto& item : chunk) {
           after = item->seq;
           if (scope.partition_key && item->pk != *scope.partition_key) continue;
+          if (scope.epk_range && !(item->epk >= scope.epk_range->first && item->epk < scope.epk_range->second))
+            continue;
           touched = true;
           cx.env[root->slot] = Val(item->body);
           visit(pi, item->seq, item, 0);

@@ -16,6 +16,7 @@ namespace cosmos::query {
 struct Scope {
   std::vector<store::PhysicalPartition*> partitions;
   std::optional<std::string> partition_key;  // canonical text; only items with this key
+  std::optional<std::pair<std::string, std::string>> epk_range;  // [min, max): only items whose EPK is in it
   int64_t now_seconds = 0;                   // for TTL
   std::optional<int64_t> default_ttl;
 };

@@ -605,14 +605,6 @@ class RangeFinder {
   const json::Value* params_;
 };
 
-// One queryRanges entry.
-struct EpkRange {
-  std::string min;
-  std::string max;
-  bool min_inclusive = true;
-  bool max_inclusive = false;
-};
-
 // The EPK ranges of a key set under the container's partition key definition.
 std::vector<EpkRange> ToRanges(const KeySet& keys, const store::PartitionKeyDefinition& pk) {
   const EpkRange full{std::string(store::kMinEpk), std::string(store::kMaxEpk), true, false};
@@ -648,6 +640,21 @@ std::vector<EpkRange> ToRanges(const KeySet& keys, const store::PartitionKeyDefi
             out.end());
   return out;
 }
+
+}  // namespace
+
+std::vector<EpkRange> QueryRanges(const sql::Query& q, const json::Value* params,
+                                  const store::PartitionKeyDefinition& pk) {
+  if (q.from.empty()) return {EpkRange{"", "", true, true}};
+  KeySet keys = All();
+  const sql::FromItem& first = q.from.front();
+  if (q.where && first.path && !first.iterator && first.path->kind == ExprKind::kName) {
+    keys = RangeFinder(pk, params).Extract(*q.where, RootAlias(q));
+  }
+  return ToRanges(keys, pk);
+}
+
+namespace {
 
 // ---------------------------------------------------------------------------------------------
 // The plan
@@ -714,18 +721,8 @@ std::string QueryPlanJson(const sql::Query& q, const json::Value* params, const 
   }
 
   // The ranges: no FROM reads nothing; otherwise the keys the WHERE clause allows.
-  std::vector<EpkRange> ranges;
+  std::vector<EpkRange> ranges = QueryRanges(q, params, pk);
   const std::string root = RootAlias(q);
-  if (q.from.empty()) {
-    ranges = {EpkRange{"", "", true, true}};
-  } else {
-    KeySet keys = All();
-    const sql::FromItem& first = q.from.front();
-    if (q.where && first.path && !first.iterator && first.path->kind == ExprKind::kName) {
-      keys = RangeFinder(pk, params).Extract(*q.where, root);
-    }
-    ranges = ToRanges(keys, pk);
-  }
   const bool single_point = ranges.size() == 1 && !ranges[0].min.empty() && ranges[0].min == ranges[0].max;
   if (q.from.empty()) top = offset = limit = std::nullopt;
 

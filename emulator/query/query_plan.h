@@ -4,12 +4,27 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "json/json.h"
 #include "sqlparser/ast.h"
 #include "store/partition_key.h"
 
 namespace cosmos::query {
+
+// One queryRanges entry: EPK bounds.
+struct EpkRange {
+  std::string min;
+  std::string max;
+  bool min_inclusive = true;
+  bool max_inclusive = false;
+};
+
+// The EPK ranges a query can touch: narrowed by equality / IN filters on the partition key (or
+// a prefix of a hierarchical key); ["", "FF") when the filter does not narrow; one empty point
+// range for a query without FROM.
+std::vector<EpkRange> QueryRanges(const sql::Query& query, const json::Value* params,
+                                  const store::PartitionKeyDefinition& pk);
 
 // The plan as the service's JSON. Throws CosmosError 400 for queries the service refuses to plan.
 std::string QueryPlanJson(const sql::Query& query, const json::Value* params, const store::PartitionKeyDefinition& pk);

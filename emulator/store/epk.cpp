@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 namespace cosmos::store {
@@ -363,6 +364,31 @@ std::string EffectivePartitionKey(const PartitionKeyDefinition& def, const std::
 
 std::string EffectivePartitionKey(const PartitionKeyDefinition& def, const PartitionKeyValue& key) {
   return EffectivePartitionKey(def, Components(key));
+}
+
+std::vector<std::string> RangeBoundaries(const PartitionKeyDefinition& def, int n) {
+  if (def.kind == "Range") n = 1;
+  n = std::max(n, 1);
+  const auto un = static_cast<unsigned>(n);
+  std::vector<std::string> out{std::string(kMinEpk)};
+  for (unsigned i = 1; i < un; ++i) {
+    if (def.kind == "MultiHash" || def.version >= 2) {
+      // i * floor((2^126 - 1) / n), written as a V2 EPK: 32 hex digits, high half first.
+      const unsigned __int128 top = (static_cast<unsigned __int128>(1) << 126) - 1;
+      const unsigned __int128 v = top / un * i;
+      char buf[33];
+      std::snprintf(buf, sizeof buf, "%016llX%016llX", static_cast<unsigned long long>(v >> 64),
+                    static_cast<unsigned long long>(v));
+      out.emplace_back(buf);
+    } else {
+      // floor((2^32 - 1) * i / n), encoded as V1 writes the hash (the service's boundaries).
+      std::string bytes;
+      AppendEncodedNumber(bytes, static_cast<double>(0xFFFFFFFFull * i / un));
+      out.push_back(HexUpper(bytes));
+    }
+  }
+  out.emplace_back(kMaxEpk);
+  return out;
 }
 
 }  // namespace cosmos::store

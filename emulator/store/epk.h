@@ -85,6 +85,13 @@ std::string EffectivePartitionKeyRange(const std::vector<PkComponent>& component
 std::string EffectivePartitionKey(const PartitionKeyDefinition& def, const PartitionKeyValue& key);
 std::string EffectivePartitionKey(const PartitionKeyDefinition& def, const std::vector<PkComponent>& components);
 
+// The n+1 boundaries of n physical partitions that split the container's hash space evenly:
+// "" first, "FF" last, and between them the EPK of the hash value i/n of the way round the ring
+// (V1: the encoded 32-bit hash; V2 and MultiHash: 32 hex digits of the 126-bit hash). Every EPK
+// the container's keys produce falls in exactly one [boundary[i], boundary[i+1]) by string order.
+// Range-kind containers, whose EPKs are not hashes, always get one range.
+std::vector<std::string> RangeBoundaries(const PartitionKeyDefinition& def, int n);
+
 // Uppercase hex of raw bytes.
 std::string HexUpper(std::string_view bytes);
 

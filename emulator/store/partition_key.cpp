@@ -128,7 +128,8 @@ PartitionKeyValue ExtractPartitionKey(const PartitionKeyDefinition& def, const j
   return out;
 }
 
-PartitionKeyValue ParsePartitionKeyHeader(const PartitionKeyDefinition& def, std::string_view header) {
+PartitionKeyValue ParsePartitionKeyHeader(const PartitionKeyDefinition& def, std::string_view header,
+                                          bool allow_prefix) {
   json::Document d;
   if (json::Parse(header, d) != json::ParseStatus::kOk || !d.IsArray()) throw errors::PartitionKeyMalformed(std::string(header));
   PartitionKeyValue out;
@@ -146,7 +147,10 @@ PartitionKeyValue ParsePartitionKeyHeader(const PartitionKeyDefinition& def, std
     out.components.push_back(std::move(canon));
   }
   if (out.components.size() != def.paths.size()) {
-    if (out.components.size() < def.paths.size()) throw errors::PartitionKeyComponents();
+    if (out.components.size() < def.paths.size()) {
+      if (allow_prefix && def.kind == "MultiHash" && !out.components.empty()) return out;
+      throw errors::PartitionKeyComponents();
+    }
     throw errors::BadRequest(
         "The partition key supplied in x-ms-partitionkey header has more components than defined in the the "
         "collection.",

@@ -35,8 +35,10 @@ struct PartitionKeyValue {
 PartitionKeyValue ExtractPartitionKey(const PartitionKeyDefinition& def, const json::Value& doc);
 
 // Parses the x-ms-documentdb-partitionkey header value; throws CosmosError(400, 1001) when malformed
-// or when its component count disagrees with the definition.
-PartitionKeyValue ParsePartitionKeyHeader(const PartitionKeyDefinition& def, std::string_view header);
+// or when its component count disagrees with the definition. `allow_prefix`: a hierarchical
+// (MultiHash) key may give only its first components (queries and feeds address the prefix).
+PartitionKeyValue ParsePartitionKeyHeader(const PartitionKeyDefinition& def, std::string_view header,
+                                          bool allow_prefix = false);
 
 // Canonical JSON text of a partition key component (numbers compared as doubles).
 std::optional<std::string> CanonicalComponent(const json::Value& v);

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "common/errors.h"
+#include "store/epk.h"
 #include "util/util.h"
 
 namespace cosmos::store {
@@ -116,21 +117,64 @@ std::vector<ItemPtr> PhysicalPartition::Feed(uint64_t after_seq, size_t max_item
   return out;
 }
 
+// ---- Offer ------------------------------------------------------------------------------------
+
+Throughput Offer::throughput() const {
+  std::lock_guard lock(mu_);
+  return throughput_;
+}
+
+int Offer::max_ever_provisioned() const {
+  std::lock_guard lock(mu_);
+  return std::max(max_ever_, throughput_.ru);
+}
+
+int64_t Offer::ts() const {
+  std::lock_guard lock(mu_);
+  return ts_;
+}
+
+std::string Offer::etag() const {
+  std::lock_guard lock(mu_);
+  return etag_;
+}
+
+void Offer::Replace(Throughput t, int64_t ts, std::string etag) {
+  std::lock_guard lock(mu_);
+  max_ever_ = std::max({max_ever_, throughput_.ru, t.ru});
+  throughput_ = t;
+  ts_ = ts;
+  etag_ = std::move(etag);
+}
+
+double Offer::PartitionBudget() const {
+  return static_cast<double>(throughput().ru) / static_cast<double>(std::max(1, partitions()));
+}
+
 // ---- Container --------------------------------------------------------------------------------
 
 Container::Container(std::string id, std::string rid, std::string db_rid, PartitionKeyDefinition pk,
-                     ContainerSettings settings, int64_t ts, std::string etag, std::optional<int> throughput)
+                     ContainerSettings settings, int64_t ts, std::string etag, OfferPtr offer, OfferPtr shared,
+                     int partition_count)
     : id_(std::move(id)),
       rid_(std::move(rid)),
       rid_bytes_(RidDecode(rid_)),
       db_rid_(std::move(db_rid)),
       self_("dbs/" + db_rid_ + "/colls/" + rid_ + "/"),
       pk_(std::move(pk)),
-      throughput_(throughput),
+      offer_(std::move(offer)),
+      shared_(std::move(shared)),
       settings_(std::make_shared<const ContainerSettings>(std::move(settings))),
       ts_(ts),
       etag_(std::move(etag)) {
-  partitions_.push_back(std::make_unique<PhysicalPartition>("0"));
+  auto bounds = RangeBoundaries(pk_, partition_count);
+  for (size_t i = 0; i + 1 < bounds.size(); ++i)
+    partitions_.push_back(std::make_unique<PhysicalPartition>(std::to_string(i), bounds[i], bounds[i + 1]));
+  if (auto& o = budget_offer()) o->AddPartitions(static_cast<int>(partitions_.size()));
+}
+
+Container::~Container() {
+  if (auto& o = budget_offer()) o->AddPartitions(-static_cast<int>(partitions_.size()));
 }
 
 std::shared_ptr<const ContainerSettings> Container::settings() const {
@@ -150,9 +194,31 @@ std::string Container::etag() const {
   return etag_;
 }
 
-PhysicalPartition& Container::PartitionFor(const PartitionKeyValue&) { return *partitions_.front(); }
+Placement Container::Locate(const PartitionKeyValue& pk) const {
+  Placement p;
+  p.epk = EffectivePartitionKey(pk_, pk);
+  p.partition = &PartitionForEpk(p.epk);
+  return p;
+}
 
-PhysicalPartition* Container::PartitionById(const std::string& range_id) {
+PhysicalPartition& Container::PartitionForEpk(std::string_view epk) const {
+  // The last range whose minimum is <= epk (ranges are contiguous, the first starts at "").
+  auto it = std::upper_bound(partitions_.begin(), partitions_.end(), epk,
+                             [](std::string_view e, const auto& p) { return e < std::string_view(p->min_epk()); });
+  return **std::prev(it);
+}
+
+std::vector<PhysicalPartition*> Container::PartitionsOverlapping(std::string_view min_epk,
+                                                                 std::string_view max_epk) const {
+  std::vector<PhysicalPartition*> out;
+  for (const auto& p : partitions_) {
+    // [p.min, p.max) overlaps [min, max) when p.min < max and min < p.max ("FF" is the top).
+    if (std::string_view(p->min_epk()) < max_epk && min_epk < std::string_view(p->max_epk())) out.push_back(p.get());
+  }
+  return out;
+}
+
+PhysicalPartition* Container::PartitionById(std::string_view range_id) const {
   for (auto& p : partitions_) {
     if (p->range_id() == range_id) return p.get();
   }
@@ -253,7 +319,34 @@ std::string Account::NewEtag(int64_t ts) {
   return buf;
 }
 
-DatabasePtr Account::CreateDatabase(const std::string& id, std::optional<int> throughput) {
+OfferPtr Account::NewOffer(const std::string& resource_self, const std::string& resource_rid, Throughput t) {
+  uint32_t n = ++offer_counter_;
+  // A 3-byte resource id: 4 base64 characters, as the service's offer ids are.
+  std::string bytes = {static_cast<char>(n & 0xFF), static_cast<char>((n >> 8) & 0xFF),
+                       static_cast<char>((n >> 16) & 0xFF)};
+  int64_t ts = util::UnixSeconds();
+  return std::make_shared<Offer>(RidEncode(bytes), resource_self, resource_rid, t, ts, NewEtag(ts));
+}
+
+std::vector<OfferPtr> Account::Offers() const {
+  std::vector<OfferPtr> out;
+  for (auto& db : Databases()) {
+    if (db->offer()) out.push_back(db->offer());
+    for (auto& c : db->Containers()) {
+      if (c->offer()) out.push_back(c->offer());
+    }
+  }
+  return out;
+}
+
+OfferPtr Account::FindOffer(std::string_view id) const {
+  for (auto& o : Offers()) {
+    if (o->id() == id) return o;
+  }
+  return nullptr;
+}
+
+DatabasePtr Account::CreateDatabase(const std::string& id, std::optional<Throughput> throughput) {
   std::unique_lock lock(mu_);
   for (auto& d : databases_) {
     if (d->id() == id) throw errors::Conflict();
@@ -263,7 +356,8 @@ DatabasePtr Account::CreateDatabase(const std::string& id, std::optional<int> th
   std::string bytes = {static_cast<char>(n & 0xFF), static_cast<char>((n >> 8) & 0xFF),
                        static_cast<char>(0x40 | ((n >> 16) & 0x3F)), '\0'};
   int64_t ts = util::UnixSeconds();
-  auto db = std::make_shared<Database>(id, RidEncode(bytes), ts, NewEtag(ts), throughput);
+  auto db = std::make_shared<Database>(id, RidEncode(bytes), ts, NewEtag(ts));
+  if (throughput) db->set_offer(NewOffer("dbs/" + db->rid() + "/", db->rid(), *throughput));
   databases_.push_back(db);
   return db;
 }
@@ -290,7 +384,8 @@ bool Account::DeleteDatabase(const std::string& id) {
 }
 
 ContainerPtr Account::CreateContainer(Database& db, const std::string& id, PartitionKeyDefinition pk,
-                                      ContainerSettings settings, std::optional<int> throughput) {
+                                      ContainerSettings settings, std::optional<Throughput> throughput,
+                                      std::optional<int> partitions) {
   uint32_t n = db.NextContainerNumber();
   std::string bytes = RidDecode(db.rid());
   // Collection part: high bit set, as the service's collection ids have.
@@ -299,8 +394,16 @@ ContainerPtr Account::CreateContainer(Database& db, const std::string& id, Parti
   bytes.push_back(static_cast<char>((n >> 8) & 0xFF));
   bytes.push_back(static_cast<char>(n & 0xFF));
   int64_t ts = util::UnixSeconds();
-  auto c = std::make_shared<Container>(id, RidEncode(bytes), db.rid(), std::move(pk), std::move(settings), ts,
-                                       NewEtag(ts), throughput);
+  const std::string rid = RidEncode(bytes);
+  if (!throughput && !db.offer()) throughput = Throughput{};  // the service provisions 400 RU/s
+  OfferPtr offer = throughput ? NewOffer("dbs/" + db.rid() + "/colls/" + rid + "/", rid, *throughput) : nullptr;
+  const int ru = (offer ? offer : db.offer())->throughput().ru;
+  // A physical partition serves at most 10,000 RU/s.
+  const int count = partitions ? *partitions : partition_count_override_ ? *partition_count_override_
+                                                                         : std::max(1, (ru + 9999) / 10000);
+  OfferPtr shared = offer ? nullptr : db.offer();
+  auto c = std::make_shared<Container>(id, rid, db.rid(), std::move(pk), std::move(settings), ts, NewEtag(ts),
+                                       std::move(offer), std::move(shared), count);
   db.AddContainer(c);
   return c;
 }

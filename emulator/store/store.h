@@ -11,6 +11,7 @@
 #include <optional>
 #include <shared_mutex>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -24,6 +25,7 @@ namespace cosmos::store {
 struct Item {
   std::string id;
   std::string pk;  // canonical partition key text
+  std::string epk;  // effective partition key: places the item on the range ring
   json::Document body;
   std::string text;  // compact JSON of body, as returned to clients
   std::string rid;
@@ -49,11 +51,25 @@ struct Preconditions {
   std::optional<std::string> if_match;  // quoted etag or "*"
 };
 
-// A physical partition: one partition key range with its own lock and log sequence number.
+// Request units a physical partition may still spend: a bucket refilled at the partition's share
+// of the provisioned RU/s, holding at most one second's worth. Used only when rate limiting is on.
+struct RuBucket {
+  std::mutex mu;
+  bool started = false;
+  double tokens = 0;
+  int64_t at_ms = 0;  // when `tokens` was last brought up to date
+};
+
+// A physical partition: one partition key range [min_epk, max_epk) with its own lock and log
+// sequence number.
 class PhysicalPartition {
  public:
-  explicit PhysicalPartition(std::string range_id) : range_id_(std::move(range_id)) {}
+  PhysicalPartition(std::string range_id, std::string min_epk, std::string max_epk)
+      : range_id_(std::move(range_id)), min_epk_(std::move(min_epk)), max_epk_(std::move(max_epk)) {}
   const std::string& range_id() const { return range_id_; }
+  const std::string& min_epk() const { return min_epk_; }
+  const std::string& max_epk() const { return max_epk_; }
+  RuBucket& bucket() const { return bucket_; }
 
   ItemPtr Read(const std::string& pk, const std::string& id, int64_t now, std::optional<int64_t> default_ttl) const;
   uint64_t lsn() const;
@@ -74,12 +90,61 @@ class PhysicalPartition {
   ItemPtr Live(const ItemPtr& item, int64_t now, std::optional<int64_t> default_ttl) const;
 
   const std::string range_id_;
+  const std::string min_epk_;
+  const std::string max_epk_;
+  mutable RuBucket bucket_;
   mutable std::shared_mutex mu_;
   std::unordered_map<std::string, ItemPtr> by_key_;
   std::map<uint64_t, ItemPtr> by_seq_;
   uint64_t lsn_ = 0;
   uint64_t next_seq_ = 1;
 };
+
+// Provisioned throughput: manual RU/s, or the maximum of autoscale (which scales between a tenth
+// of it and it).
+struct Throughput {
+  int ru = 400;
+  bool autoscale = false;
+};
+
+// An offer: the throughput of one container, or of a database whose containers share it.
+class Offer {
+ public:
+  Offer(std::string id, std::string resource_self, std::string resource_rid, Throughput t, int64_t ts,
+        std::string etag)
+      : id_(std::move(id)),
+        resource_self_(std::move(resource_self)),
+        resource_rid_(std::move(resource_rid)),
+        throughput_(t),
+        ts_(ts),
+        etag_(std::move(etag)) {}
+  const std::string& id() const { return id_; }
+  const std::string& resource_self() const { return resource_self_; }  // "dbs/<rid>/" or "dbs/<rid>/colls/<rid>/"
+  const std::string& resource_rid() const { return resource_rid_; }
+  Throughput throughput() const;
+  int max_ever_provisioned() const;
+  int64_t ts() const;
+  std::string etag() const;
+  void Replace(Throughput t, int64_t ts, std::string etag);
+
+  // Physical partitions that split this offer's RU/s between them.
+  void AddPartitions(int delta) { partitions_ += delta; }
+  int partitions() const { return partitions_.load(); }
+  // RU/s each physical partition may spend (autoscale: its maximum).
+  double PartitionBudget() const;
+
+ private:
+  const std::string id_;
+  const std::string resource_self_;
+  const std::string resource_rid_;
+  mutable std::mutex mu_;
+  Throughput throughput_;
+  int max_ever_ = 0;
+  int64_t ts_;
+  std::string etag_;
+  std::atomic<int> partitions_{0};
+};
+using OfferPtr = std::shared_ptr<Offer>;
 
 // Container settings that can change with a replace.
 struct ContainerSettings {
@@ -88,16 +153,28 @@ struct ContainerSettings {
   json::Document extra;               // other properties kept as given (conflictResolutionPolicy, ...)
 };
 
+// Where a logical partition key lives: its effective partition key and physical partition.
+struct Placement {
+  std::string epk;
+  PhysicalPartition* partition = nullptr;
+};
+
 class Container {
  public:
+  // `offer`: the container's own throughput, or null in a shared-throughput database, whose
+  // offer is `shared`. The container's `partition_count` ranges split the hash space evenly.
   Container(std::string id, std::string rid, std::string db_rid, PartitionKeyDefinition pk, ContainerSettings settings,
-            int64_t ts, std::string etag, std::optional<int> throughput);
+            int64_t ts, std::string etag, OfferPtr offer, OfferPtr shared, int partition_count);
+  ~Container();
 
   const std::string& id() const { return id_; }
   const std::string& rid() const { return rid_; }
   const std::string& self() const { return self_; }
   const PartitionKeyDefinition& partition_key() const { return pk_; }
-  std::optional<int> throughput() const { return throughput_; }
+  // The container's own offer (null when it shares its database's).
+  const OfferPtr& offer() const { return offer_; }
+  // The offer whose RU/s this container spends: its own or its database's.
+  const OfferPtr& budget_offer() const { return offer_ ? offer_ : shared_; }
 
   // Snapshot of the settings (indexing policy, TTL).
   std::shared_ptr<const ContainerSettings> settings() const;
@@ -107,9 +184,15 @@ class Container {
   // The container's JSON representation, as returned by create/read/list.
   std::string ToJson() const;
 
-  PhysicalPartition& PartitionFor(const PartitionKeyValue& pk);
+  // The EPK of a full key and the partition that holds it.
+  Placement Locate(const PartitionKeyValue& pk) const;
+  PhysicalPartition& PartitionFor(const PartitionKeyValue& pk) const { return *Locate(pk).partition; }
+  // The partition whose range holds `epk`.
+  PhysicalPartition& PartitionForEpk(std::string_view epk) const;
+  // The partitions whose ranges overlap [min_epk, max_epk), in range order.
+  std::vector<PhysicalPartition*> PartitionsOverlapping(std::string_view min_epk, std::string_view max_epk) const;
   const std::vector<std::unique_ptr<PhysicalPartition>>& partitions() const { return partitions_; }
-  PhysicalPartition* PartitionById(const std::string& range_id);
+  PhysicalPartition* PartitionById(std::string_view range_id) const;
 
   // Next item resource id (16 bytes base64: container rid bytes + item sequence).
   std::string ItemRid(uint64_t seq) const;
@@ -121,7 +204,8 @@ class Container {
   const std::string db_rid_;
   const std::string self_;
   const PartitionKeyDefinition pk_;
-  const std::optional<int> throughput_;
+  const OfferPtr offer_;
+  const OfferPtr shared_;
   mutable std::mutex settings_mu_;
   std::shared_ptr<const ContainerSettings> settings_;
   int64_t ts_;
@@ -132,11 +216,13 @@ using ContainerPtr = std::shared_ptr<Container>;
 
 class Database {
  public:
-  Database(std::string id, std::string rid, int64_t ts, std::string etag, std::optional<int> throughput)
-      : id_(std::move(id)), rid_(std::move(rid)), ts_(ts), etag_(std::move(etag)), throughput_(throughput) {}
+  Database(std::string id, std::string rid, int64_t ts, std::string etag)
+      : id_(std::move(id)), rid_(std::move(rid)), ts_(ts), etag_(std::move(etag)) {}
   const std::string& id() const { return id_; }
   const std::string& rid() const { return rid_; }
-  std::optional<int> throughput() const { return throughput_; }
+  // The throughput its containers share, or null.
+  const OfferPtr& offer() const { return offer_; }
+  void set_offer(OfferPtr offer) { offer_ = std::move(offer); }
   const std::string& etag() const { return etag_; }
   std::string ToJson() const;
 
@@ -152,7 +238,7 @@ class Database {
   const std::string rid_;
   const int64_t ts_;
   const std::string etag_;
-  const std::optional<int> throughput_;
+  OfferPtr offer_;  // set once, at creation
   mutable std::shared_mutex mu_;
   std::vector<ContainerPtr> containers_;  // creation order
   std::atomic<uint32_t> container_counter_{0};
@@ -162,13 +248,24 @@ using DatabasePtr = std::shared_ptr<Database>;
 // The whole account. Thread-safe.
 class Account {
  public:
-  DatabasePtr CreateDatabase(const std::string& id, std::optional<int> throughput);
+  // Physical partitions of every new container, instead of the count its throughput implies.
+  void set_partition_count_override(std::optional<int> n) { partition_count_override_ = n; }
+
+  DatabasePtr CreateDatabase(const std::string& id, std::optional<Throughput> throughput);
   DatabasePtr FindDatabase(const std::string& id) const;
   std::vector<DatabasePtr> Databases() const;
   bool DeleteDatabase(const std::string& id);
 
+  // `throughput`: the container's own; without it, the database's shared throughput, or 400 RU/s
+  // manual when the database has none (as the service provisions). `partitions`: the physical
+  // partition count asked for; else the override; else max(1, ceil(RU/s / 10,000)).
   ContainerPtr CreateContainer(Database& db, const std::string& id, PartitionKeyDefinition pk,
-                               ContainerSettings settings, std::optional<int> throughput);
+                               ContainerSettings settings, std::optional<Throughput> throughput,
+                               std::optional<int> partitions = std::nullopt);
+
+  // Every offer (databases with shared throughput, containers with their own), creation order.
+  std::vector<OfferPtr> Offers() const;
+  OfferPtr FindOffer(std::string_view id) const;
 
   // A new etag value, quoted, unique across the account.
   std::string NewEtag(int64_t ts);
@@ -178,6 +275,10 @@ class Account {
   std::vector<DatabasePtr> databases_;  // creation order
   std::atomic<uint32_t> db_counter_{0};
   std::atomic<uint64_t> etag_counter_{0};
+  std::atomic<uint32_t> offer_counter_{0};
+  std::optional<int> partition_count_override_;
+
+  OfferPtr NewOffer(const std::string& resource_self, const std::string& resource_rid, Throughput t);
 };
 
 }  // namespace cosmos::store

@@ -181,7 +181,11 @@ class EmulatorTest : public ::testing::Test {
 
   store::Account account_;
   http::Config config_;
-  http::Services services_{account_, config_};
+  throughput::ManualClock clock_{1'000'000};
+  throughput::RateLimiter limiter_{clock_};
+  std::vector<std::string> warnings_;
+  stats::Report stats_{[this](const std::string& line) { warnings_.push_back(line); }};
+  http::Services services_{account_, config_, limiter_, stats_};
 };
 
 }  // namespace cosmos::testing

@@ -62,7 +62,7 @@ class PartitionTest : public ::testing::Test {
     return ids;
   }
 
-  PhysicalPartition p_{"0"};
+  PhysicalPartition p_{"0", "", "FF"};
   int etag_counter_ = 0;
 };
 
@@ -264,11 +264,12 @@ TEST_F(PartitionTest, FeedOrderPagingAndDeletes) {
 TEST(Account, DatabaseLifecycleAndIds) {
   Account account;
   auto db1 = account.CreateDatabase("db1", std::nullopt);
-  auto db2 = account.CreateDatabase("db2", 400);
+  auto db2 = account.CreateDatabase("db2", Throughput{400, false});
   EXPECT_EQ(db1->rid(), "AQBAAA==");
   EXPECT_EQ(db2->rid(), "AgBAAA==");
-  EXPECT_EQ(db2->throughput(), 400);
-  EXPECT_FALSE(db1->throughput().has_value());
+  ASSERT_NE(db2->offer(), nullptr);
+  EXPECT_EQ(db2->offer()->throughput().ru, 400);
+  EXPECT_EQ(db1->offer(), nullptr);
   try {
     account.CreateDatabase("db1", std::nullopt);
     ADD_FAILURE() << "duplicate database created";
@@ -313,12 +314,14 @@ TEST(Account, ContainerIdsDeriveFromTheDatabase) {
   json::Document pk;
   pk.Parse(R"({"paths":["/pk"]})");
   auto c1 = account.CreateContainer(*db, "c1", PartitionKeyDefinition::FromJson(pk), ContainerSettings{}, std::nullopt);
-  auto c2 = account.CreateContainer(*db, "c2", PartitionKeyDefinition::FromJson(pk), ContainerSettings{}, 400);
+  auto c2 = account.CreateContainer(*db, "c2", PartitionKeyDefinition::FromJson(pk), ContainerSettings{},
+                                    Throughput{400, false});
   EXPECT_EQ(c1->rid(), "AQBAAIAAAAE=");
   EXPECT_EQ(c2->rid(), "AQBAAIAAAAI=");
   EXPECT_EQ(c1->self(), "dbs/AQBAAA==/colls/AQBAAIAAAAE=/");
   EXPECT_EQ(c1->ItemRid(1), "AQBAAIAAAAEBAAAAAAAAAA==");
-  EXPECT_EQ(c2->throughput(), 400);
+  EXPECT_EQ(c2->offer()->throughput().ru, 400);
+  EXPECT_EQ(c1->offer()->throughput().ru, 400);  // the service default
   ASSERT_EQ(c1->partitions().size(), 1u);
   EXPECT_EQ(c1->partitions()[0]->range_id(), "0");
   EXPECT_EQ(c1->PartitionById("0"), c1->partitions()[0].get());

@@ -1,0 +1,115 @@
+#include "stats/report.h"
+
+#include <algorithm>
+
+#include "charge/charge.h"
+#include "json/json.h"
+
+namespace cosmos::stats {
+
+void Report::Tally::Add(const Usage& u, double charge, int status) {
+  ++requests;
+  if (u.first_page) ++executions;
+  if (status == 429) ++throttled;
+  else if (status >= 400) ++failed;
+  total += charge;
+  max = std::max(max, charge);
+  for (auto* p : u.partitions) ranges.insert(p->range_id());
+  max_partitions = std::max(max_partitions, u.partitions.size());
+}
+
+void Report::Record(const Usage& u, double charge, int status) {
+  if (!u.container) return;
+  std::string warning;
+  {
+    std::lock_guard lock(mu_);
+    const std::string& rid = u.container->rid();
+    auto [it, inserted] = by_rid_.try_emplace(rid);
+    if (inserted) order_.push_back(rid);
+    ContainerStats& cs = it->second;
+    cs.database = u.database;
+    cs.container = u.container->id();
+    cs.partitions = u.container->partitions().size();
+    cs.all.Add(u, charge, status);
+    cs.operations[u.operation].Add(u, charge, status);
+    if (!u.query.empty()) {
+      Tally& q = cs.queries[u.query];
+      q.Add(u, charge, status);
+      if (cs.partitions > 1 && q.ranges.size() == cs.partitions && cs.warned.insert(u.query).second) {
+        warning = "warning: query fans out to all " + std::to_string(cs.partitions) + " physical partitions of " +
+                  u.database + "/" + cs.container + ": " + u.query;
+      }
+    }
+  }
+  if (!warning.empty() && warn_) warn_(warning);
+}
+
+namespace {
+
+void WriteTally(json::Value& out, const char* key_name, const std::string& key, const auto& t, size_t partitions,
+                json::Allocator& a) {
+  out.SetObject();
+  if (key_name) out.AddMember(json::Value(key_name, a), json::Value(key.c_str(), a), a);
+  out.AddMember("requests", static_cast<uint64_t>(t.requests), a);
+  out.AddMember("executions", static_cast<uint64_t>(t.executions), a);
+  out.AddMember("totalRU", charge::Round2(t.total), a);
+  out.AddMember("meanRU", t.requests ? charge::Round2(t.total / static_cast<double>(t.requests)) : 0.0, a);
+  out.AddMember("maxRU", charge::Round2(t.max), a);
+  out.AddMember("throttled", static_cast<uint64_t>(t.throttled), a);
+  out.AddMember("failed", static_cast<uint64_t>(t.failed), a);
+  json::Value ranges(rapidjson::kArrayType);
+  std::vector<std::string> ids(t.ranges.begin(), t.ranges.end());
+  std::sort(ids.begin(), ids.end(), [](const std::string& x, const std::string& y) {
+    return x.size() != y.size() ? x.size() < y.size() : x < y;  // numeric order of range ids
+  });
+  for (auto& id : ids) ranges.PushBack(json::Value(id.c_str(), a), a);
+  out.AddMember("partitionsTouched", ranges, a);
+  out.AddMember("maxPartitionsPerRequest", static_cast<uint64_t>(t.max_partitions), a);
+  out.AddMember("fanOutToAllPartitions", partitions > 1 && t.ranges.size() == partitions, a);
+}
+
+}  // namespace
+
+std::string Report::ToJson() const {
+  std::lock_guard lock(mu_);
+  json::Document d;
+  auto& a = d.GetAllocator();
+  d.SetObject();
+  json::Value containers(rapidjson::kArrayType);
+  for (const auto& rid : order_) {
+    const ContainerStats& cs = by_rid_.at(rid);
+    json::Value c(rapidjson::kObjectType);
+    c.AddMember("database", json::Value(cs.database.c_str(), a), a);
+    c.AddMember("container", json::Value(cs.container.c_str(), a), a);
+    c.AddMember("_rid", json::Value(rid.c_str(), a), a);
+    c.AddMember("physicalPartitions", static_cast<uint64_t>(cs.partitions), a);
+    json::Value total;
+    WriteTally(total, nullptr, "", cs.all, cs.partitions, a);
+    c.AddMember("total", total, a);
+    json::Value ops(rapidjson::kArrayType);
+    for (const auto& [name, t] : cs.operations) {
+      json::Value o;
+      WriteTally(o, "operation", name, t, cs.partitions, a);
+      ops.PushBack(o, a);
+    }
+    c.AddMember("operations", ops, a);
+    json::Value queries(rapidjson::kArrayType);
+    for (const auto& [text, t] : cs.queries) {
+      json::Value q;
+      WriteTally(q, "query", text, t, cs.partitions, a);
+      queries.PushBack(q, a);
+    }
+    c.AddMember("queries", queries, a);
+    containers.PushBack(c, a);
+  }
+  d.AddMember("containers", containers, a);
+  return json::Write(d);
+}
+
+void Report::Reset() {
+  std::lock_guard lock(mu_);
+  order_.clear();
+  by_rid_.clear();
+}
+
+}  // namespace cosmos::stats

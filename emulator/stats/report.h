@@ -1,0 +1,66 @@
+// The RU report behind GET /_emulator/stats: per container, what each kind of operation and each
+// query shape (normalised text) cost, how many partitions queries touched, and which fanned out to
+// every partition. Thread-safe.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "store/store.h"
+
+namespace cosmos::stats {
+
+// What one request used, as the handler saw it.
+struct Usage {
+  store::ContainerPtr container;
+  std::string database;                               // id
+  std::string operation;                              // "create", "read", "query", ...
+  std::string query;                                  // normalised text (queries only)
+  std::vector<store::PhysicalPartition*> partitions;  // the partitions it touched (or was refused by)
+  bool first_page = true;                             // a query or feed request without continuation
+};
+
+class Report {
+ public:
+  // `warn` receives one line the first time a query shape fans out across every partition of a
+  // container that has more than one.
+  explicit Report(std::function<void(const std::string&)> warn = nullptr) : warn_(std::move(warn)) {}
+
+  void Record(const Usage& u, double charge, int status);
+  // {"containers":[...]}; see docs/emulator-stats.md.
+  std::string ToJson() const;
+  void Reset();
+
+ private:
+  struct Tally {
+    uint64_t requests = 0;
+    uint64_t executions = 0;  // first pages (queries and feeds)
+    uint64_t throttled = 0;   // 429s
+    uint64_t failed = 0;      // other statuses >= 400
+    double total = 0;
+    double max = 0;
+    std::set<std::string> ranges;  // range ids touched
+    size_t max_partitions = 0;     // most partitions one request touched
+    void Add(const Usage& u, double charge, int status);
+  };
+  struct ContainerStats {
+    std::string database;
+    std::string container;
+    size_t partitions = 0;
+    Tally all;
+    std::map<std::string, Tally> operations;
+    std::map<std::string, Tally> queries;
+    std::set<std::string> warned;
+  };
+
+  std::function<void(const std::string&)> warn_;
+  mutable std::mutex mu_;
+  std::vector<std::string> order_;                  // container rids, first-seen order
+  std::map<std::string, ContainerStats> by_rid_;
+};
+
+}  // namespace cosmos::stats

@@ -1,0 +1,72 @@
+#include "throughput/limiter.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "common/errors.h"
+
+namespace cosmos::throughput {
+namespace {
+
+// Brings the bucket up to `now`: refills at `budget` RU/s, up to one second's worth.
+void Refill(store::RuBucket& b, double budget, int64_t now) {
+  if (!b.started) {
+    b.started = true;
+    b.tokens = budget;
+  } else if (now > b.at_ms) {
+    b.tokens = std::min(budget, b.tokens + budget * static_cast<double>(now - b.at_ms) / 1000.0);
+  }
+  b.at_ms = std::max(b.at_ms, now);
+}
+
+CosmosError TooManyRequests(int64_t retry_after_ms) {
+  CosmosError e(429, 3200, "TooManyRequests",
+                errors::Wrap("Request rate is large. More Request Units may be needed, so no changes were made. "
+                             "Please retry this request later. Learn more: http://aka.ms/cosmosdb-error-429"));
+  e.retry_after_ms = static_cast<int>(retry_after_ms);
+  e.charge = 0;
+  return e;
+}
+
+}  // namespace
+
+int64_t SystemClock::NowMs() const {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+void RateLimiter::Admit(const store::Container& c, const std::vector<store::PhysicalPartition*>& parts) const {
+  if (!enabled_ || parts.empty()) return;
+  const auto& offer = c.budget_offer();
+  if (!offer) return;
+  const double budget = offer->PartitionBudget();
+  const int64_t now = clock_.NowMs();
+  int64_t wait = 0;
+  for (auto* p : parts) {
+    auto& b = p->bucket();
+    std::lock_guard lock(b.mu);
+    Refill(b, budget, now);
+    // Admitted while RU remain; otherwise wait until the bucket holds more than zero again.
+    if (b.tokens <= 0) wait = std::max(wait, static_cast<int64_t>(std::floor(-b.tokens * 1000.0 / budget)) + 1);
+  }
+  if (wait > 0) throw TooManyRequests(wait);
+}
+
+void RateLimiter::Consume(const store::Container& c, const std::vector<store::PhysicalPartition*>& parts,
+                          double charge) const {
+  if (!enabled_ || parts.empty() || charge <= 0) return;
+  const auto& offer = c.budget_offer();
+  if (!offer) return;
+  const double budget = offer->PartitionBudget();
+  const int64_t now = clock_.NowMs();
+  const double share = charge / static_cast<double>(parts.size());
+  for (auto* p : parts) {
+    auto& b = p->bucket();
+    std::lock_guard lock(b.mu);
+    Refill(b, budget, now);
+    b.tokens -= share;
+  }
+}
+
+}  // namespace cosmos::throughput
