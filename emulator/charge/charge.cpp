@@ -56,7 +56,7 @@ double QueryPage(const QueryFacts& f, Consistency c) {
   const double p = static_cast<double>(f.partitions);
   double ru = p * kQueryBase + kQueryPerDoc * static_cast<double>(f.docs_loaded) + kQueryPerKb * f.kb_loaded +
               kQueryPerScannedDoc * static_cast<double>(f.docs_scanned) + kQueryPerScannedKb * f.kb_scanned +
-              kQueryPerLookup * static_cast<double>(f.index_lookups > 0 ? f.index_lookups - 1 : 0);
+              p * kQueryPerLookup * static_cast<double>(f.index_lookups > 0 ? f.index_lookups - 1 : 0);
   if (f.aggregate) ru += kAggregatePerPartition * p;
   return Round2(factor * ru);
 }

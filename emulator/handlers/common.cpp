@@ -244,6 +244,8 @@ void Admit(http::Services& s, http::RequestContext& ctx, const store::ContainerP
   u.database = ctx.seg(1);
   u.operation = operation.empty() ? OperationOf(ctx) : std::move(operation);
   u.partitions = std::move(parts);
+  u.addressed = u.partitions.size();
+  u.by_range = !ctx.Header("x-ms-documentdb-partitionkey") && ctx.Header("x-ms-documentdb-partitionkeyrangeid");
   auto cont = ctx.Header("x-ms-continuation");
   u.first_page = !cont || cont->empty();
   const bool read = ctx.verb() == http::beast_http::verb::get || u.operation == "query";

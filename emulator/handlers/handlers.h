@@ -34,6 +34,11 @@ Result DeleteDocument(Services& s, RequestContext& ctx);
 Result PatchDocument(Services& s, RequestContext& ctx);
 // query.cpp: a query POSTed to .../docs (PostDocuments dispatches here).
 Result QueryDocuments(Services& s, RequestContext& ctx, store::ContainerPtr c);
+// offer.cpp: GET /offers, POST /offers (a query), GET|PUT /offers/{id}.
+Result ListOffers(Services& s, RequestContext& ctx);
+Result PostOffers(Services& s, RequestContext& ctx);
+Result ReadOffer(Services& s, RequestContext& ctx);
+Result ReplaceOffer(Services& s, RequestContext& ctx);
 // Resource kinds the service has and this emulator does not serve yet: a clear 501.
 Result NotYetImplemented(Services& s, RequestContext& ctx);
 

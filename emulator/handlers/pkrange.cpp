@@ -22,17 +22,19 @@ Result ListPartitionKeyRanges(Services& s, RequestContext& ctx) {
     json::Document d;
     auto& a = d.GetAllocator();
     d.SetObject();
-    d.AddMember("_rid", json::Value(c->rid().c_str(), a), a);
+    const std::string rid = c->RangeRid(i);
+    d.AddMember("_rid", json::Value(rid.c_str(), a), a);
     d.AddMember("id", json::Value(parts[i]->range_id().c_str(), a), a);
     d.AddMember("_etag", json::Value(etag.c_str(), a), a);
     d.AddMember("minInclusive", json::Value(parts[i]->min_epk().c_str(), a), a);
     d.AddMember("maxExclusive", json::Value(parts[i]->max_epk().c_str(), a), a);
     d.AddMember("ridPrefix", static_cast<int>(i), a);
-    d.AddMember("_self", json::Value((c->self() + "pkranges/" + parts[i]->range_id() + "/").c_str(), a), a);
+    d.AddMember("_self", json::Value((c->self() + "pkranges/" + rid + "/").c_str(), a), a);
     d.AddMember("throughputFraction", 1.0 / static_cast<double>(parts.size()), a);
     d.AddMember("status", "online", a);
     d.AddMember("parents", json::Value(rapidjson::kArrayType), a);
-    d.AddMember("_ts", 0, a);
+    d.AddMember("ownedArchivalPKRangeIds", json::Value(rapidjson::kArrayType), a);
+    d.AddMember("_ts", c->created_ts(), a);
     d.AddMember("lsn", parts[i]->lsn(), a);
     items.push_back(json::Write(d));
   }

@@ -27,6 +27,10 @@ const std::vector<Route>& Table() {
       {{"dbs", "{}", "colls", "{}", "docs", "{}"}, V::put, h::ReplaceDocument},
       {{"dbs", "{}", "colls", "{}", "docs", "{}"}, V::delete_, h::DeleteDocument},
       {{"dbs", "{}", "colls", "{}", "docs", "{}"}, V::patch, h::PatchDocument},
+      {{"offers"}, V::get, h::ListOffers},
+      {{"offers"}, V::post, h::PostOffers},
+      {{"offers", "{}"}, V::get, h::ReadOffer},
+      {{"offers", "{}"}, V::put, h::ReplaceOffer},
   };
   return kRoutes;
 }
@@ -34,8 +38,6 @@ const std::vector<Route>& Table() {
 // Resources of the service this emulator does not serve yet: any verb answers 501.
 const std::vector<std::vector<std::string_view>>& Unimplemented() {
   static const std::vector<std::vector<std::string_view>> kPaths = {
-      {"offers"},
-      {"offers", "{}"},
       {"dbs", "{}", "users"},
       {"dbs", "{}", "users", "{}"},
       {"dbs", "{}", "users", "{}", "permissions"},

@@ -364,7 +364,9 @@ void Run(const Plan& plan, const Scope& scope, EvalContext& cx, std::vector<stor
       if (!emit(r)) stop = true;
     });
     if (pin && item) pinned.push_back(item);
-    if (item) AddFacts(facts, *item, matched || !plan.where);
+    // The document a streaming page resumes in was loaded (and charged) by the previous page.
+    const bool resumed_here = resume && streaming && part == resume->pos.part && seq == resume->pos.seq;
+    if (item && !resumed_here) AddFacts(facts, *item, matched || !plan.where);
   };
 
   if (root->kind == Source::Kind::kSubquery) {

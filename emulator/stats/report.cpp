@@ -14,8 +14,19 @@ void Report::Tally::Add(const Usage& u, double charge, int status) {
   else if (status >= 400) ++failed;
   total += charge;
   max = std::max(max, charge);
-  for (auto* p : u.partitions) ranges.insert(p->range_id());
+  for (auto* p : u.partitions) {
+    ranges.insert(p->range_id());
+    if (u.by_range) ranges_by_range.insert(p->range_id());
+  }
   max_partitions = std::max(max_partitions, u.partitions.size());
+  if (u.container && u.addressed == u.container->partitions().size()) addressed_all = true;
+}
+
+// A shape fans out when one request went to every partition, or when requests addressed by range
+// id (how SDKs that run the query plan fan out) covered every partition between them. Point
+// queries that happen to hit every range over many keys do not.
+bool Report::Tally::FannedOut(size_t partitions) const {
+  return partitions > 1 && (addressed_all || ranges_by_range.size() == partitions);
 }
 
 void Report::Record(const Usage& u, double charge, int status) {
@@ -35,7 +46,7 @@ void Report::Record(const Usage& u, double charge, int status) {
     if (!u.query.empty()) {
       Tally& q = cs.queries[u.query];
       q.Add(u, charge, status);
-      if (cs.partitions > 1 && q.ranges.size() == cs.partitions && cs.warned.insert(u.query).second) {
+      if (q.FannedOut(cs.partitions) && cs.warned.insert(u.query).second) {
         warning = "warning: query fans out to all " + std::to_string(cs.partitions) + " physical partitions of " +
                   u.database + "/" + cs.container + ": " + u.query;
       }
@@ -65,7 +76,7 @@ void WriteTally(json::Value& out, const char* key_name, const std::string& key, 
   for (auto& id : ids) ranges.PushBack(json::Value(id.c_str(), a), a);
   out.AddMember("partitionsTouched", ranges, a);
   out.AddMember("maxPartitionsPerRequest", static_cast<uint64_t>(t.max_partitions), a);
-  out.AddMember("fanOutToAllPartitions", partitions > 1 && t.ranges.size() == partitions, a);
+  out.AddMember("fanOutToAllPartitions", t.FannedOut(partitions), a);
 }
 
 }  // namespace

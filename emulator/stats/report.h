@@ -21,7 +21,9 @@ struct Usage {
   std::string operation;                              // "create", "read", "query", ...
   std::string query;                                  // normalised text (queries only)
   std::vector<store::PhysicalPartition*> partitions;  // the partitions it touched (or was refused by)
-  bool first_page = true;                             // a query or feed request without continuation
+  size_t addressed = 0;     // partitions the request was sent to (a page may stop before touching all)
+  bool by_range = false;    // addressed one range by x-ms-documentdb-partitionkeyrangeid (SDK fan-out)
+  bool first_page = true;   // a query or feed request without continuation
 };
 
 class Report {
@@ -43,8 +45,11 @@ class Report {
     uint64_t failed = 0;      // other statuses >= 400
     double total = 0;
     double max = 0;
-    std::set<std::string> ranges;  // range ids touched
-    size_t max_partitions = 0;     // most partitions one request touched
+    std::set<std::string> ranges;           // range ids touched
+    std::set<std::string> ranges_by_range;  // range ids addressed one at a time, by range id
+    size_t max_partitions = 0;              // most partitions one request touched
+    bool addressed_all = false;             // one request went to every partition
+    bool FannedOut(size_t partitions) const;
     void Add(const Usage& u, double charge, int status);
   };
   struct ContainerStats {

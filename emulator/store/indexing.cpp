@@ -76,6 +76,15 @@ const json::Value* Resolve(const json::Value& doc, const std::vector<std::string
   return cur;
 }
 
+// The most specific matching pattern decides: indexed when an included path matches more
+// specifically than every excluded one.
+bool Covered(const IndexingPolicy& p, const std::vector<std::string>& path) {
+  int best_inc = -1, best_exc = -1;
+  for (auto& pat : p.included) best_inc = std::max(best_inc, Match(pat, path));
+  for (auto& pat : p.excluded) best_exc = std::max(best_exc, Match(pat, path));
+  return best_inc >= 0 && best_inc > best_exc;
+}
+
 bool IsSystemProperty(std::string_view name) {
   return name == "_rid" || name == "_self" || name == "_etag" || name == "_attachments";
 }
@@ -180,6 +189,12 @@ IndexingPolicy IndexingPolicy::FromJson(const json::Value* v) {
   return p;
 }
 
+bool IndexingPolicy::IsIndexed(const std::vector<std::string>& path) const {
+  if (mode == "none" || path.empty()) return false;
+  if (path.size() == 1 && (path[0] == "id" || path[0] == "_ts")) return true;
+  return Covered(*this, path);
+}
+
 int IndexingPolicy::CountTerms(const json::Value& doc) const {
   if (mode == "none") return 0;
   int terms = 0;
@@ -193,12 +208,7 @@ int IndexingPolicy::CountTerms(const json::Value& doc) const {
     if (IsSystemProperty(std::string_view(m.name.GetString(), m.name.GetStringLength()))) continue;
     stack.push_back({&m.value, {std::string(m.name.GetString(), m.name.GetStringLength())}});
   }
-  auto indexed = [&](const std::vector<std::string>& p) {
-    int best_inc = -1, best_exc = -1;
-    for (auto& pat : included) best_inc = std::max(best_inc, Match(pat, p));
-    for (auto& pat : excluded) best_exc = std::max(best_exc, Match(pat, p));
-    return best_inc >= 0 && best_inc > best_exc;
-  };
+  auto indexed = [&](const std::vector<std::string>& p) { return Covered(*this, p); };
   while (!stack.empty()) {
     Item it = std::move(stack.back());
     stack.pop_back();

@@ -22,6 +22,10 @@ struct IndexingPolicy {
   // Number of index terms `doc` writes: one per indexed leaf (each array element counts), the
   // system `_ts` included, `_rid` `_self` `_etag` `_attachments` not; one per applicable composite index.
   int CountTerms(const json::Value& doc) const;
+  // Whether a range/equality index covers the leaf value at `path` (property names from the root,
+  // "[]" for an array element): the most specific matching included/excluded path decides, as in
+  // CountTerms. Never with mode "none"; /id and /_ts always in consistent mode.
+  bool IsIndexed(const std::vector<std::string>& path) const;
 };
 
 }  // namespace cosmos::store

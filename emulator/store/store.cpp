@@ -139,11 +139,17 @@ std::string Offer::etag() const {
   return etag_;
 }
 
+int64_t Offer::last_replace_ts() const {
+  std::lock_guard lock(mu_);
+  return last_replace_;
+}
+
 void Offer::Replace(Throughput t, int64_t ts, std::string etag) {
   std::lock_guard lock(mu_);
   max_ever_ = std::max({max_ever_, throughput_.ru, t.ru});
   throughput_ = t;
   ts_ = ts;
+  last_replace_ = ts;
   etag_ = std::move(etag);
 }
 
@@ -164,6 +170,7 @@ Container::Container(std::string id, std::string rid, std::string db_rid, Partit
       pk_(std::move(pk)),
       offer_(std::move(offer)),
       shared_(std::move(shared)),
+      created_ts_(ts),
       settings_(std::make_shared<const ContainerSettings>(std::move(settings))),
       ts_(ts),
       etag_(std::move(etag)) {
@@ -228,6 +235,15 @@ PhysicalPartition* Container::PartitionById(std::string_view range_id) const {
 std::string Container::ItemRid(uint64_t seq) const {
   std::string bytes = rid_bytes_;
   for (int i = 0; i < 8; ++i) bytes.push_back(static_cast<char>((seq >> (8 * i)) & 0xFF));
+  return RidEncode(bytes);
+}
+
+std::string Container::RangeRid(size_t index) const {
+  // The service's first range is <container> 02 00 00 00 00 00 00 50; the index goes in bytes 4-6.
+  std::string bytes = rid_bytes_;
+  bytes += std::string("\x02\0\0\0", 4);
+  for (int i = 0; i < 3; ++i) bytes.push_back(static_cast<char>((index >> (8 * i)) & 0xFF));
+  bytes.push_back('\x50');
   return RidEncode(bytes);
 }
 

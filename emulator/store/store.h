@@ -57,7 +57,9 @@ struct RuBucket {
   std::mutex mu;
   bool started = false;
   double tokens = 0;
-  int64_t at_ms = 0;  // when `tokens` was last brought up to date
+  int64_t at_ms = 0;        // when `tokens` was last brought up to date
+  double mean_charge = 0;   // recent charges (moving average): how long one more request needs
+  int64_t promised_ms = 0;  // the latest retry time handed out with a 429
 };
 
 // A physical partition: one partition key range [min_epk, max_epk) with its own lock and log
@@ -125,6 +127,8 @@ class Offer {
   int max_ever_provisioned() const;
   int64_t ts() const;
   std::string etag() const;
+  // When the offer was last replaced (epoch seconds); 0 when it never was.
+  int64_t last_replace_ts() const;
   void Replace(Throughput t, int64_t ts, std::string etag);
 
   // Physical partitions that split this offer's RU/s between them.
@@ -142,6 +146,7 @@ class Offer {
   int max_ever_ = 0;
   int64_t ts_;
   std::string etag_;
+  int64_t last_replace_ = 0;
   std::atomic<int> partitions_{0};
 };
 using OfferPtr = std::shared_ptr<Offer>;
@@ -196,6 +201,9 @@ class Container {
 
   // Next item resource id (16 bytes base64: container rid bytes + item sequence).
   std::string ItemRid(uint64_t seq) const;
+  // Resource id of partition key range `index` (container rid bytes + 8 bytes, as the service's).
+  std::string RangeRid(size_t index) const;
+  int64_t created_ts() const { return created_ts_; }
 
  private:
   const std::string id_;
@@ -206,6 +214,7 @@ class Container {
   const PartitionKeyDefinition pk_;
   const OfferPtr offer_;
   const OfferPtr shared_;
+  const int64_t created_ts_;
   mutable std::mutex settings_mu_;
   std::shared_ptr<const ContainerSettings> settings_;
   int64_t ts_;

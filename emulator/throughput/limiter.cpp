@@ -47,8 +47,16 @@ void RateLimiter::Admit(const store::Container& c, const std::vector<store::Phys
     auto& b = p->bucket();
     std::lock_guard lock(b.mu);
     Refill(b, budget, now);
-    // Admitted while RU remain; otherwise wait until the bucket holds more than zero again.
-    if (b.tokens <= 0) wait = std::max(wait, static_cast<int64_t>(std::floor(-b.tokens * 1000.0 / budget)) + 1);
+    if (b.tokens > 0) continue;  // admitted while RU remain
+    // Refused: retry once the bucket holds more than zero again. Requests already told to retry
+    // are queued first, each given the time one typical request needs, so that concurrent callers
+    // do not all come back at the same instant and starve each other.
+    int64_t at = now + static_cast<int64_t>(std::floor(-b.tokens * 1000.0 / budget)) + 1;
+    if (b.promised_ms > now) {
+      at = std::max(at, b.promised_ms + static_cast<int64_t>(std::ceil(b.mean_charge * 1000.0 / budget)));
+    }
+    b.promised_ms = at;
+    wait = std::max(wait, at - now);
   }
   if (wait > 0) throw TooManyRequests(wait);
 }
@@ -66,6 +74,7 @@ void RateLimiter::Consume(const store::Container& c, const std::vector<store::Ph
     std::lock_guard lock(b.mu);
     Refill(b, budget, now);
     b.tokens -= share;
+    b.mean_charge = b.mean_charge == 0 ? share : 0.8 * b.mean_charge + 0.2 * share;
   }
 }
 

@@ -42,8 +42,9 @@ class RateLimiter {
   void set_enabled(bool on) { enabled_ = on; }
   bool enabled() const { return enabled_; }
 
-  // Throws CosmosError 429/3200 with x-ms-retry-after-ms (the time until the emptiest bucket
-  // holds RU again) when any partition has spent its budget. No-op when disabled.
+  // Throws CosmosError 429/3200 with x-ms-retry-after-ms when any partition has spent its budget:
+  // the time until the bucket holds RU again, or, when earlier refused requests are already
+  // waiting, until after them (one typical request's worth of RU each). No-op when disabled.
   void Admit(const store::Container& c, const std::vector<store::PhysicalPartition*>& parts) const;
   // Spends `charge` RU over `parts`. No-op when disabled.
   void Consume(const store::Container& c, const std::vector<store::PhysicalPartition*>& parts, double charge) const;

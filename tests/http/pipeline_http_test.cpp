@@ -227,10 +227,7 @@ TEST_F(PipelineTest, NotImplementedResources) {
     const char* what;
   };
   for (auto c :
-       {Case{bh::verb::get, "/offers", "Offers (throughput)"}, Case{bh::verb::post, "/offers", "Offers (throughput)"},
-        Case{bh::verb::get, "/offers/AbCd", "Offers (throughput)"},
-        Case{bh::verb::put, "/offers/AbCd", "Offers (throughput)"},
-        Case{bh::verb::post, "/dbs/db1/colls/c1/sprocs", "Stored procedures"},
+       {Case{bh::verb::post, "/dbs/db1/colls/c1/sprocs", "Stored procedures"},
         Case{bh::verb::post, "/dbs/db1/colls/c1/sprocs/sp1", "Stored procedures"},
         Case{bh::verb::get, "/dbs/db1/colls/c1/triggers", "Triggers"},
         Case{bh::verb::get, "/dbs/db1/colls/c1/udfs/u1", "User-defined functions"},

@@ -379,8 +379,13 @@ TEST_F(ResourcesTest, PartitionKeyRanges) {
   EXPECT_EQ(range["throughputFraction"].GetDouble(), 1.0);
   EXPECT_STREQ(range["status"].GetString(), "online");
   EXPECT_TRUE(range["parents"].IsArray() && range["parents"].Empty());
-  EXPECT_STREQ(range["_self"].GetString(), "dbs/AQBAAA==/colls/AQBAAIAAAAE=/pkranges/0/");
+  // The range's own resource id: container rid + 02 00 00 00 00 00 00 50, as the service's first range.
+  EXPECT_STREQ(range["_rid"].GetString(), "AQBAAIAAAAECAAAAAAAAUA==");
+  EXPECT_STREQ(range["_self"].GetString(), "dbs/AQBAAA==/colls/AQBAAIAAAAE=/pkranges/AQBAAIAAAAECAAAAAAAAUA==/");
   EXPECT_EQ(range["_etag"].GetString(), coll_etag);
+  EXPECT_EQ(Keys(range), (std::vector<std::string>{"_rid", "id", "_etag", "minInclusive", "maxExclusive", "ridPrefix",
+                                                   "_self", "throughputFraction", "status", "parents",
+                                                   "ownedArchivalPKRangeIds", "_ts", "lsn"}));
   EXPECT_NE(r.body().find("\"throughputFraction\":1,"), std::string::npos) << r.body();
 }
 

@@ -57,8 +57,7 @@ export async function startEmulator(extraArgs = []) {
       reject(new Error(`emulator exited with ${code} before starting:\n${output}`));
     });
   });
-  child.stdout.on("data", (c) => (output += c.toString()));
-  child.stderr.on("data", (c) => (output += c.toString()));
+  // onData (above) keeps appending the output after the start: log() has each line once.
   const killOnExit = () => child.kill("SIGKILL");
   process.on("exit", killOnExit);
   return {

@@ -1,0 +1,273 @@
+// /offers and /offers/{id}: the throughput of containers with their own RU/s and of databases whose
+// containers share theirs. Offers are master resources: no session tokens, flat metadata charges.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
+
+#include "charge/charge.h"
+#include "common/errors.h"
+#include "handlers/common.h"
+#include "handlers/handlers.h"
+#include "query/executor.h"
+#include "query/parse_cache.h"
+#include "util/util.h"
+
+namespace cosmos::handlers {
+namespace {
+
+constexpr const char* kMigrateToAutopilot = "x-ms-cosmos-migrate-offer-to-autopilot";
+constexpr const char* kMigrateToManual = "x-ms-cosmos-migrate-offer-to-manual-throughput";
+
+// Limits of a replace: manual RU/s, and the maximum of autoscale.
+constexpr int kManualMin = 400;
+constexpr int kManualStep = 100;
+constexpr int kAutoscaleMin = 1000;
+constexpr int kAutoscaleStep = 1000;
+constexpr int kThroughputMax = 1000000;
+// Migrating manual throughput to autoscale: the maximum is at least this (and at least the
+// current RU/s rounded up to a multiple of 1000), as the service chooses.
+constexpr int kMigratedAutoscaleMin = 4000;
+
+// The offer as the service returns it, keys in the service's order (recording cosmos-164; the
+// autoscale content per the replace-an-offer REST reference).
+std::string OfferJson(const store::Offer& o) {
+  const store::Throughput t = o.throughput();
+  std::string out = "{\"resource\":";
+  json::WriteString(out, o.resource_self());
+  out += ",\"offerType\":\"Invalid\",\"offerResourceId\":";
+  json::WriteString(out, o.resource_rid());
+  out += ",\"offerVersion\":\"V2\",\"content\":{\"offerThroughput\":";
+  // Autoscale: the RU/s the system is scaled to; idle, a tenth of the maximum.
+  out += std::to_string(t.autoscale ? t.ru / 10 : t.ru);
+  out += ",\"offerIsRUPerMinuteThroughputEnabled\":false,\"offerMinimumThroughputParameters\":{"
+         "\"maxThroughputEverProvisioned\":";
+  out += std::to_string(o.max_ever_provisioned());
+  out += ",\"maxConsumedStorageEverInKB\":0}";
+  if (int64_t last = o.last_replace_ts()) {
+    out += ",\"offerLastReplaceTimestamp\":";
+    out += std::to_string(last);
+  }
+  if (t.autoscale) {
+    out += ",\"offerAutopilotSettings\":{\"maxThroughput\":";
+    out += std::to_string(t.ru);
+    out += "}";
+  }
+  out += "},\"id\":";
+  json::WriteString(out, o.id());
+  out += ",\"_rid\":";
+  json::WriteString(out, o.id());
+  out += ",\"_self\":";
+  json::WriteString(out, "offers/" + o.id() + "/");
+  out += ",\"_etag\":";
+  json::WriteString(out, o.etag());
+  out += ",\"_ts\":";
+  out += std::to_string(o.ts());
+  out += "}";
+  return out;
+}
+
+store::OfferPtr ResolveOffer(Services& s, const std::string& id) {
+  auto offer = s.account.FindOffer(id);
+  if (!offer) throw MetadataNotFound();
+  return offer;
+}
+
+bool IsQuery(const RequestContext& ctx) {
+  if (ctx.BoolHeader("x-ms-documentdb-isquery")) return true;
+  auto ct = ctx.Header("content-type");
+  return ct && util::ToLower(*ct).starts_with("application/query+json");
+}
+
+struct QueryBody {
+  std::string text;
+  json::Document doc;  // owns the parameters
+  const json::Value* params = nullptr;
+};
+
+// {"query": "...", "parameters": [{"name": "@p", "value": ...}]}, or a bare query text (as on .../docs).
+QueryBody ParseQueryBody(const std::string& body) {
+  QueryBody q;
+  if (json::Parse(body, q.doc) != json::ParseStatus::kOk) {
+    q.text = body;
+    return q;
+  }
+  if (!q.doc.IsObject()) throw errors::MalformedPayload();
+  auto text = q.doc.FindMember("query");
+  if (text == q.doc.MemberEnd() || !text->value.IsString()) throw errors::MalformedPayload();
+  q.text.assign(text->value.GetString(), text->value.GetStringLength());
+  auto params = q.doc.FindMember("parameters");
+  if (params != q.doc.MemberEnd() && !params->value.IsNull()) {
+    if (!params->value.IsArray()) throw errors::MalformedPayload();
+    for (const auto& p : params->value.GetArray()) {
+      auto name = p.IsObject() ? p.FindMember("name") : p.MemberEnd();
+      if (!p.IsObject() || name == p.MemberEnd() || !name->value.IsString() || name->value.GetStringLength() < 2 ||
+          name->value.GetString()[0] != '@') {
+        throw errors::BadRequest("Invalid query parameter: every parameter needs a \"name\" starting with '@'.");
+      }
+    }
+    q.params = &params->value;
+  }
+  return q;
+}
+
+// A query over the offers: the offers are loaded, in list order, into a transient partition that
+// the query engine reads like a container's (one item per offer; pk and id are the offer id).
+// Continuations record the position in that order, so paging is stable while no offer is added or
+// removed between pages.
+Result QueryOffers(Services& s, RequestContext& ctx) {
+  QueryBody body = ParseQueryBody(ctx.body());
+  auto ast = query::ParseQuery(body.text);
+  query::Arena constants;
+  auto plan = query::Bind(*ast, body.params, constants);
+
+  const int64_t now = util::UnixSeconds();
+  store::PhysicalPartition part("0", "", "FF");
+  for (const auto& o : s.account.Offers()) {
+    std::string text = OfferJson(*o);
+    part.Write(store::WriteKind::kCreate, o->id(), o->id(), store::Preconditions{}, now, std::nullopt,
+               [&](const store::ItemPtr&, uint64_t seq, uint64_t lsn) {
+                 auto item = std::make_shared<store::Item>();
+                 item->id = o->id();
+                 item->pk = o->id();
+                 if (json::Parse(text, item->body) != json::ParseStatus::kOk)
+                   throw errors::Internal("offer JSON did not parse");
+                 item->text = std::move(text);
+                 item->rid = o->id();
+                 item->etag = o->etag();
+                 item->ts = o->ts();
+                 item->lsn = lsn;
+                 item->seq = seq;
+                 return store::ItemPtr(std::move(item));
+               });
+  }
+
+  query::Scope scope;
+  scope.partitions.push_back(&part);
+  scope.now_seconds = now;
+  query::PageRequest req;
+  req.max_items = MaxItemCount(ctx).value_or(100).value_or(SIZE_MAX);
+  if (auto h = ctx.Header("x-ms-continuation"); h && !h->empty()) req.continuation = std::string(*h);
+  req.query_text = body.text;
+  req.now_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
+  query::Page page = query::ExecutePage(*plan, scope, req);
+
+  Result r;
+  r.body = FeedJson("", "Offers", page.rows);
+  r.headers.emplace_back("x-ms-item-count", std::to_string(page.rows.size()));
+  if (page.continuation) r.headers.emplace_back("x-ms-continuation", *page.continuation);
+  r.charge = charge::MetadataRead();
+  return r;
+}
+
+CosmosError InvalidThroughput(int min, int step) {
+  return errors::BadRequest("The offer should have valid throughput values between " + std::to_string(min) + " and " +
+                            std::to_string(kThroughputMax) + " inclusive in increments of " + std::to_string(step) +
+                            ".");
+}
+
+// An integer in [min, kThroughputMax] that is a multiple of `step`; else 400.
+int ValidThroughput(const json::Value* v, int min, int step) {
+  if (v == nullptr || !v->IsNumber()) throw InvalidThroughput(min, step);
+  const double d = v->GetDouble();
+  if (!(d >= min && d <= kThroughputMax) || d != std::floor(d)) throw InvalidThroughput(min, step);
+  const int n = static_cast<int>(d);
+  if (n % step != 0) throw InvalidThroughput(min, step);
+  return n;
+}
+
+const json::Value* Member(const json::Value& obj, const char* name) {
+  if (!obj.IsObject()) return nullptr;
+  auto it = obj.FindMember(name);
+  return it == obj.MemberEnd() || it->value.IsNull() ? nullptr : &it->value;
+}
+
+CosmosError ModeSwitch(bool to_autoscale) {
+  return errors::BadRequest(
+      std::string("The offer cannot be changed from ") + (to_autoscale ? "manual to autoscale" : "autoscale to manual") +
+      " throughput by a replace alone: send the " + (to_autoscale ? kMigrateToAutopilot : kMigrateToManual) +
+      ": true header.");
+}
+
+}  // namespace
+
+Result ListOffers(Services& s, RequestContext& ctx) {
+  std::vector<std::string> items;
+  for (const auto& o : s.account.Offers()) items.push_back(OfferJson(*o));
+  Result r;
+  r.body = FeedJson("", "Offers", Page(ctx, std::move(items), r));
+  r.charge = charge::MetadataRead();
+  return r;
+}
+
+Result PostOffers(Services& s, RequestContext& ctx) {
+  // Offers are created with their database or container; POST only queries them.
+  if (!IsQuery(ctx)) throw errors::MethodNotAllowed();
+  return QueryOffers(s, ctx);
+}
+
+Result ReadOffer(Services& s, RequestContext& ctx) {
+  auto offer = ResolveOffer(s, ctx.seg(1));
+  Result r;
+  r.body = OfferJson(*offer);
+  r.headers.emplace_back("etag", offer->etag());
+  // The lowest value a replace may set: manual RU/s, or the autoscale maximum.
+  r.headers.emplace_back("x-ms-cosmos-min-throughput",
+                         std::to_string(offer->throughput().autoscale ? kAutoscaleMin : kManualMin));
+  r.charge = charge::MetadataRead();
+  return r;
+}
+
+Result ReplaceOffer(Services& s, RequestContext& ctx) {
+  auto offer = ResolveOffer(s, ctx.seg(1));
+  json::Document body = ParseObjectBody(ctx.body());
+  ValidateId(body);
+  if (IdOf(body) != offer->id())
+    throw errors::BadRequest("The id in the request body does not match the offer id in the URL.");
+  const bool to_autoscale = ctx.BoolHeader(kMigrateToAutopilot);
+  const bool to_manual = ctx.BoolHeader(kMigrateToManual);
+  if (to_autoscale && to_manual)
+    throw errors::BadRequest(std::string("The ") + kMigrateToAutopilot + " and " + kMigrateToManual +
+                             " headers cannot be used together.");
+  const store::Throughput current = offer->throughput();
+  store::Throughput next;
+  if (to_autoscale) {
+    if (current.autoscale) throw errors::BadRequest("The offer already has autoscale throughput.");
+    // The body's throughput is ignored: the maximum is the current RU/s rounded up to a multiple
+    // of 1000, and at least 4000.
+    next = {std::max(kMigratedAutoscaleMin, (current.ru + kAutoscaleStep - 1) / kAutoscaleStep * kAutoscaleStep),
+            true};
+  } else if (to_manual) {
+    if (!current.autoscale) throw errors::BadRequest("The offer already has manual throughput.");
+    next = {current.ru, false};  // the previous autoscale maximum
+  } else {
+    const json::Value* content = Member(body, "content");
+    if (content == nullptr || !content->IsObject())
+      throw errors::BadRequest("The offer content is missing or is not a JSON object.");
+    const json::Value* autopilot = Member(*content, "offerAutopilotSettings");
+    if (current.autoscale) {
+      if (autopilot == nullptr) throw ModeSwitch(false);
+      next = {ValidThroughput(Member(*autopilot, "maxThroughput"), kAutoscaleMin, kAutoscaleStep), true};
+    } else {
+      if (autopilot != nullptr) throw ModeSwitch(true);
+      next = {ValidThroughput(Member(*content, "offerThroughput"), kManualMin, kManualStep), false};
+    }
+  }
+  if (auto precondition = ctx.Header("if-match");
+      precondition && *precondition != "*" && *precondition != offer->etag())
+    throw errors::PreconditionFailed();
+  const int64_t ts = util::UnixSeconds();
+  // The new RU/s take effect at once: the rate limiter reads Offer::throughput() (through
+  // PartitionBudget) on every request. The number of physical partitions does NOT change on a
+  // replace: the budget is split over the partitions the containers were created with.
+  offer->Replace(next, ts, s.account.NewEtag(ts));
+  Result r;
+  r.body = OfferJson(*offer);
+  r.headers.emplace_back("etag", offer->etag());
+  r.charge = charge::MetadataWrite();
+  return r;
+}
+
+}  // namespace cosmos::handlers

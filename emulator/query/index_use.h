@@ -1,0 +1,44 @@
+// Whether a query's WHERE filter can be answered from the container's index, and how many index
+// lookups it takes: the input that decides between the "loaded through an index" and the "scanned
+// without a usable index" terms of the query charge (docs/request-units.md, "The model").
+//
+// The service's index holds, for each indexed property path, the leaf values found there. It can
+// therefore answer predicates that compare one document path with a value known before the query
+// runs; everything else must be evaluated on each loaded document. The rules:
+//
+//   - A document path is a member/index chain (c.a.b, c["a"], c.arr[0]) over the root container
+//     source, or over a FROM/JOIN alias bound to a path of the root; an alias that iterates an
+//     array (JOIN t IN c.tags) stands for its elements, path tags/[] (array indexes also map to
+//     "[]", as the index does not distinguish positions). It is usable when the policy indexes it
+//     (IndexingPolicy::IsIndexed).
+//   - A constant is a literal, a parameter, or an expression built from them only (e.g. -1, 'a' ||
+//     'b', GetCurrentTimestamp()): the service evaluates it once, before the index lookup.
+//   - Usable predicates: path op constant for = != < <= > >= (either side); path [NOT] IN
+//     (constants), one lookup per value; path [NOT] BETWEEN constant AND constant; a bare path
+//     (a boolean property); NOT of a usable predicate (same lookups); the type checks IS_DEFINED,
+//     IS_NULL, IS_BOOL, IS_NUMBER, IS_STRING, IS_ARRAY, IS_OBJECT, IS_PRIMITIVE of a path;
+//     STARTSWITH, ENDSWITH, CONTAINS, StringEquals(path, constant[, constant]);
+//     ARRAY_CONTAINS(path, constant[, constant]), which looks up the array's elements (path/[]).
+//   - AND is usable when any conjunct is: the index narrows the candidates and the rest is checked
+//     on them; lookups are the largest of the usable conjuncts'.
+//   - OR is usable only when every branch is (one unindexed branch forces a scan); lookups add up.
+//   - Anything else is not: functions of paths (LOWER(c.x) = 'a'), arithmetic on paths, two paths
+//     compared with each other, LIKE, subqueries, ... Indexing mode "none" indexes nothing.
+#pragma once
+
+#include <cstddef>
+
+#include "query/plan.h"
+#include "store/indexing.h"
+
+namespace cosmos::query {
+
+struct IndexUse {
+  bool filter_uses_index = true;  // no WHERE, or the WHERE can be answered from the index
+  size_t lookups = 1;             // index lookups (IN / OR values); >= 1
+};
+
+// The index use of the top-level query of `plan` under `policy`.
+IndexUse AnalyzeIndexUse(const Plan& plan, const store::IndexingPolicy& policy);
+
+}  // namespace cosmos::query
