@@ -255,14 +255,13 @@ Result ReplaceOffer(Services& s, RequestContext& ctx) {
       next = {ValidThroughput(Member(*content, "offerThroughput"), kManualMin, kManualStep), false};
     }
   }
-  if (auto precondition = ctx.Header("if-match");
-      precondition && *precondition != "*" && *precondition != offer->etag())
-    throw errors::PreconditionFailed();
   const int64_t ts = util::UnixSeconds();
   // The new RU/s take effect at once: the rate limiter reads Offer::throughput() (through
   // PartitionBudget) on every request. The number of physical partitions does NOT change on a
   // replace: the budget is split over the partitions the containers were created with.
-  offer->Replace(next, ts, s.account.NewEtag(ts));
+  std::optional<std::string_view> if_match;
+  if (auto h = ctx.Header("if-match"); h && !h->empty()) if_match = *h;
+  if (!offer->Replace(next, ts, s.account.NewEtag(ts), if_match)) throw errors::PreconditionFailed();
   Result r;
   r.body = OfferJson(*offer);
   r.headers.emplace_back("etag", offer->etag());

@@ -23,6 +23,17 @@ std::string RidDecode(std::string s) {
 
 // ---- PhysicalPartition ----------------------------------------------------------------------
 
+namespace {
+std::atomic<uint64_t> g_max_lsn{0};
+void NoteLsn(uint64_t lsn) {
+  uint64_t seen = g_max_lsn.load(std::memory_order_relaxed);
+  while (seen < lsn && !g_max_lsn.compare_exchange_weak(seen, lsn, std::memory_order_relaxed)) {
+  }
+}
+}  // namespace
+
+uint64_t MaxLsnIssued() { return g_max_lsn.load(std::memory_order_relaxed); }
+
 std::string PhysicalPartition::Key(const std::string& pk, const std::string& id) {
   std::string k = std::to_string(pk.size());
   k.push_back(':');
@@ -90,6 +101,7 @@ WriteResult PhysicalPartition::Write(WriteKind kind, const std::string& pk, cons
     by_seq_.erase(current->seq);
     by_key_.erase(it);
     lsn_ = lsn;
+    NoteLsn(lsn);
     result.lsn = lsn;
     return result;
   }
@@ -97,6 +109,7 @@ WriteResult PhysicalPartition::Write(WriteKind kind, const std::string& pk, cons
   ItemPtr item = make(current, seq, lsn);  // may throw: nothing has changed yet
   if (!current) ++next_seq_;
   lsn_ = lsn;
+  NoteLsn(lsn);
   by_key_[key] = item;
   by_seq_[seq] = item;
   result.item = std::move(item);
@@ -144,13 +157,15 @@ int64_t Offer::last_replace_ts() const {
   return last_replace_;
 }
 
-void Offer::Replace(Throughput t, int64_t ts, std::string etag) {
+bool Offer::Replace(Throughput t, int64_t ts, std::string etag, std::optional<std::string_view> if_match) {
   std::lock_guard lock(mu_);
+  if (if_match && *if_match != "*" && *if_match != etag_) return false;
   max_ever_ = std::max({max_ever_, throughput_.ru, t.ru});
   throughput_ = t;
   ts_ = ts;
   last_replace_ = ts;
   etag_ = std::move(etag);
+  return true;
 }
 
 double Offer::PartitionBudget() const {

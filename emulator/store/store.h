@@ -51,6 +51,9 @@ struct Preconditions {
   std::optional<std::string> if_match;  // quoted etag or "*"
 };
 
+// The highest log sequence number any partition of this process has assigned.
+uint64_t MaxLsnIssued();
+
 // Request units a physical partition may still spend: a bucket refilled at the partition's share
 // of the provisioned RU/s, holding at most one second's worth. Used only when rate limiting is on.
 struct RuBucket {
@@ -129,7 +132,9 @@ class Offer {
   std::string etag() const;
   // When the offer was last replaced (epoch seconds); 0 when it never was.
   int64_t last_replace_ts() const;
-  void Replace(Throughput t, int64_t ts, std::string etag);
+  // Replaces the throughput unless `if_match` (a quoted etag, or "*") names another version;
+  // returns false then and changes nothing.
+  bool Replace(Throughput t, int64_t ts, std::string etag, std::optional<std::string_view> if_match = std::nullopt);
 
   // Physical partitions that split this offer's RU/s between them.
   void AddPartitions(int delta) { partitions_ += delta; }
