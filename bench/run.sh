@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark suite: startup time and point-read throughput of the emulator, against a minimal
-# Boost.Beast server as the baseline; or (`bench/run.sh query`) the query micro-benchmarks.
+# Boost.Beast server as the baseline; or (`bench/run.sh query`) the query micro-benchmarks; or
+# (`bench/run.sh partitions`) the partition micro-benchmarks.
 # Run on demand; never part of the test suite.
 #
 #   bench/run.sh            startup and point-read throughput (the default)
@@ -8,6 +9,11 @@
 #                           only the query micro-benchmarks (query_bench: parse, bind, and queries
 #                           over 100,000 in-memory items); prints medians of QUERY_REPS runs.
 #                           ARGS go to query_bench, e.g. --benchmark_filter=Query
+#   bench/run.sh partitions [ARGS...]
+#                           only the partition micro-benchmarks (partition_bench: key placement, the
+#                           rate limiter, in-process create and point read on 1 vs 16 partitions with
+#                           the limiter off vs on); prints medians of PARTITION_REPS runs and the
+#                           ratios 16 vs 1 partitions and limiter on vs off. ARGS go to partition_bench.
 #
 # Settings (environment):
 #   BUILD_DIR=build-bench   build directory (Release, COSMOS_BUILD_BENCH=ON, tests off)
@@ -19,6 +25,7 @@
 #   WRK_THREADS=2 WRK_CONN=32 SERVER_THREADS=2
 #   EMU_PORT=18081 MIN_PORT=18082 PROBE_PORT=18083
 #   QUERY_REPS=9            query mode: repetitions of each benchmark (medians are reported)
+#   PARTITION_REPS=9        partitions mode: the same for partition_bench
 # Exit status: 0 only if the build, setup, every check and every measurement succeeded.
 set -uo pipefail
 
@@ -26,8 +33,9 @@ MODE=http
 case ${1-} in
   "") ;;
   query) MODE=query; shift ;;
-  -h|--help) sed -n '2,22p' "${BASH_SOURCE[0]}"; exit 0 ;;
-  *) echo "usage: bench/run.sh [query [query_bench args...]]" >&2; exit 2 ;;
+  partitions) MODE=partitions; shift ;;
+  -h|--help) sed -n '2,29p' "${BASH_SOURCE[0]}"; exit 0 ;;
+  *) echo "usage: bench/run.sh [query [query_bench args...] | partitions [partition_bench args...]]" >&2; exit 2 ;;
 esac
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -49,6 +57,7 @@ MIN_PORT=${MIN_PORT:-18082}
 PROBE_PORT=${PROBE_PORT:-18083}
 QUERY_REPS=${QUERY_REPS:-9}
 QUERY_BENCH=$BUILD_DIR/bench/query_bench
+PARTITION_REPS=${PARTITION_REPS:-9}
 KEY='C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw=='
 PY=/usr/bin/python3
 [[ -x $PY ]] || PY=python3
@@ -127,51 +136,96 @@ mkdir -p "$LOG_DIR"
 # Keep the build tree out of git without touching the repository's own files.
 [[ -f $BUILD_DIR/.gitignore ]] || echo '*' >"$BUILD_DIR/.gitignore"
 
+# partition_ratios FILE: from partition_bench's console output, the ratios of the median CPU times
+# (16 vs 1 partitions, limiter on vs off, 64 vs 1 partitions for Locate) and their differences.
+partition_ratios() {
+  awk '
+    function ns(v, u) { return v * (u == "ns" ? 1 : u == "us" ? 1e3 : u == "ms" ? 1e6 : 1e9) }
+    / *_median / { n = $1; sub(/_median$/, "", n); cpu[n] = ns($4, $5) }
+    function ratio(label, a, b) {
+      if (!(a in cpu) || !(b in cpu) || cpu[b] <= 0) { printf "  %-52s %8s\n", label, "n/a"; return }
+      printf "  %-52s %8.3f   (%s -> %s, %+.0f ns)\n", label, cpu[a] / cpu[b], fmt(cpu[b]), fmt(cpu[a]), cpu[a] - cpu[b]
+    }
+    function fmt(v) { return v >= 1e4 ? sprintf("%.2f us", v / 1e3) : sprintf("%.1f ns", v) }
+    END {
+      print ""
+      print "ratios of the median CPU times:"
+      split("Create Read", ops, " ")
+      for (i = 1; i <= 2; i++) {
+        op = ops[i]; b = "BM_E2E_" op "/partitions:"
+        ratio(op " 16 vs 1 partitions, limiter off", b "16/limiter:0", b "1/limiter:0")
+        ratio(op " 16 vs 1 partitions, limiter on", b "16/limiter:1", b "1/limiter:1")
+        ratio(op " limiter on vs off, 1 partition", b "1/limiter:1", b "1/limiter:0")
+        ratio(op " limiter on vs off, 16 partitions", b "16/limiter:1", b "16/limiter:0")
+      }
+      split("V1 V2 MultiHash", kinds, " ")
+      for (k = 0; k < 3; k++)
+        ratio("Locate " kinds[k + 1] " 64 vs 1 partitions", "BM_Locate/kind:" k "/partitions:64", "BM_Locate/kind:" k "/partitions:1")
+      ratio("PartitionForEpk 64 vs 1 partitions", "BM_PartitionForEpk/partitions:64", "BM_PartitionForEpk/partitions:1")
+      ratio("Limiter Admit+Consume enabled vs disabled", "BM_Limiter/enabled:1", "BM_Limiter/enabled:0")
+    }' "$1"
+}
+
 # ---------------------------------------------------------------------------------------------
-# Query mode: query_bench only (Google Benchmark), medians of QUERY_REPS repetitions.
-if [[ $MODE == query ]]; then
-  build query_bench
+# Query and partitions modes: one Google Benchmark program (query_bench or partition_bench),
+# medians of QUERY_REPS / PARTITION_REPS repetitions.
+if [[ $MODE == query || $MODE == partitions ]]; then
+  if [[ $MODE == query ]]; then
+    GB_NAME=query_bench GB_REPS=$QUERY_REPS GB_TITLE=Query GB_RESULTS=query-results.txt
+    GB_NOTE="; items/s is per CPU second"
+    GB_EXTRA=()
+  else
+    GB_NAME=partition_bench GB_REPS=$PARTITION_REPS GB_TITLE=Partition GB_RESULTS=partitions-results.txt
+    GB_NOTE=""
+    # Repetitions of all the benchmarks in random order, so that slow drift spreads over the
+    # variants that are compared (16 vs 1 partitions, limiter on vs off) instead of biasing one.
+    GB_EXTRA=(--benchmark_enable_random_interleaving=true)
+  fi
+  QUERY_BENCH=$BUILD_DIR/bench/$GB_NAME
+  QUERY_REPS=$GB_REPS
+  build "$GB_NAME"
   [[ -x $QUERY_BENCH ]] || die "missing binary $QUERY_BENCH (is libbenchmark-dev installed? see $LOG_DIR/configure.log)"
   BUSY_START=$(cpu_busy); BUSY_START=${BUSY_START:-0}
-  say "machine: $CORES cores, ${BUSY_START}% busy before the run; query_bench runs on one thread"
+  say "machine: $CORES cores, ${BUSY_START}% busy before the run; $GB_NAME runs on one thread"
   if ((BUSY_START > 20)); then
     echo "   WARNING: the machine is busy (${BUSY_START}% CPU used by other processes): figures will be high and noisy"
   fi
-  say "query_bench: $QUERY_REPS repetitions of each benchmark (console: $LOG_DIR/query_bench.txt, json: $LOG_DIR/query_bench.json)"
-  # CPU used by other processes during the run: the machine's busy time, less query_bench's own.
+  say "$GB_NAME: $QUERY_REPS repetitions of each benchmark (console: $LOG_DIR/$GB_NAME.txt, json: $LOG_DIR/$GB_NAME.json)"
+  # CPU used by other processes during the run: the machine's busy time, less the benchmark's own.
   STAT_A=$(head -n1 /proc/stat)
   TIMEFORMAT='%U %S'
   { time "$QUERY_BENCH" --benchmark_repetitions="$QUERY_REPS" --benchmark_report_aggregates_only=true \
-      --benchmark_out="$LOG_DIR/query_bench.json" --benchmark_out_format=json "$@" \
-      >"$LOG_DIR/query_bench.txt" 2>&1; } 2>"$LOG_DIR/query_bench.cputime"
+      --benchmark_out="$LOG_DIR/$GB_NAME.json" --benchmark_out_format=json "${GB_EXTRA[@]}" "$@" \
+      >"$LOG_DIR/$GB_NAME.txt" 2>&1; } 2>"$LOG_DIR/$GB_NAME.cputime"
   rc=$?
   STAT_B=$(head -n1 /proc/stat)
-  OTHERS=$(awk -v a="$STAT_A" -v b="$STAT_B" -v own="$(cat "$LOG_DIR/query_bench.cputime")" \
+  OTHERS=$(awk -v a="$STAT_A" -v b="$STAT_B" -v own="$(cat "$LOG_DIR/$GB_NAME.cputime")" \
     -v hz="$(getconf CLK_TCK)" 'BEGIN {
       n = split(a, x); split(b, y); split(own, o); tot = 0
       for (i = 2; i <= n; i++) tot += y[i] - x[i]
       busy = tot - (y[5] - x[5]) - (y[6] - x[6]) - (o[1] + o[2]) * hz
       printf "%.0f", (tot > 0 && busy > 0) ? 100 * busy / tot : 0 }')
   # The context (CPU, caches, load) and any error; the medians follow in the results.
-  sed -n '/^-----/q; p' "$LOG_DIR/query_bench.txt" | sed 's/^/   /'
-  grep -E 'ERROR OCCURRED' "$LOG_DIR/query_bench.txt" | sed 's/^/   /'
-  ((rc == 0)) || problem "query_bench failed (exit $rc)"
-  grep -q 'ERROR OCCURRED' "$LOG_DIR/query_bench.txt" && problem "a benchmark reported an error (see above)"
+  sed -n '/^-----/q; p' "$LOG_DIR/$GB_NAME.txt" | sed 's/^/   /'
+  grep -E 'ERROR OCCURRED' "$LOG_DIR/$GB_NAME.txt" | sed 's/^/   /'
+  ((rc == 0)) || problem "$GB_NAME failed (exit $rc)"
+  grep -q 'ERROR OCCURRED' "$LOG_DIR/$GB_NAME.txt" && problem "a benchmark reported an error (see above)"
   {
     echo
-    echo "Query results ($(date -u '+%Y-%m-%d %H:%M UTC'), $CORES cores, ${BUSY_START}% CPU busy before the run,"
+    echo "$GB_TITLE results ($(date -u '+%Y-%m-%d %H:%M UTC'), $CORES cores, ${BUSY_START}% CPU busy before the run,"
     echo "other processes used ${OTHERS:-?}% of the machine's CPU during it)"
-    echo "medians of $QUERY_REPS repetitions; Time is wall clock, CPU is the process's CPU time; items/s is per CPU second"
+    echo "medians of $QUERY_REPS repetitions; Time is wall clock, CPU is the process's CPU time$GB_NOTE"
     echo
-    grep -E '^Benchmark|_median ' "$LOG_DIR/query_bench.txt"
+    grep -E '^Benchmark|_median ' "$LOG_DIR/$GB_NAME.txt"
     echo
     echo "coefficient of variation of the CPU time (stddev/mean of the $QUERY_REPS runs; above ~5% means a noisy run):"
-    grep -E '_cv ' "$LOG_DIR/query_bench.txt" | awk '{printf "  %-44s %6s %%\n", $1, $4}'
+    grep -E '_cv ' "$LOG_DIR/$GB_NAME.txt" | awk '{printf "  %-44s %6s %%\n", $1, $4}'
+    [[ $MODE == partitions ]] && partition_ratios "$LOG_DIR/$GB_NAME.txt"
     if ((${OTHERS:-0} > 10)); then
       echo
       echo "WARNING: other processes used ${OTHERS}% of the CPU during the run: the figures are likely high and noisy; run again on a quiet machine"
     fi
-  } | tee "$LOG_DIR/query-results.txt"
+  } | tee "$LOG_DIR/$GB_RESULTS"
   finish
 fi
 

@@ -81,6 +81,31 @@ void ValidateId(const json::Value& doc, IdKind kind) {
   if (id.find_first_of("/\\?#") != std::string::npos) throw errors::InvalidId(id);
 }
 
+QueryBody ParseQueryBody(const std::string& body) {
+  QueryBody q;
+  if (json::Parse(body, q.doc) != json::ParseStatus::kOk) {
+    q.text = body;
+    return q;
+  }
+  if (!q.doc.IsObject()) throw errors::MalformedPayload();
+  auto text = q.doc.FindMember("query");
+  if (text == q.doc.MemberEnd() || !text->value.IsString()) throw errors::MalformedPayload();
+  q.text.assign(text->value.GetString(), text->value.GetStringLength());
+  auto params = q.doc.FindMember("parameters");
+  if (params != q.doc.MemberEnd() && !params->value.IsNull()) {
+    if (!params->value.IsArray()) throw errors::MalformedPayload();
+    for (const auto& p : params->value.GetArray()) {
+      auto name = p.IsObject() ? p.FindMember("name") : p.MemberEnd();
+      if (!p.IsObject() || name == p.MemberEnd() || !name->value.IsString() ||
+          name->value.GetStringLength() < 2 || name->value.GetString()[0] != '@') {
+        throw errors::BadRequest("Invalid query parameter: every parameter needs a \"name\" starting with '@'.");
+      }
+    }
+    q.params = &params->value;
+  }
+  return q;
+}
+
 std::string FeedJson(const std::string& rid, const char* key, const std::vector<std::string>& items) {
   std::string out = "{\"_rid\":";
   json::WriteString(out, rid);

@@ -35,6 +35,15 @@ enum class IdKind { kResourceName, kItem };
 void ValidateId(const json::Value& doc, IdKind kind = IdKind::kResourceName);
 std::string IdOf(const json::Value& doc);
 
+// A query request's body: {"query": "...", "parameters": [{"name": "@p", "value": ...}]}, or a
+// bare query text (the service takes both). Throws 400 when malformed or a parameter is unnamed.
+struct QueryBody {
+  std::string text;
+  json::Document doc;  // owns the parameters
+  const json::Value* params = nullptr;
+};
+QueryBody ParseQueryBody(const std::string& body);
+
 // {"_rid":rid,"<key>":[items...],"_count":n} from already-serialised items.
 std::string FeedJson(const std::string& rid, const char* key, const std::vector<std::string>& items);
 

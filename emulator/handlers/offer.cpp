@@ -79,37 +79,6 @@ bool IsQuery(const RequestContext& ctx) {
   return ct && util::ToLower(*ct).starts_with("application/query+json");
 }
 
-struct QueryBody {
-  std::string text;
-  json::Document doc;  // owns the parameters
-  const json::Value* params = nullptr;
-};
-
-// {"query": "...", "parameters": [{"name": "@p", "value": ...}]}, or a bare query text (as on .../docs).
-QueryBody ParseQueryBody(const std::string& body) {
-  QueryBody q;
-  if (json::Parse(body, q.doc) != json::ParseStatus::kOk) {
-    q.text = body;
-    return q;
-  }
-  if (!q.doc.IsObject()) throw errors::MalformedPayload();
-  auto text = q.doc.FindMember("query");
-  if (text == q.doc.MemberEnd() || !text->value.IsString()) throw errors::MalformedPayload();
-  q.text.assign(text->value.GetString(), text->value.GetStringLength());
-  auto params = q.doc.FindMember("parameters");
-  if (params != q.doc.MemberEnd() && !params->value.IsNull()) {
-    if (!params->value.IsArray()) throw errors::MalformedPayload();
-    for (const auto& p : params->value.GetArray()) {
-      auto name = p.IsObject() ? p.FindMember("name") : p.MemberEnd();
-      if (!p.IsObject() || name == p.MemberEnd() || !name->value.IsString() || name->value.GetStringLength() < 2 ||
-          name->value.GetString()[0] != '@') {
-        throw errors::BadRequest("Invalid query parameter: every parameter needs a \"name\" starting with '@'.");
-      }
-    }
-    q.params = &params->value;
-  }
-  return q;
-}
 
 // A query over the offers: the offers are loaded, in list order, into a transient partition that
 // the query engine reads like a container's (one item per offer; pk and id are the offer id).

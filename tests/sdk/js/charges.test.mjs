@@ -13,17 +13,11 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { LOCAL, docPath, pkHeader, rawRequest, uid, useEmulator } from "./harness.mjs";
+import { LOCAL, docPath, pkHeader, rawRequest, uid, useEmulator, useEmulatorWithDatabase } from "./harness.mjs";
 
 let db;
 let dbId;
-const ctx = useEmulator({
-  setup: async ({ client }) => {
-    dbId = uid("db");
-    db = (await client.databases.create({ id: dbId })).database;
-  },
-  teardown: () => db.delete(),
-});
+const ctx = useEmulatorWithDatabase((d) => ({ db, dbId } = d));
 
 // ---------------------------------------------------------------------------------------------
 // The model, term by term in the order charge.cpp evaluates it (so the doubles round alike)

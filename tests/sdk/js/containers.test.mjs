@@ -14,17 +14,12 @@ import {
   kbOf,
   uid,
   useEmulator,
+  useEmulatorWithDatabase,
 } from "./harness.mjs";
 
 let db;
 let dbId;
-const ctx = useEmulator({
-  setup: async ({ client }) => {
-    dbId = uid("db");
-    db = (await client.databases.create({ id: dbId })).database;
-  },
-  teardown: () => db.delete(),
-});
+const ctx = useEmulatorWithDatabase((d) => ({ db, dbId } = d));
 
 const DEFAULT_INDEXING = {
   indexingMode: "consistent",

@@ -123,6 +123,20 @@ export function useEmulator({ setup, teardown } = {}) {
   return ctx;
 }
 
+/** useEmulator() plus one database with a fresh id, created before the tests and deleted after
+ *  them; `onReady({db, dbId})` receives it. Returns the same ctx as useEmulator(). */
+export function useEmulatorWithDatabase(onReady) {
+  let db;
+  return useEmulator({
+    setup: async ({ client }) => {
+      const dbId = uid("db");
+      db = (await client.databases.create({ id: dbId })).database;
+      onReady({ db, dbId });
+    },
+    teardown: () => db.delete(),
+  });
+}
+
 /** A unique resource id, so tests can also run against a shared real account. */
 export function uid(prefix = "t") {
   return `${prefix}-${randomBytes(5).toString("hex")}`;

@@ -20,17 +20,12 @@ import {
   startEmulator,
   uid,
   useEmulator,
+  useEmulatorWithDatabase,
 } from "./harness.mjs";
 
 let db;
 let dbId;
-const ctx = useEmulator({
-  setup: async ({ client }) => {
-    dbId = uid("db");
-    db = (await client.databases.create({ id: dbId })).database;
-  },
-  teardown: () => db.delete(),
-});
+const ctx = useEmulatorWithDatabase((d) => ({ db, dbId } = d));
 
 // ---------------------------------------------------------------------------------------------
 // Effective partition keys, computed here from the definitions in protocol.md §8
