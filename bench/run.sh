@@ -141,12 +141,12 @@ mkdir -p "$LOG_DIR"
 partition_ratios() {
   awk '
     function ns(v, u) { return v * (u == "ns" ? 1 : u == "us" ? 1e3 : u == "ms" ? 1e6 : 1e9) }
-    / *_median / { n = $1; sub(/_median$/, "", n); cpu[n] = ns($4, $5) }
+    / *_median / { n = $1; sub(/_median$/, "", n); sub(/\/iterations:[0-9]+/, "", n); cpu[n] = ns($4, $5) }
     function ratio(label, a, b) {
       if (!(a in cpu) || !(b in cpu) || cpu[b] <= 0) { printf "  %-52s %8s\n", label, "n/a"; return }
       printf "  %-52s %8.3f   (%s -> %s, %+.0f ns)\n", label, cpu[a] / cpu[b], fmt(cpu[b]), fmt(cpu[a]), cpu[a] - cpu[b]
     }
-    function fmt(v) { return v >= 1e4 ? sprintf("%.2f us", v / 1e3) : sprintf("%.1f ns", v) }
+    function fmt(v) { return v >= 1e3 ? sprintf("%.2f us", v / 1e3) : sprintf("%.1f ns", v) }
     END {
       print ""
       print "ratios of the median CPU times:"
@@ -216,10 +216,13 @@ if [[ $MODE == query || $MODE == partitions ]]; then
     echo "other processes used ${OTHERS:-?}% of the machine's CPU during it)"
     echo "medians of $QUERY_REPS repetitions; Time is wall clock, CPU is the process's CPU time$GB_NOTE"
     echo
-    grep -E '^Benchmark|_median ' "$LOG_DIR/$GB_NAME.txt"
+    grep -E '^Benchmark' "$LOG_DIR/$GB_NAME.txt"
+    # Interleaved repetitions come out in random order: sort them by name.
+    grep -E '_median ' "$LOG_DIR/$GB_NAME.txt" | if [[ $MODE == partitions ]]; then sort -V; else cat; fi
     echo
     echo "coefficient of variation of the CPU time (stddev/mean of the $QUERY_REPS runs; above ~5% means a noisy run):"
-    grep -E '_cv ' "$LOG_DIR/$GB_NAME.txt" | awk '{printf "  %-44s %6s %%\n", $1, $4}'
+    grep -E '_cv ' "$LOG_DIR/$GB_NAME.txt" | if [[ $MODE == partitions ]]; then sort -V; else cat; fi |
+      awk '{printf "  %-58s %6s %%\n", $1, $4}'
     [[ $MODE == partitions ]] && partition_ratios "$LOG_DIR/$GB_NAME.txt"
     if ((${OTHERS:-0} > 10)); then
       echo
