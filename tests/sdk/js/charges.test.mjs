@@ -13,7 +13,7 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { LOCAL, docPath, pkHeader, rawRequest, uid, useEmulator, useEmulatorWithDatabase } from "./harness.mjs";
+import { LOCAL, docPath, pkHeader, rawRequest, uid, useEmulatorWithDatabase } from "./harness.mjs";
 
 let db;
 let dbId;

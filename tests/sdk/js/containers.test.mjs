@@ -13,7 +13,6 @@ import {
   round2,
   kbOf,
   uid,
-  useEmulator,
   useEmulatorWithDatabase,
 } from "./harness.mjs";
 

@@ -10,19 +10,13 @@ import {
   pkHeader,
   rawRequest,
   uid,
-  createDatabaseAndContainer,
-  useEmulator,
+  useEmulatorWithDatabase,
 } from "./harness.mjs";
 
 let db;
 let dbId;
 let container;
-const ctx = useEmulator({
-  setup: async ({ client }) => {
-    ({ dbId, db, container } = await createDatabaseAndContainer(client, "e"));
-  },
-  teardown: () => db.delete(),
-});
+const ctx = useEmulatorWithDatabase((f) => ({ dbId, db, container } = f), { containerId: "e" });
 
 const post = (body, headers = { "x-ms-documentdb-partitionkey": pkHeader("p") }, coll = "e") =>
   rawRequest(ctx.env, { method: "POST", path: docPath(dbId, coll), headers, body });

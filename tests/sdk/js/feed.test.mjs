@@ -10,24 +10,23 @@ import {
   feedCharge,
   pkHeader,
   rawRequest,
-  createDatabaseAndContainer,
-  useEmulator,
+  useEmulatorWithDatabase,
 } from "./harness.mjs";
 
 let db;
 let dbId;
 let container;
 const created = [];
-const ctx = useEmulator({
-  setup: async ({ client }) => {
-    ({ dbId, db, container } = await createDatabaseAndContainer(client, "feed"));
+const ctx = useEmulatorWithDatabase(
+  async (f) => {
+    ({ dbId, db, container } = f);
     for (let i = 0; i < 7; i++) {
       const res = await container.items.create({ id: `i${i}`, pk: i % 2 === 0 ? "even" : "odd", n: i });
       created.push(res.resource);
     }
   },
-  teardown: () => db.delete(),
-});
+  { containerId: "feed" },
+);
 
 const feed = (headers = {}) => rawRequest(ctx.env, { method: "GET", path: docPath(dbId, "feed"), headers });
 

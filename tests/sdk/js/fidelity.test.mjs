@@ -10,19 +10,13 @@ import {
   rawRequest,
   readCharge,
   uid,
-  createDatabaseAndContainer,
-  useEmulator,
+  useEmulatorWithDatabase,
 } from "./harness.mjs";
 
 let db;
 let dbId;
 let container;
-const ctx = useEmulator({
-  setup: async ({ client }) => {
-    ({ dbId, db, container } = await createDatabaseAndContainer(client, "f"));
-  },
-  teardown: () => db.delete(),
-});
+const ctx = useEmulatorWithDatabase((f) => ({ dbId, db, container } = f), { containerId: "f" });
 
 const SYSTEM = ["_rid", "_self", "_etag", "_attachments", "_ts"];
 const createRaw = (body, pk = "p") =>

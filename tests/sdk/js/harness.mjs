@@ -124,14 +124,22 @@ export function useEmulator({ setup, teardown } = {}) {
 }
 
 /** useEmulator() plus one database with a fresh id, created before the tests and deleted after
- *  them; `onReady({db, dbId})` receives it. Returns the same ctx as useEmulator(). */
-export function useEmulatorWithDatabase(onReady) {
+ *  them. With `containerId`, also one container in it (createDatabaseAndContainer). `onReady`
+ *  receives {db, dbId[, container, containerResource]} and may seed data (it is awaited).
+ *  Returns the same ctx as useEmulator(). */
+export function useEmulatorWithDatabase(onReady, { containerId, partitionKey } = {}) {
   let db;
   return useEmulator({
     setup: async ({ client }) => {
-      const dbId = uid("db");
-      db = (await client.databases.create({ id: dbId })).database;
-      onReady({ db, dbId });
+      let fixture;
+      if (containerId) {
+        fixture = await createDatabaseAndContainer(client, containerId, partitionKey);
+      } else {
+        const dbId = uid("db");
+        fixture = { dbId, db: (await client.databases.create({ id: dbId })).database };
+      }
+      db = fixture.db;
+      await onReady(fixture);
     },
     teardown: () => db.delete(),
   });

@@ -18,8 +18,7 @@ import {
   readCharge,
   replaceCharge,
   uid,
-  createDatabaseAndContainer,
-  useEmulator,
+  useEmulatorWithDatabase,
 } from "./harness.mjs";
 
 let db;
@@ -27,15 +26,14 @@ let dbId;
 let container;
 let collRid;
 let collSelf;
-const ctx = useEmulator({
-  setup: async ({ client }) => {
-    let containerResource;
-    ({ dbId, db, container, containerResource } = await createDatabaseAndContainer(client, "items"));
-    collRid = containerResource._rid;
-    collSelf = containerResource._self;
+const ctx = useEmulatorWithDatabase(
+  (f) => {
+    ({ dbId, db, container } = f);
+    collRid = f.containerResource._rid;
+    collSelf = f.containerResource._self;
   },
-  teardown: () => db.delete(),
-});
+  { containerId: "items" },
+);
 
 const SYSTEM = ["_rid", "_self", "_etag", "_attachments", "_ts"];
 

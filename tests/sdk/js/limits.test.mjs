@@ -3,17 +3,11 @@
 // database and container feeds.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { uid, useEmulator } from "./harness.mjs";
+import { uid, useEmulatorWithDatabase } from "./harness.mjs";
 
 let db;
 let container;
-const ctx = useEmulator({
-  setup: async ({ client }) => {
-    db = (await client.databases.create({ id: uid("db") })).database;
-    container = (await db.containers.create({ id: "k", partitionKey: { paths: ["/pk"] } })).container;
-  },
-  teardown: () => db.delete(),
-});
+const ctx = useEmulatorWithDatabase((f) => ({ db, container } = f), { containerId: "k" });
 
 describe("limits and paging", () => {
   // Service quotas: "Maximum length of id: 1,023 bytes" for items (255 characters is the limit for

@@ -19,7 +19,6 @@ import {
   round2,
   startEmulator,
   uid,
-  useEmulator,
   useEmulatorWithDatabase,
 } from "./harness.mjs";
 

@@ -12,19 +12,13 @@ import {
   rawRequest,
   replaceCharge,
   uid,
-  createDatabaseAndContainer,
-  useEmulator,
+  useEmulatorWithDatabase,
 } from "./harness.mjs";
 
 let db;
 let dbId;
 let container;
-const ctx = useEmulator({
-  setup: async ({ client }) => {
-    ({ dbId, db, container } = await createDatabaseAndContainer(client, "p"));
-  },
-  teardown: () => db.delete(),
-});
+const ctx = useEmulatorWithDatabase((f) => ({ dbId, db, container } = f), { containerId: "p" });
 
 async function fresh(extra = {}) {
   const id = uid("doc");

@@ -4,7 +4,7 @@
 // Every expectation is computed in plain JS from the same deterministic data set.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { LOCAL, expectError, createDatabaseAndContainer, useEmulator } from "./harness.mjs";
+import { LOCAL, expectError, useEmulatorWithDatabase } from "./harness.mjs";
 
 const PKS = ["alpha", "beta", "gamma", "delta", "epsilon"];
 const CATS = ["red", "green", "blue"];
@@ -31,13 +31,13 @@ const DOCS = makeDocs();
 let db;
 let container;
 let stored = []; // the created resources (with system properties), in creation order
-const ctx = useEmulator({
-  setup: async ({ client }) => {
-    ({ db, container } = await createDatabaseAndContainer(client, "query"));
+const ctx = useEmulatorWithDatabase(
+  async (f) => {
+    ({ db, container } = f);
     for (const d of DOCS) stored.push((await container.items.create(d)).resource);
   },
-  teardown: () => db.delete(),
-});
+  { containerId: "query" },
+);
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
