@@ -81,6 +81,12 @@ void ValidateId(const json::Value& doc, IdKind kind) {
   if (id.find_first_of("/\\?#") != std::string::npos) throw errors::InvalidId(id);
 }
 
+bool IsQueryRequest(const http::RequestContext& ctx) {
+  if (ctx.BoolHeader("x-ms-documentdb-isquery")) return true;
+  auto ct = ctx.Header("content-type");
+  return ct && util::ToLower(*ct).starts_with("application/query+json");
+}
+
 QueryBody ParseQueryBody(const std::string& body) {
   QueryBody q;
   if (json::Parse(body, q.doc) != json::ParseStatus::kOk) {
@@ -139,15 +145,16 @@ std::vector<std::string> Page(const http::RequestContext& ctx, std::vector<std::
 }
 
 std::optional<store::Throughput> ThroughputFromHeaders(const http::RequestContext& ctx) {
+  using Limits = store::Throughput;
   if (auto h = ctx.Header("x-ms-offer-throughput")) {
     int v = 0;
     auto r = std::from_chars(h->data(), h->data() + h->size(), v);
     if (r.ec != std::errc() || r.ptr != h->data() + h->size())
       throw errors::BadRequest("The x-ms-offer-throughput header must be an integer.");
-    if (v < 400 || v % 100 != 0)
+    if (v < Limits::kManualMin || v % Limits::kManualStep != 0)
       throw errors::BadRequest("The offer throughput " + std::string(*h) +
                                " is invalid: it must be at least 400 RU/s and a multiple of 100.");
-    if (v > 1000000) throw errors::BadRequest("The offer throughput exceeds the maximum of 1000000 RU/s.");
+    if (v > Limits::kMax) throw errors::BadRequest("The offer throughput exceeds the maximum of 1000000 RU/s.");
     return store::Throughput{v, false};
   }
   if (auto h = ctx.Header("x-ms-cosmos-offer-autopilot-settings")) {
@@ -156,9 +163,10 @@ std::optional<store::Throughput> ThroughputFromHeaders(const http::RequestContex
         !d["maxThroughput"].IsInt())
       throw errors::BadRequest("The x-ms-cosmos-offer-autopilot-settings header must be {\"maxThroughput\":N}.");
     int v = d["maxThroughput"].GetInt();
-    if (v < 1000 || v % 1000 != 0)
+    if (v < Limits::kAutoscaleMin || v % Limits::kAutoscaleStep != 0)
       throw errors::BadRequest("The autoscale maximum throughput must be at least 1000 RU/s and a multiple of 1000.");
-    if (v > 1000000) throw errors::BadRequest("The autoscale maximum throughput exceeds the maximum of 1000000 RU/s.");
+    if (v > Limits::kMax)
+      throw errors::BadRequest("The autoscale maximum throughput exceeds the maximum of 1000000 RU/s.");
     return store::Throughput{v, true};
   }
   return std::nullopt;

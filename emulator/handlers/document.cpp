@@ -201,8 +201,7 @@ std::pair<size_t, uint64_t> ParseFeedContinuation(std::string_view token,
 
 Result PostDocuments(Services& s, RequestContext& ctx) {
   auto c = ResolveContainer(s, ctx.seg(1), ctx.seg(3));  // 404 before anything else, as the service answers
-  if (ctx.BoolHeader("x-ms-documentdb-isquery") || ctx.BoolHeader("x-ms-cosmos-is-query-plan-request") ||
-      (ctx.Header("content-type") && util::ToLower(*ctx.Header("content-type")).starts_with("application/query+json")))
+  if (ctx.BoolHeader("x-ms-cosmos-is-query-plan-request") || IsQueryRequest(ctx))
     return QueryDocuments(s, ctx, std::move(c));
   if (ctx.BoolHeader("x-ms-cosmos-is-batch-request")) throw errors::NotImplemented("Transactional batch and bulk");
   return CreateOrUpsert(s, ctx, std::move(c));

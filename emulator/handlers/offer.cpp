@@ -19,12 +19,7 @@ namespace {
 constexpr const char* kMigrateToAutopilot = "x-ms-cosmos-migrate-offer-to-autopilot";
 constexpr const char* kMigrateToManual = "x-ms-cosmos-migrate-offer-to-manual-throughput";
 
-// Limits of a replace: manual RU/s, and the maximum of autoscale.
-constexpr int kManualMin = 400;
-constexpr int kManualStep = 100;
-constexpr int kAutoscaleMin = 1000;
-constexpr int kAutoscaleStep = 1000;
-constexpr int kThroughputMax = 1000000;
+using Limits = store::Throughput;  // the accepted RU/s: Limits::kManualMin, Limits::kAutoscaleStep, ...
 // Migrating manual throughput to autoscale: the maximum is at least this (and at least the
 // current RU/s rounded up to a multiple of 1000), as the service chooses.
 constexpr int kMigratedAutoscaleMin = 4000;
@@ -73,12 +68,6 @@ store::OfferPtr ResolveOffer(Services& s, const std::string& id) {
   return offer;
 }
 
-bool IsQuery(const RequestContext& ctx) {
-  if (ctx.BoolHeader("x-ms-documentdb-isquery")) return true;
-  auto ct = ctx.Header("content-type");
-  return ct && util::ToLower(*ct).starts_with("application/query+json");
-}
-
 
 // A query over the offers: the offers are loaded, in list order, into a transient partition that
 // the query engine reads like a container's (one item per offer; pk and id are the offer id).
@@ -118,9 +107,7 @@ Result QueryOffers(Services& s, RequestContext& ctx) {
   req.max_items = MaxItemCount(ctx).value_or(100).value_or(SIZE_MAX);
   if (auto h = ctx.Header("x-ms-continuation"); h && !h->empty()) req.continuation = std::string(*h);
   req.query_text = body.text;
-  req.now_ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-          .count();
+  req.now_ms = util::UnixMillis();
   query::Page page = query::ExecutePage(*plan, scope, req);
 
   Result r;
@@ -133,15 +120,15 @@ Result QueryOffers(Services& s, RequestContext& ctx) {
 
 CosmosError InvalidThroughput(int min, int step) {
   return errors::BadRequest("The offer should have valid throughput values between " + std::to_string(min) + " and " +
-                            std::to_string(kThroughputMax) + " inclusive in increments of " + std::to_string(step) +
+                            std::to_string(Limits::kMax) + " inclusive in increments of " + std::to_string(step) +
                             ".");
 }
 
-// An integer in [min, kThroughputMax] that is a multiple of `step`; else 400.
+// An integer in [min, Limits::kMax] that is a multiple of `step`; else 400.
 int ValidThroughput(const json::Value* v, int min, int step) {
   if (v == nullptr || !v->IsNumber()) throw InvalidThroughput(min, step);
   const double d = v->GetDouble();
-  if (!(d >= min && d <= kThroughputMax) || d != std::floor(d)) throw InvalidThroughput(min, step);
+  if (!(d >= min && d <= Limits::kMax) || d != std::floor(d)) throw InvalidThroughput(min, step);
   const int n = static_cast<int>(d);
   if (n % step != 0) throw InvalidThroughput(min, step);
   return n;
@@ -173,7 +160,7 @@ Result ListOffers(Services& s, RequestContext& ctx) {
 
 Result PostOffers(Services& s, RequestContext& ctx) {
   // Offers are created with their database or container; POST only queries them.
-  if (!IsQuery(ctx)) throw errors::MethodNotAllowed();
+  if (!IsQueryRequest(ctx)) throw errors::MethodNotAllowed();
   return QueryOffers(s, ctx);
 }
 
@@ -184,7 +171,7 @@ Result ReadOffer(Services& s, RequestContext& ctx) {
   r.headers.emplace_back("etag", offer->etag());
   // The lowest value a replace may set: manual RU/s, or the autoscale maximum.
   r.headers.emplace_back("x-ms-cosmos-min-throughput",
-                         std::to_string(offer->throughput().autoscale ? kAutoscaleMin : kManualMin));
+                         std::to_string(offer->throughput().autoscale ? Limits::kAutoscaleMin : Limits::kManualMin));
   r.charge = charge::MetadataRead();
   return r;
 }
@@ -206,8 +193,8 @@ Result ReplaceOffer(Services& s, RequestContext& ctx) {
     if (current.autoscale) throw errors::BadRequest("The offer already has autoscale throughput.");
     // The body's throughput is ignored: the maximum is the current RU/s rounded up to a multiple
     // of 1000, and at least 4000.
-    next = {std::max(kMigratedAutoscaleMin, (current.ru + kAutoscaleStep - 1) / kAutoscaleStep * kAutoscaleStep),
-            true};
+    constexpr int step = Limits::kAutoscaleStep;
+    next = {std::max(kMigratedAutoscaleMin, (current.ru + step - 1) / step * step), true};
   } else if (to_manual) {
     if (!current.autoscale) throw errors::BadRequest("The offer already has manual throughput.");
     next = {current.ru, false};  // the previous autoscale maximum
@@ -218,10 +205,11 @@ Result ReplaceOffer(Services& s, RequestContext& ctx) {
     const json::Value* autopilot = Member(*content, "offerAutopilotSettings");
     if (current.autoscale) {
       if (autopilot == nullptr) throw ModeSwitch(false);
-      next = {ValidThroughput(Member(*autopilot, "maxThroughput"), kAutoscaleMin, kAutoscaleStep), true};
+      next = {ValidThroughput(Member(*autopilot, "maxThroughput"), Limits::kAutoscaleMin, Limits::kAutoscaleStep),
+              true};
     } else {
       if (autopilot != nullptr) throw ModeSwitch(true);
-      next = {ValidThroughput(Member(*content, "offerThroughput"), kManualMin, kManualStep), false};
+      next = {ValidThroughput(Member(*content, "offerThroughput"), Limits::kManualMin, Limits::kManualStep), false};
     }
   }
   const int64_t ts = util::UnixSeconds();

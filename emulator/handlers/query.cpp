@@ -20,11 +20,6 @@ namespace cosmos::handlers {
 namespace {
 
 
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 // The query's normal form (the parser's printer), which names its shape in the RU report.
 std::string NormalisedText(const sql::Query& q) { return sql::ToString(q); }
 
@@ -132,7 +127,7 @@ Result QueryDocuments(Services& s, RequestContext& ctx, store::ContainerPtr c) {
   req.max_items = MaxItemCount(ctx).value_or(100).value_or(SIZE_MAX);
   if (auto h = ctx.Header("x-ms-continuation"); h && !h->empty()) req.continuation = std::string(*h);
   req.query_text = body.text;
-  req.now_ms = NowMs();
+  req.now_ms = util::UnixMillis();
 
   Metrics metrics;
   metrics.compile_ms = MsSince(started);

@@ -97,20 +97,18 @@ std::string Report::ToJson() const {
     json::Value total;
     WriteTally(total, nullptr, "", cs.all, cs.partitions, a);
     c.AddMember("total", total, a);
-    json::Value ops(rapidjson::kArrayType);
-    for (const auto& [name, t] : cs.operations) {
-      json::Value o;
-      WriteTally(o, "operation", name, t, cs.partitions, a);
-      ops.PushBack(o, a);
-    }
-    c.AddMember("operations", ops, a);
-    json::Value queries(rapidjson::kArrayType);
-    for (const auto& [text, t] : cs.queries) {
-      json::Value q;
-      WriteTally(q, "query", text, t, cs.partitions, a);
-      queries.PushBack(q, a);
-    }
-    c.AddMember("queries", queries, a);
+    // "operations" and "queries": one entry per key, named by `key_name`.
+    auto tallies = [&](const char* member, const char* key_name, const auto& by_key) {
+      json::Value list(rapidjson::kArrayType);
+      for (const auto& [key, t] : by_key) {
+        json::Value entry;
+        WriteTally(entry, key_name, key, t, cs.partitions, a);
+        list.PushBack(entry, a);
+      }
+      c.AddMember(json::Value(member, a), list, a);
+    };
+    tallies("operations", "operation", cs.operations);
+    tallies("queries", "query", cs.queries);
     containers.PushBack(c, a);
   }
   d.AddMember("containers", containers, a);

@@ -370,12 +370,14 @@ std::vector<std::string> RangeBoundaries(const PartitionKeyDefinition& def, int 
   if (def.kind == "Range") n = 1;
   n = std::max(n, 1);
   const auto un = static_cast<unsigned>(n);
+  __extension__ typedef unsigned __int128 U128;  // GCC/Clang's 128-bit integer (not ISO C++)
+  // The V2 step: floor((2^126 - 1) / n).
+  const U128 step = ((static_cast<U128>(1) << 126) - 1) / un;
   std::vector<std::string> out{std::string(kMinEpk)};
   for (unsigned i = 1; i < un; ++i) {
     if (def.kind == "MultiHash" || def.version >= 2) {
-      // i * floor((2^126 - 1) / n), written as a V2 EPK: 32 hex digits, high half first.
-      const unsigned __int128 top = (static_cast<unsigned __int128>(1) << 126) - 1;
-      const unsigned __int128 v = top / un * i;
+      // i steps round the ring, written as a V2 EPK: 32 hex digits, high half first.
+      const U128 v = step * i;
       char buf[33];
       std::snprintf(buf, sizeof buf, "%016llX%016llX", static_cast<unsigned long long>(v >> 64),
                     static_cast<unsigned long long>(v));

@@ -110,6 +110,14 @@ class PhysicalPartition {
 struct Throughput {
   int ru = 400;
   bool autoscale = false;
+
+  // What the service accepts: manual RU/s from 400 in steps of 100; an autoscale maximum from
+  // 1000 in steps of 1000; both at most 1,000,000.
+  static constexpr int kManualMin = 400;
+  static constexpr int kManualStep = 100;
+  static constexpr int kAutoscaleMin = 1000;
+  static constexpr int kAutoscaleStep = 1000;
+  static constexpr int kMax = 1000000;
 };
 
 // An offer: the throughput of one container, or of a database whose containers share it.

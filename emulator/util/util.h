@@ -35,6 +35,8 @@ std::string FormatRfc1123(std::chrono::system_clock::time_point t);
 std::string NewUuid();
 
 int64_t UnixSeconds();
+// Milliseconds since the Unix epoch (the instant date-time query functions see).
+int64_t UnixMillis();
 
 // Decodes the UTF-8 code point at s[i] and advances i; a malformed sequence gives U+FFFD for one byte.
 char32_t DecodeUtf8(std::string_view s, size_t& i);

@@ -140,9 +140,9 @@ TEST_F(OffersTest, ListOffers) {
   ASSERT_EQ(d["Offers"].Size(), 3u) << r;
   const std::string c1 = SelfOf("/dbs/db1/colls/c1"), c2 = SelfOf("/dbs/db1/colls/c2");
   const std::string shared = SelfOf("/dbs/shared");
-  Expected e1{c1, RidOf("/dbs/db1/colls/c1"), 400, 400, {}, {}, "AQAA"};
-  Expected e2{c2, RidOf("/dbs/db1/colls/c2"), 1000, 1000, {}, {}, "AgAA"};
-  Expected e3{shared, RidOf("/dbs/shared"), 500, 500, {}, {}, "AwAA"};
+  Expected e1{c1, RidOf("/dbs/db1/colls/c1"), 400, 400, {}, {}, "AQAA", "", 0};
+  Expected e2{c2, RidOf("/dbs/db1/colls/c2"), 1000, 1000, {}, {}, "AgAA", "", 0};
+  Expected e3{shared, RidOf("/dbs/shared"), 500, 500, {}, {}, "AwAA", "", 0};
   std::string expected = "{\"_rid\":\"\",\"Offers\":[" + WithSystem(e1, d["Offers"][0]).Json() + "," +
                          WithSystem(e2, d["Offers"][1]).Json() + "," + WithSystem(e3, d["Offers"][2]).Json() +
                          "],\"_count\":3}";
@@ -186,7 +186,7 @@ TEST_F(OffersTest, QueryByResourceForContainerAndDatabase) {
   EXPECT_FALSE(r.Has("x-ms-continuation"));
   auto d = r.Json();
   ASSERT_EQ(d["Offers"].Size(), 1u) << r;
-  Expected e{c2, RidOf("/dbs/db1/colls/c2"), 400, 400, {}, {}, "AgAA"};
+  Expected e{c2, RidOf("/dbs/db1/colls/c2"), 400, 400, {}, {}, "AgAA", "", 0};
   EXPECT_EQ(r.body(), "{\"_rid\":\"\",\"Offers\":[" + WithSystem(e, d["Offers"][0]).Json() + "],\"_count\":1}");
 
   const std::string db = SelfOf("/dbs/shared");
@@ -194,7 +194,7 @@ TEST_F(OffersTest, QueryByResourceForContainerAndDatabase) {
   ASSERT_EQ(rd.status(), 200) << rd;
   auto dd = rd.Json();
   ASSERT_EQ(dd["Offers"].Size(), 1u) << rd;
-  Expected ed{db, RidOf("/dbs/shared"), 400, 400, {}, {}, "AwAA"};
+  Expected ed{db, RidOf("/dbs/shared"), 400, 400, {}, {}, "AwAA", "", 0};
   EXPECT_EQ(rd.body(), "{\"_rid\":\"\",\"Offers\":[" + WithSystem(ed, dd["Offers"][0]).Json() + "],\"_count\":1}");
 
   // The database without shared throughput has no offer: an empty list, not an error.
@@ -313,7 +313,7 @@ TEST_F(OffersTest, ReplaceManualThroughput) {
   ASSERT_TRUE(d["content"].HasMember("offerLastReplaceTimestamp")) << r;
   EXPECT_EQ(d["content"]["offerLastReplaceTimestamp"].GetInt64(), d["_ts"].GetInt64());
   EXPECT_LE(std::llabs(d["_ts"].GetInt64() - util::UnixSeconds()), 2);
-  Expected e{self, RidOf("/dbs/db1/colls/c1"), 1000, 1000, {}, {}, "AQAA"};
+  Expected e{self, RidOf("/dbs/db1/colls/c1"), 1000, 1000, {}, {}, "AQAA", "", 0};
   EXPECT_EQ(r.body(), WithSystem(e, d).Json());
 
   auto back = Get("/offers/AQAA");
@@ -419,7 +419,7 @@ TEST_F(OffersTest, AutoscaleContainerOffer) {
   ASSERT_EQ(r.status(), 200) << r;
   auto d = r.Json();
   ASSERT_EQ(d["Offers"].Size(), 1u) << r;
-  Expected e{self, RidOf("/dbs/db1/colls/auto"), 400, 4000, 4000, {}, "AQAA"};
+  Expected e{self, RidOf("/dbs/db1/colls/auto"), 400, 4000, 4000, {}, "AQAA", "", 0};
   EXPECT_EQ(json::Write(d["Offers"][0]), WithSystem(e, d["Offers"][0]).Json());
   EXPECT_EQ(json::Write(d["Offers"][0]["content"]),
             "{\"offerThroughput\":400,\"offerIsRUPerMinuteThroughputEnabled\":false,"
@@ -439,7 +439,7 @@ TEST_F(OffersTest, ReplaceAutoscaleMaximum) {
   ASSERT_EQ(r.status(), 200) << r;
   EXPECT_EQ(r.Charge(), "1");
   auto d = r.Json();
-  Expected e{self, RidOf("/dbs/db1/colls/auto"), 800, 8000, 8000, {}, "AQAA"};
+  Expected e{self, RidOf("/dbs/db1/colls/auto"), 800, 8000, 8000, {}, "AQAA", "", 0};
   EXPECT_EQ(r.body(), WithSystem(e, d).Json());
   ASSERT_TRUE(d["content"].HasMember("offerLastReplaceTimestamp"));
   EXPECT_EQ(json::Write(d["content"]),
@@ -527,7 +527,7 @@ TEST_F(OffersTest, SharedThroughputDatabase) {
   auto d = list.Json();
   ASSERT_EQ(d["Offers"].Size(), 1u) << list;
   const std::string db_self = SelfOf("/dbs/shared");
-  Expected e{db_self, RidOf("/dbs/shared"), 1000, 1000, {}, {}, "AQAA"};
+  Expected e{db_self, RidOf("/dbs/shared"), 1000, 1000, {}, {}, "AQAA", "", 0};
   EXPECT_EQ(list.body(), "{\"_rid\":\"\",\"Offers\":[" + WithSystem(e, d["Offers"][0]).Json() + "],\"_count\":1}");
   EXPECT_EQ(OfferOf(db_self), json::Write(d["Offers"][0]));
 
