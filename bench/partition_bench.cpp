@@ -13,6 +13,8 @@
 // or:                bench/run.sh partitions
 #include <benchmark/benchmark.h>
 
+#include "util/clock.h"
+
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -197,7 +199,8 @@ struct Env {
   throughput::ManualClock clock{1'000'000};
   throughput::RateLimiter limiter{clock};
   stats::Report stats{[](const std::string&) {}};
-  http::Services services{account, config, limiter, stats};
+  util::WallClock wall;
+  http::Services services{account, config, limiter, stats, wall};
   int containers = 0;
 
   Env() {

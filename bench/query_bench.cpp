@@ -175,7 +175,7 @@ const Dataset& Data() {
       store::PhysicalPartition& part = d->container->PartitionFor(key);
       const store::Container& c = *d->container;
       auto result = part.Write(
-          store::WriteKind::kCreate, canonical, id, store::Preconditions{}, ts, std::nullopt,
+          store::WriteKind::kCreate, canonical, id, store::Preconditions{}, ts, store::ItemPolicy{},
           [&](const store::ItemPtr&, uint64_t seq, uint64_t lsn) {
             auto item = std::make_shared<store::Item>();
             auto& a = item->body.GetAllocator();

@@ -181,7 +181,8 @@ int main(int argc, char** argv) {
   cosmos::throughput::RateLimiter limiter(clock);
   limiter.set_enabled(options.rate_limit);
   cosmos::stats::Report stats([](const std::string& line) { std::cerr << "cosmos-emulator: " << line << std::endl; });
-  cosmos::http::Services services{account, config, limiter, stats};
+  cosmos::util::WallClock wall_clock;
+  cosmos::http::Services services{account, config, limiter, stats, wall_clock};
 
   cosmos::server::Server server(
       options.server, [&services](const cosmos::server::Request& req) { return cosmos::http::Handle(services, req); },

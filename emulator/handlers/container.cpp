@@ -10,6 +10,9 @@
 namespace cosmos::handlers {
 namespace {
 
+// The longest retention the service offers for all versions and deletes (30 days).
+constexpr int64_t kMaxChangeFeedRetentionMinutes = 30 * 24 * 60;
+
 // Reads the settings a create or replace may set; rejects features this emulator does not enforce.
 store::ContainerSettings SettingsFromBody(const json::Value& body) {
   store::ContainerSettings st;
@@ -44,6 +47,17 @@ store::ContainerSettings SettingsFromBody(const json::Value& body) {
     v.AddMember("conflictResolutionPath", "/_ts", a);
     v.AddMember("conflictResolutionProcedure", "", a);
     st.extra.AddMember("conflictResolutionPolicy", v, a);
+  }
+  // changeFeedPolicy.retentionDuration: minutes the all-versions-and-deletes feed keeps changes.
+  auto cfp = body.FindMember("changeFeedPolicy");
+  if (cfp != body.MemberEnd() && !cfp->value.IsNull()) {
+    auto rd = cfp->value.IsObject() ? cfp->value.FindMember("retentionDuration") : cfp->value.MemberEnd();
+    if (!cfp->value.IsObject() || rd == cfp->value.MemberEnd() || !rd->value.IsInt64() || rd->value.GetInt64() < 0 ||
+        rd->value.GetInt64() > kMaxChangeFeedRetentionMinutes)
+      throw errors::BadRequest("The changeFeedPolicy is invalid: retentionDuration must be a whole number of minutes "
+                               "from 0 to " + std::to_string(kMaxChangeFeedRetentionMinutes) + ".");
+    if (rd->value.GetInt64() > 0) st.change_feed_retention_minutes = rd->value.GetInt64();
+    st.extra.AddMember("changeFeedPolicy", json::Value(cfp->value, a), a);
   }
   auto geo = body.FindMember("geospatialConfig");
   if (geo != body.MemberEnd() && geo->value.IsObject()) {

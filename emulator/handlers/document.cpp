@@ -45,7 +45,7 @@ store::ItemPtr MakeItem(Services& s, const store::Container& c, const json::Valu
   item->id = IdOf(user);
   item->pk = pk;
   item->epk = epk;
-  item->ts = util::UnixSeconds();
+  item->ts = s.clock.UnixSeconds();
   item->etag = s.account.NewEtag(item->ts);
   item->rid = c.ItemRid(seq);
   item->seq = seq;
@@ -73,7 +73,7 @@ store::ItemPtr MakePatchedItem(Services& s, const store::Item& current, const js
   item->id = current.id;
   item->pk = current.pk;
   item->epk = current.epk;
-  item->ts = util::UnixSeconds();
+  item->ts = s.clock.UnixSeconds();
   item->etag = s.account.NewEtag(item->ts);
   item->rid = current.rid;
   item->seq = current.seq;
@@ -166,7 +166,7 @@ store::WriteResult WriteItemBody(Services& s, const RequestContext& ctx, const T
     if (store::ExtractPartitionKey(t.c->partition_key(), body).Canonical() != t.pk)
       throw errors::PartitionKeyMismatch();
     ItemTtl(body);
-    return t.partition->Write(kind, t.pk, id, PreconditionsOf(ctx), util::UnixSeconds(), t.settings->default_ttl,
+    return t.partition->Write(kind, t.pk, id, PreconditionsOf(ctx), s.clock.UnixSeconds(), t.settings->items(),
                               [&](const store::ItemPtr&, uint64_t seq, uint64_t lsn) {
                                 return MakeItem(s, *t.c, body, t.pk, t.epk, seq, lsn, s.config.max_item_bytes);
                               });
@@ -209,7 +209,7 @@ Result PostDocuments(Services& s, RequestContext& ctx) {
 
 Result ReadDocument(Services& s, RequestContext& ctx) {
   Target t = ResolveTarget(s, ctx);
-  auto item = t.partition->Read(t.pk, ctx.seg(5), util::UnixSeconds(), t.settings->default_ttl);
+  auto item = t.partition->Read(t.pk, ctx.seg(5), s.clock.UnixSeconds(), t.settings->items());
   if (!item) {
     auto e = errors::NotFound();
     e.charge = charge::PointReadNotFound();
@@ -237,8 +237,8 @@ Result ReplaceDocument(Services& s, RequestContext& ctx) {
 Result DeleteDocument(Services& s, RequestContext& ctx) {
   Target t = ResolveTarget(s, ctx);
   auto result = ChargedWrite([&] {
-    return t.partition->Write(store::WriteKind::kDelete, t.pk, ctx.seg(5), PreconditionsOf(ctx), util::UnixSeconds(),
-                              t.settings->default_ttl,
+    return t.partition->Write(store::WriteKind::kDelete, t.pk, ctx.seg(5), PreconditionsOf(ctx), s.clock.UnixSeconds(),
+                              t.settings->items(),
                               [](const store::ItemPtr&, uint64_t, uint64_t) { return store::ItemPtr(); });
   });
   return WriteResponse(204, result, t, ctx, charge::Delete(Facts(*result.previous, *t.settings)));
@@ -263,7 +263,7 @@ Result PatchDocument(Services& s, RequestContext& ctx) {
     }
     ValidatePatchOperations(*ops, t.c->partition_key().parts);
     return t.partition->Write(store::WriteKind::kReplace, t.pk, ctx.seg(5), PreconditionsOf(ctx),
-                           util::UnixSeconds(), t.settings->default_ttl,
+                           s.clock.UnixSeconds(), t.settings->items(),
                            [&](const store::ItemPtr& current, uint64_t, uint64_t lsn) {
                              if (condition && !query::EvaluatePatchCondition(*condition, current->body))
                                throw errors::PreconditionFailed();
@@ -287,13 +287,13 @@ Result ReadDocumentFeed(Services& s, RequestContext& ctx) {
   if (auto h = ctx.Header("x-ms-continuation"); h && !h->empty()) std::tie(pi, after) = ParseFeedContinuation(*h, parts);
   std::vector<std::string> items;
   double kb = 0;
-  const int64_t now = util::UnixSeconds();
+  const int64_t now = s.clock.UnixSeconds();
   std::optional<std::string> next;
   // Walk the ranges in order, in chunks, so a partition-key filter still fills a page; one more
   // matching item proves the feed goes on.
   for (; pi < parts.size() && !next; ++pi, after = 0) {
     while (!next) {
-      auto chunk = parts[pi]->Feed(after, max_items, now, settings->default_ttl);
+      auto chunk = parts[pi]->Feed(after, max_items, now, settings->items());
       if (chunk.empty()) break;
       for (auto& it : chunk) {
         if (!routed.Contains(*it)) {

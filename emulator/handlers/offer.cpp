@@ -83,7 +83,7 @@ Result QueryOffers(Services& s, RequestContext& ctx) {
   store::PhysicalPartition part("0", "", "FF");
   for (const auto& o : s.account.Offers()) {
     std::string text = OfferJson(*o);
-    part.Write(store::WriteKind::kCreate, o->id(), o->id(), store::Preconditions{}, now, std::nullopt,
+    part.Write(store::WriteKind::kCreate, o->id(), o->id(), store::Preconditions{}, now, store::ItemPolicy{},
                [&](const store::ItemPtr&, uint64_t seq, uint64_t lsn) {
                  auto item = std::make_shared<store::Item>();
                  item->id = o->id();
@@ -107,7 +107,7 @@ Result QueryOffers(Services& s, RequestContext& ctx) {
   req.max_items = MaxItemCount(ctx).value_or(100).value_or(SIZE_MAX);
   if (auto h = ctx.Header("x-ms-continuation"); h && !h->empty()) req.continuation = std::string(*h);
   req.query_text = body.text;
-  req.now_ms = util::UnixMillis();
+  req.now_ms = s.clock.UnixMs();
   query::Page page = query::ExecutePage(*plan, scope, req);
 
   Result r;

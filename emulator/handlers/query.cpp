@@ -91,7 +91,7 @@ Result QueryDocuments(Services& s, RequestContext& ctx, store::ContainerPtr c) {
   auto settings = c->settings();
   const query::IndexUse use = query::AnalyzeIndexUse(*plan, settings->indexing);
   query::Scope scope;
-  scope.now_seconds = util::UnixSeconds();
+  scope.now_seconds = s.clock.UnixSeconds();
   scope.default_ttl = settings->default_ttl;
   const bool scoped = ctx.Header("x-ms-documentdb-partitionkey") || ctx.Header("x-ms-documentdb-partitionkeyrangeid") ||
                       ctx.Header("x-ms-start-epk");
@@ -127,7 +127,7 @@ Result QueryDocuments(Services& s, RequestContext& ctx, store::ContainerPtr c) {
   req.max_items = MaxItemCount(ctx).value_or(100).value_or(SIZE_MAX);
   if (auto h = ctx.Header("x-ms-continuation"); h && !h->empty()) req.continuation = std::string(*h);
   req.query_text = body.text;
-  req.now_ms = util::UnixMillis();
+  req.now_ms = s.clock.UnixMs();
 
   Metrics metrics;
   metrics.compile_ms = MsSince(started);

@@ -12,6 +12,7 @@
 #include "stats/report.h"
 #include "store/store.h"
 #include "throughput/limiter.h"
+#include "util/clock.h"
 
 namespace cosmos::http {
 
@@ -33,6 +34,7 @@ struct Services {
   const Config& config;
   const throughput::RateLimiter& limiter;
   stats::Report& stats;
+  util::WallClock& clock;  // item timestamps, time to live, change-feed start times
 };
 
 // One parsed request. Header lookups are case-insensitive.

@@ -390,7 +390,7 @@ void Run(const Plan& plan, const Scope& scope, EvalContext& cx, std::vector<stor
       uint64_t after = 0;
       if (resume && streaming && pi == resume->pos.part) after = resume->pos.seq == 0 ? 0 : resume->pos.seq - 1;
       while (!stop) {
-        auto chunk = part.Feed(after, 512, scope.now_seconds, scope.default_ttl);
+        auto chunk = part.Feed(after, 512, scope.now_seconds, store::ItemPolicy{scope.default_ttl, std::nullopt});
         if (chunk.empty()) break;
         for (const auto& item : chunk) {
           after = item->seq;

@@ -42,19 +42,25 @@ std::string PhysicalPartition::Key(const std::string& pk, const std::string& id)
   return k;
 }
 
-ItemPtr PhysicalPartition::Live(const ItemPtr& item, int64_t now, std::optional<int64_t> default_ttl) const {
-  if (!item || !default_ttl) return item;  // TTL off on the container: nothing expires
-  int64_t ttl = item->ttl ? *item->ttl : *default_ttl;
-  if (ttl < 0) return item;
-  return item->ts + ttl <= now ? nullptr : item;
+std::optional<int64_t> PhysicalPartition::ExpiresAt(const Item& item, std::optional<int64_t> default_ttl) {
+  if (!default_ttl) return std::nullopt;  // TTL off on the container: nothing expires
+  const int64_t ttl = item.ttl ? *item.ttl : *default_ttl;
+  if (ttl < 0) return std::nullopt;
+  return item.ts + ttl;
+}
+
+ItemPtr PhysicalPartition::Live(const ItemPtr& item, int64_t now, std::optional<int64_t> default_ttl) {
+  if (!item) return item;
+  auto at = ExpiresAt(*item, default_ttl);
+  return at && *at <= now ? nullptr : item;
 }
 
 ItemPtr PhysicalPartition::Read(const std::string& pk, const std::string& id, int64_t now,
-                                std::optional<int64_t> default_ttl) const {
+                                const ItemPolicy& policy) const {
   std::shared_lock lock(mu_);
   auto it = by_key_.find(Key(pk, id));
   if (it == by_key_.end()) return nullptr;
-  return Live(it->second, now, default_ttl);
+  return Live(it->second, now, policy.default_ttl);
 }
 
 uint64_t PhysicalPartition::lsn() const {
@@ -67,18 +73,87 @@ size_t PhysicalPartition::Count() const {
   return by_key_.size();
 }
 
+uint64_t PhysicalPartition::NextLsn() {
+  NoteLsn(++lsn_);
+  return lsn_;
+}
+
+void PhysicalPartition::IndexExpiry(std::optional<int64_t> default_ttl) {
+  if (default_ttl == expiry_ttl_) return;
+  // The container's default changed (or TTL was switched on or off): every expiry moves.
+  expiry_ttl_ = default_ttl;
+  expiry_.clear();
+  for (auto& [key, item] : by_key_) {
+    if (auto at = ExpiresAt(*item, default_ttl)) expiry_.emplace(*at, key);
+  }
+}
+
+void PhysicalPartition::KeepLog(int64_t now, const ItemPolicy& policy) {
+  if (!policy.retention_seconds) {
+    logging_ = false;
+    log_.clear();
+    return;
+  }
+  if (!logging_) {  // switched on now: the log starts with the next change
+    logging_ = true;
+    log_after_lsn_ = lsn_;
+    log_since_ = by_key_.empty() && lsn_ == 0 ? 0 : now + 1;
+  }
+  const int64_t oldest = now - *policy.retention_seconds;
+  while (!log_.empty() && log_.front().crts < oldest) {
+    log_after_lsn_ = log_.front().lsn;
+    log_since_ = log_.front().crts + 1;
+    log_.pop_front();
+  }
+}
+
+void PhysicalPartition::Record(Change change) {
+  if (logging_) log_.push_back(std::move(change));
+}
+
+void PhysicalPartition::Remove(std::unordered_map<std::string, ItemPtr>::iterator it) {
+  const Item& item = *it->second;
+  by_seq_.erase(item.seq);
+  by_lsn_.erase(item.lsn);
+  if (auto at = ExpiresAt(item, expiry_ttl_)) expiry_.erase({*at, it->first});
+  by_key_.erase(it);
+}
+
+void PhysicalPartition::Store(const std::string& key, const ItemPtr& current, ItemPtr item) {
+  if (current) {
+    by_lsn_.erase(current->lsn);
+    if (auto at = ExpiresAt(*current, expiry_ttl_)) expiry_.erase({*at, key});
+  }
+  if (auto at = ExpiresAt(*item, expiry_ttl_)) expiry_.emplace(*at, key);
+  by_lsn_[item->lsn] = item;
+  by_seq_[item->seq] = item;
+  by_key_[key] = std::move(item);
+}
+
+void PhysicalPartition::ExpireItems(int64_t now, const ItemPolicy& policy) {
+  std::unique_lock lock(mu_);
+  ExpireLocked(now, policy);
+}
+
+void PhysicalPartition::ExpireLocked(int64_t now, const ItemPolicy& policy) {
+  IndexExpiry(policy.default_ttl);
+  KeepLog(now, policy);
+  while (!expiry_.empty() && expiry_.begin()->first <= now) {
+    auto it = by_key_.find(expiry_.begin()->second);
+    ItemPtr gone = it->second;
+    Remove(it);
+    Record({NextLsn(), ChangeKind::kDelete, nullptr, std::move(gone), now, true});
+  }
+}
+
 WriteResult PhysicalPartition::Write(WriteKind kind, const std::string& pk, const std::string& id,
-                                     const Preconditions& pre, int64_t now, std::optional<int64_t> default_ttl,
+                                     const Preconditions& pre, int64_t now, const ItemPolicy& policy,
                                      const Maker& make) {
   std::unique_lock lock(mu_);
+  ExpireLocked(now, policy);
   const std::string key = Key(pk, id);
   auto it = by_key_.find(key);
-  ItemPtr current = it == by_key_.end() ? nullptr : Live(it->second, now, default_ttl);
-  if (it != by_key_.end() && !current) {  // expired: remove it now, as the service's TTL sweep would
-    by_seq_.erase(it->second->seq);
-    by_key_.erase(it);
-    it = by_key_.end();
-  }
+  ItemPtr current = it == by_key_.end() ? nullptr : it->second;
   WriteResult result;
   switch (kind) {
     case WriteKind::kCreate:
@@ -96,38 +171,78 @@ WriteResult PhysicalPartition::Write(WriteKind kind, const std::string& pk, cons
   if (pre.if_match && !current && kind == WriteKind::kUpsert && *pre.if_match != "*")
     throw errors::PreconditionFailed();
   result.previous = current;
-  const uint64_t lsn = lsn_ + 1;
   if (kind == WriteKind::kDelete) {
-    by_seq_.erase(current->seq);
-    by_key_.erase(it);
-    lsn_ = lsn;
-    NoteLsn(lsn);
-    result.lsn = lsn;
+    Remove(it);
+    result.lsn = NextLsn();
+    Record({result.lsn, ChangeKind::kDelete, nullptr, current, now, false});
     return result;
   }
   const uint64_t seq = current ? current->seq : next_seq_;
-  ItemPtr item = make(current, seq, lsn);  // may throw: nothing has changed yet
+  ItemPtr item = make(current, seq, lsn_ + 1);  // may throw: nothing has changed yet
   if (!current) ++next_seq_;
-  lsn_ = lsn;
-  NoteLsn(lsn);
-  by_key_[key] = item;
-  by_seq_[seq] = item;
+  result.lsn = NextLsn();
+  Store(key, current, item);
+  Record({result.lsn, current ? ChangeKind::kReplace : ChangeKind::kCreate, item, current, now, false});
   result.item = std::move(item);
   result.created = !current;
-  result.lsn = lsn;
   return result;
 }
 
 std::vector<ItemPtr> PhysicalPartition::Feed(uint64_t after_seq, size_t max_items, int64_t now,
-                                             std::optional<int64_t> default_ttl) const {
+                                             const ItemPolicy& policy) const {
   std::shared_lock lock(mu_);
   std::vector<ItemPtr> out;
   for (auto it = by_seq_.upper_bound(after_seq); it != by_seq_.end(); ++it) {
-    if (!Live(it->second, now, default_ttl)) continue;
+    if (!Live(it->second, now, policy.default_ttl)) continue;
     out.push_back(it->second);
     if (max_items && out.size() >= max_items) break;
   }
   return out;
+}
+
+ChangePage<ItemPtr> PhysicalPartition::LatestChanges(uint64_t after_lsn, std::optional<int64_t> since,
+                                                     size_t max_items, const ItemFilter& keep, int64_t now,
+                                                     const ItemPolicy& policy) const {
+  std::shared_lock lock(mu_);
+  ChangePage<ItemPtr> page;
+  page.resume_lsn = lsn_;
+  for (auto it = by_lsn_.upper_bound(after_lsn); it != by_lsn_.end(); ++it) {
+    const ItemPtr& item = it->second;
+    if ((since && item->ts < *since) || !Live(item, now, policy.default_ttl) || !keep(*item)) continue;
+    page.entries.push_back(item);
+    if (page.entries.size() == max_items) {
+      page.resume_lsn = item->lsn;
+      break;
+    }
+  }
+  return page;
+}
+
+ChangePage<Change> PhysicalPartition::AllChanges(uint64_t after_lsn, std::optional<int64_t> since,
+                                                 size_t max_items, const ItemFilter& keep) const {
+  std::shared_lock lock(mu_);
+  if (!logging_)
+    throw errors::BadRequest(
+        "The change feed in all versions and deletes mode needs a change feed policy on the container: set "
+        "changeFeedPolicy.retentionDuration (minutes) when creating or replacing it.");
+  if (since ? *since < log_since_ : after_lsn < log_after_lsn_)
+    throw errors::BadRequest(
+        "The requested start of the change feed in all versions and deletes mode lies outside the container's "
+        "retention window.");
+  ChangePage<Change> page;
+  page.resume_lsn = lsn_;
+  auto first = std::upper_bound(log_.begin(), log_.end(), after_lsn,
+                                [](uint64_t lsn, const Change& c) { return lsn < c.lsn; });
+  for (auto it = first; it != log_.end(); ++it) {
+    if (since && it->crts < *since) continue;
+    if (!keep(it->current ? *it->current : *it->previous)) continue;
+    page.entries.push_back(*it);
+    if (page.entries.size() == max_items) {
+      page.resume_lsn = it->lsn;
+      break;
+    }
+  }
+  return page;
 }
 
 // ---- Offer ------------------------------------------------------------------------------------

@@ -4,11 +4,13 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <shared_mutex>
 #include <string>
 #include <string_view>
@@ -31,7 +33,7 @@ struct Item {
   std::string rid;
   std::string etag;  // quoted, as in _etag
   int64_t ts = 0;
-  uint64_t lsn = 0;
+  uint64_t lsn = 0;         // the partition's log sequence number of the write that made this version
   uint64_t seq = 0;         // creation order within the partition (read-feed order)
   std::optional<int64_t> ttl;  // the item's own "ttl" property, when it has one
 };
@@ -49,6 +51,34 @@ enum class WriteKind { kCreate, kReplace, kUpsert, kDelete };
 
 struct Preconditions {
   std::optional<std::string> if_match;  // quoted etag or "*"
+};
+
+// What a partition needs from its container's settings to keep items.
+struct ItemPolicy {
+  std::optional<int64_t> default_ttl;        // nullopt: TTL off; -1: on, items opt in; n: seconds
+  std::optional<int64_t> retention_seconds;  // how long the all-versions-and-deletes log keeps
+                                             // changes; nullopt: no log (no changeFeedPolicy)
+};
+
+// One entry of the all-versions-and-deletes log. Upserts log as creates or replaces.
+enum class ChangeKind { kCreate, kReplace, kDelete };
+struct Change {
+  uint64_t lsn = 0;
+  ChangeKind kind = ChangeKind::kCreate;
+  ItemPtr current;   // the new version; null for deletes
+  ItemPtr previous;  // the version replaced or deleted; null for creates
+  int64_t crts = 0;  // when the change committed (Unix seconds)
+  bool ttl_expired = false;
+};
+
+// Which items of a partition a feed reads (a logical partition, an EPK range, or all).
+using ItemFilter = std::function<bool(const Item&)>;
+
+// A change feed page: what it returns and the LSN the next page continues after.
+template <typename T>
+struct ChangePage {
+  std::vector<T> entries;
+  uint64_t resume_lsn = 0;
 };
 
 // The highest log sequence number any partition of this process has assigned.
@@ -76,23 +106,51 @@ class PhysicalPartition {
   const std::string& max_epk() const { return max_epk_; }
   RuBucket& bucket() const { return bucket_; }
 
-  ItemPtr Read(const std::string& pk, const std::string& id, int64_t now, std::optional<int64_t> default_ttl) const;
+  ItemPtr Read(const std::string& pk, const std::string& id, int64_t now, const ItemPolicy& policy) const;
   uint64_t lsn() const;
 
-  // Applies one write under the partition lock. `make` builds the new stored item from the
-  // current image (null when absent) and the values (rid, seq, lsn) the partition assigns.
+  // Applies one write under the partition lock, after deleting the items whose time to live has
+  // run out (each delete takes its own LSN). `make` builds the new stored item from the current
+  // image (null when absent) and the values (seq, lsn) the partition assigns.
   using Maker = std::function<ItemPtr(const ItemPtr& current, uint64_t seq, uint64_t lsn)>;
   WriteResult Write(WriteKind kind, const std::string& pk, const std::string& id, const Preconditions& pre,
-                    int64_t now, std::optional<int64_t> default_ttl, const Maker& make);
+                    int64_t now, const ItemPolicy& policy, const Maker& make);
+
+  // Deletes the items whose time to live ran out by `now`, in expiry order, each with its own LSN
+  // (logged as a TTL delete). Brings the all-versions log in line with the policy. Writes and
+  // change-feed reads call it first.
+  void ExpireItems(int64_t now, const ItemPolicy& policy);
 
   // Items in feed order with seq > after_seq, at most max_items (0 = all).
-  std::vector<ItemPtr> Feed(uint64_t after_seq, size_t max_items, int64_t now,
-                            std::optional<int64_t> default_ttl) const;
+  std::vector<ItemPtr> Feed(uint64_t after_seq, size_t max_items, int64_t now, const ItemPolicy& policy) const;
   size_t Count() const;
+
+  // Latest-version change feed: every item changed after `after_lsn` (and, with `since`, last
+  // modified at or after that second), once, at its latest version, in LSN order; only those
+  // `keep` accepts; at most max_items. resume_lsn: the last item's LSN when the page filled, else
+  // the partition's LSN (everything up to it was seen).
+  ChangePage<ItemPtr> LatestChanges(uint64_t after_lsn, std::optional<int64_t> since, size_t max_items,
+                                    const ItemFilter& keep, int64_t now, const ItemPolicy& policy) const;
+  // All-versions-and-deletes feed: every logged change after `after_lsn` (or, with `since`,
+  // committed at or after that second) that `keep` accepts (deletes are matched on the deleted
+  // version), in LSN order, at most max_items. Throws 400 when the container keeps no log, or the
+  // start lies before what the log still holds (outside the retention window).
+  ChangePage<Change> AllChanges(uint64_t after_lsn, std::optional<int64_t> since, size_t max_items,
+                                const ItemFilter& keep) const;
 
  private:
   static std::string Key(const std::string& pk, const std::string& id);
-  ItemPtr Live(const ItemPtr& item, int64_t now, std::optional<int64_t> default_ttl) const;
+  static std::optional<int64_t> ExpiresAt(const Item& item, std::optional<int64_t> default_ttl);
+  static ItemPtr Live(const ItemPtr& item, int64_t now, std::optional<int64_t> default_ttl);
+  // Under the exclusive lock: the next LSN; the expiry index brought to `default_ttl`; the log
+  // switched on or off and pruned to the retention window; a change recorded.
+  uint64_t NextLsn();
+  void ExpireLocked(int64_t now, const ItemPolicy& policy);
+  void IndexExpiry(std::optional<int64_t> default_ttl);
+  void KeepLog(int64_t now, const ItemPolicy& policy);
+  void Record(Change change);
+  void Remove(std::unordered_map<std::string, ItemPtr>::iterator it);
+  void Store(const std::string& key, const ItemPtr& current, ItemPtr item);
 
   const std::string range_id_;
   const std::string min_epk_;
@@ -101,6 +159,13 @@ class PhysicalPartition {
   mutable std::shared_mutex mu_;
   std::unordered_map<std::string, ItemPtr> by_key_;
   std::map<uint64_t, ItemPtr> by_seq_;
+  std::map<uint64_t, ItemPtr> by_lsn_;  // every stored item at the LSN of its latest version
+  std::set<std::pair<int64_t, std::string>> expiry_;  // (expires at, key) of items with a TTL
+  std::optional<int64_t> expiry_ttl_;                 // the container default expiry_ follows
+  std::deque<Change> log_;                            // all versions and deletes, while kept
+  bool logging_ = false;
+  uint64_t log_after_lsn_ = 0;  // the log holds every change with a greater LSN
+  int64_t log_since_ = 0;       // ... and every change committed at or after this second
   uint64_t lsn_ = 0;
   uint64_t next_seq_ = 1;
 };
@@ -168,7 +233,14 @@ using OfferPtr = std::shared_ptr<Offer>;
 struct ContainerSettings {
   IndexingPolicy indexing;
   std::optional<int64_t> default_ttl;  // nullopt: TTL off; -1: on without default; n: seconds
+  std::optional<int64_t> change_feed_retention_minutes;  // changeFeedPolicy.retentionDuration (> 0)
   json::Document extra;               // other properties kept as given (conflictResolutionPolicy, ...)
+
+  ItemPolicy items() const {
+    ItemPolicy p{default_ttl, std::nullopt};
+    if (change_feed_retention_minutes) p.retention_seconds = *change_feed_retention_minutes * 60;
+    return p;
+  }
 };
 
 // Where a logical partition key lives: its effective partition key and physical partition.

@@ -185,7 +185,9 @@ class EmulatorTest : public ::testing::Test {
   throughput::RateLimiter limiter_{clock_};
   std::vector<std::string> warnings_;
   stats::Report stats_{[this](const std::string& line) { warnings_.push_back(line); }};
-  http::Services services_{account_, config_, limiter_, stats_};
+  // Stands still at the instant the test started: TTL tests move it with wall_.Advance().
+  util::WallClock wall_{util::UnixMillis()};
+  http::Services services_{account_, config_, limiter_, stats_, wall_};
 };
 
 }  // namespace cosmos::testing

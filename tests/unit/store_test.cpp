@@ -41,7 +41,7 @@ class PartitionTest : public ::testing::Test {
                  std::optional<int64_t> item_ttl = std::nullopt, const std::string& payload = "") {
     Preconditions pre;
     pre.if_match = if_match;
-    return p_.Write(kind, pk, id, pre, now, default_ttl, Maker(id, pk, now, item_ttl, payload));
+    return p_.Write(kind, pk, id, pre, now, ItemPolicy{default_ttl, std::nullopt}, Maker(id, pk, now, item_ttl, payload));
   }
 
   // Status of the CosmosError a write throws (0 = none).
@@ -58,7 +58,7 @@ class PartitionTest : public ::testing::Test {
   std::vector<std::string> FeedIds(uint64_t after = 0, size_t max = 0, int64_t now = 100,
                                    std::optional<int64_t> default_ttl = std::nullopt) {
     std::vector<std::string> ids;
-    for (auto& it : p_.Feed(after, max, now, default_ttl)) ids.push_back(it->id);
+    for (auto& it : p_.Feed(after, max, now, ItemPolicy{default_ttl, std::nullopt})) ids.push_back(it->id);
     return ids;
   }
 
@@ -80,7 +80,7 @@ TEST_F(PartitionTest, CreateAssignsSeqAndLsn) {
   EXPECT_EQ(r2.item->seq, 2u);
   EXPECT_EQ(p_.lsn(), 2u);
   EXPECT_EQ(p_.Count(), 2u);
-  auto read = p_.Read(kA, "1", 100, std::nullopt);
+  auto read = p_.Read(kA, "1", 100, ItemPolicy{});
   ASSERT_NE(read, nullptr);
   EXPECT_EQ(read, r1.item);
 }
@@ -97,18 +97,18 @@ TEST_F(PartitionTest, SameIdInTwoLogicalPartitions) {
   auto b = Do(WriteKind::kCreate, kB, "1", 100, std::nullopt, std::nullopt, std::nullopt, "in b");
   EXPECT_TRUE(b.created);
   EXPECT_EQ(p_.Count(), 2u);
-  EXPECT_EQ(p_.Read(kA, "1", 100, std::nullopt)->text, R"({"id":"1","v":"in a"})");
-  EXPECT_EQ(p_.Read(kB, "1", 100, std::nullopt)->text, R"({"id":"1","v":"in b"})");
-  EXPECT_EQ(p_.Read(R"(["c"])", "1", 100, std::nullopt), nullptr);
+  EXPECT_EQ(p_.Read(kA, "1", 100, ItemPolicy{})->text, R"({"id":"1","v":"in a"})");
+  EXPECT_EQ(p_.Read(kB, "1", 100, ItemPolicy{})->text, R"({"id":"1","v":"in b"})");
+  EXPECT_EQ(p_.Read(R"(["c"])", "1", 100, ItemPolicy{}), nullptr);
   Do(WriteKind::kDelete, kA, "1");
-  EXPECT_EQ(p_.Read(kA, "1", 100, std::nullopt), nullptr);
-  ASSERT_NE(p_.Read(kB, "1", 100, std::nullopt), nullptr);
+  EXPECT_EQ(p_.Read(kA, "1", 100, ItemPolicy{}), nullptr);
+  ASSERT_NE(p_.Read(kB, "1", 100, ItemPolicy{}), nullptr);
 }
 
 TEST_F(PartitionTest, KeysDoNotCollideAcrossPkAndIdBoundaries) {
   // pk "[\"a\"]" + id "b" must differ from pk "[\"a\"]b" + id "".
   Do(WriteKind::kCreate, R"(["a"])", "]x");
-  EXPECT_EQ(p_.Read(R"(["a"]])", "x", 100, std::nullopt), nullptr);
+  EXPECT_EQ(p_.Read(R"(["a"]])", "x", 100, ItemPolicy{}), nullptr);
   EXPECT_EQ(Status(WriteKind::kCreate, R"(["a"]])", "x"), 0);
 }
 
@@ -120,7 +120,7 @@ TEST_F(PartitionTest, ReplaceKeepsSeqAndReturnsPrevious) {
   EXPECT_EQ(r.previous, c.item);
   EXPECT_EQ(r.item->seq, 1u);
   EXPECT_EQ(r.lsn, 3u);
-  EXPECT_EQ(p_.Read(kA, "1", 101, std::nullopt)->text, R"({"id":"1","v":"new"})");
+  EXPECT_EQ(p_.Read(kA, "1", 101, ItemPolicy{})->text, R"({"id":"1","v":"new"})");
   EXPECT_EQ(FeedIds(), (std::vector<std::string>{"1", "2"}));
 }
 
@@ -151,7 +151,7 @@ TEST_F(PartitionTest, DeleteRemovesAndAdvancesLsn) {
   EXPECT_EQ(d.previous, c.item);
   EXPECT_EQ(d.lsn, 2u);
   EXPECT_EQ(p_.Count(), 0u);
-  EXPECT_EQ(p_.Read(kA, "1", 100, std::nullopt), nullptr);
+  EXPECT_EQ(p_.Read(kA, "1", 100, ItemPolicy{}), nullptr);
   // Re-creating after a delete gets a new sequence number.
   auto again = Do(WriteKind::kCreate, kA, "1");
   EXPECT_EQ(again.item->seq, 2u);
@@ -171,19 +171,19 @@ TEST_F(PartitionTest, IfMatch) {
   EXPECT_EQ(Status(WriteKind::kUpsert, kA, "absent", std::string("\"x\"")), 412);
   // Replace of an absent item is 404 before the precondition.
   EXPECT_EQ(Status(WriteKind::kReplace, kA, "absent", std::string("\"x\"")), 404);
-  auto current = p_.Read(kA, "1", 100, std::nullopt);
+  auto current = p_.Read(kA, "1", 100, ItemPolicy{});
   EXPECT_EQ(Status(WriteKind::kDelete, kA, "1", current->etag), 0);
 }
 
 TEST_F(PartitionTest, MakerFailureChangesNothing) {
   Do(WriteKind::kCreate, kA, "1");
   Preconditions pre;
-  EXPECT_THROW(p_.Write(WriteKind::kCreate, kA, "2", pre, 100, std::nullopt,
+  EXPECT_THROW(p_.Write(WriteKind::kCreate, kA, "2", pre, 100, ItemPolicy{},
                         [](const ItemPtr&, uint64_t, uint64_t) -> ItemPtr { throw errors::RequestTooLarge(); }),
                CosmosError);
   EXPECT_EQ(p_.lsn(), 1u);
   EXPECT_EQ(p_.Count(), 1u);
-  EXPECT_EQ(p_.Read(kA, "2", 100, std::nullopt), nullptr);
+  EXPECT_EQ(p_.Read(kA, "2", 100, ItemPolicy{}), nullptr);
   auto next = Do(WriteKind::kCreate, kA, "3");
   EXPECT_EQ(next.item->seq, 2u);
   EXPECT_EQ(next.lsn, 2u);
@@ -193,7 +193,7 @@ TEST_F(PartitionTest, MakerSeesCurrentImage) {
   auto c = Do(WriteKind::kCreate, kA, "1");
   Preconditions pre;
   ItemPtr seen;
-  p_.Write(WriteKind::kReplace, kA, "1", pre, 100, std::nullopt,
+  p_.Write(WriteKind::kReplace, kA, "1", pre, 100, ItemPolicy{},
            [&](const ItemPtr& current, uint64_t seq, uint64_t lsn) {
              seen = current;
              return Maker("1", kA, 100)(current, seq, lsn);
@@ -204,12 +204,12 @@ TEST_F(PartitionTest, MakerSeesCurrentImage) {
 TEST_F(PartitionTest, TtlDefaultExpiry) {
   const std::optional<int64_t> ttl10 = 10;
   Do(WriteKind::kCreate, kA, "1", 100, std::nullopt, ttl10);
-  EXPECT_NE(p_.Read(kA, "1", 109, ttl10), nullptr);
-  EXPECT_EQ(p_.Read(kA, "1", 110, ttl10), nullptr);
-  EXPECT_EQ(p_.Read(kA, "1", 500, ttl10), nullptr);
+  EXPECT_NE(p_.Read(kA, "1", 109, ItemPolicy{ttl10, std::nullopt}), nullptr);
+  EXPECT_EQ(p_.Read(kA, "1", 110, ItemPolicy{ttl10, std::nullopt}), nullptr);
+  EXPECT_EQ(p_.Read(kA, "1", 500, ItemPolicy{ttl10, std::nullopt}), nullptr);
   EXPECT_EQ(FeedIds(0, 0, 110, ttl10), std::vector<std::string>{});
   // TTL off on the container: nothing expires.
-  EXPECT_NE(p_.Read(kA, "1", 500, std::nullopt), nullptr);
+  EXPECT_NE(p_.Read(kA, "1", 500, ItemPolicy{}), nullptr);
 }
 
 TEST_F(PartitionTest, TtlItemOverridesContainer) {
@@ -217,12 +217,12 @@ TEST_F(PartitionTest, TtlItemOverridesContainer) {
   Do(WriteKind::kCreate, kA, "short", 100, std::nullopt, on, 5);
   Do(WriteKind::kCreate, kA, "forever", 100, std::nullopt, int64_t{10}, -1);
   Do(WriteKind::kCreate, kA, "plain", 100, std::nullopt, on);
-  EXPECT_NE(p_.Read(kA, "short", 104, on), nullptr);
-  EXPECT_EQ(p_.Read(kA, "short", 105, on), nullptr);
-  EXPECT_NE(p_.Read(kA, "plain", 100000, on), nullptr);  // -1: on without default
-  EXPECT_NE(p_.Read(kA, "forever", 100000, int64_t{10}), nullptr);
+  EXPECT_NE(p_.Read(kA, "short", 104, ItemPolicy{on, std::nullopt}), nullptr);
+  EXPECT_EQ(p_.Read(kA, "short", 105, ItemPolicy{on, std::nullopt}), nullptr);
+  EXPECT_NE(p_.Read(kA, "plain", 100000, ItemPolicy{on, std::nullopt}), nullptr);  // -1: on without default
+  EXPECT_NE(p_.Read(kA, "forever", 100000, ItemPolicy{int64_t{10}, std::nullopt}), nullptr);
   // Item ttl is ignored while the container has TTL off.
-  EXPECT_NE(p_.Read(kA, "short", 100000, std::nullopt), nullptr);
+  EXPECT_NE(p_.Read(kA, "short", 100000, ItemPolicy{}), nullptr);
   EXPECT_EQ(FeedIds(0, 0, 105, on), (std::vector<std::string>{"forever", "plain"}));
 }
 
@@ -239,7 +239,7 @@ TEST_F(PartitionTest, ExpiredItemCanBeCreatedAgainButNotReplaced) {
   EXPECT_TRUE(again.created);
   EXPECT_EQ(again.previous, nullptr);
   EXPECT_EQ(p_.Count(), 1u);
-  EXPECT_NE(p_.Read(kA, "1", 125, ttl10), nullptr);
+  EXPECT_NE(p_.Read(kA, "1", 125, ItemPolicy{ttl10, std::nullopt}), nullptr);
 }
 
 TEST_F(PartitionTest, FeedOrderPagingAndDeletes) {
@@ -254,7 +254,7 @@ TEST_F(PartitionTest, FeedOrderPagingAndDeletes) {
   EXPECT_EQ(FeedIds(), (std::vector<std::string>{"c", "a", "e", "d"}));
   Do(WriteKind::kCreate, kB, "b");
   EXPECT_EQ(FeedIds(), (std::vector<std::string>{"c", "a", "e", "d", "b"}));
-  auto items = p_.Feed(0, 0, 100, std::nullopt);
+  auto items = p_.Feed(0, 0, 100, ItemPolicy{});
   ASSERT_EQ(items.size(), 5u);
   EXPECT_EQ(items.back()->seq, 6u);
 }
