@@ -19,6 +19,7 @@ constexpr double kQueryPerScannedDoc = 0.02;
 constexpr double kQueryPerScannedKb = 0.0072;
 constexpr double kQueryPerLookup = 0.02;
 constexpr double kAggregatePerPartition = 0.45;
+constexpr double kChangeFeedBase = 2.0;  // per change feed request, on top of a point read per item
 constexpr double kQueryWithoutFrom = 2.25;  // recorded: SELECT 1 AS x (no FROM)
 // Observed on the service: a rejected item write (409, 400 on the body, 412) costs 1.24 RU.
 constexpr double kRejectedWrite = 1.24;
@@ -49,6 +50,12 @@ double Delete(const ItemFacts& stored) { return Create(stored); }
 double FeedPage(size_t docs, double kb, Consistency c) {
   double factor = c == Consistency::kStrong ? 2.0 : 1.0;
   return Round2(factor * (kQueryBase + kQueryPerDoc * static_cast<double>(docs) + kQueryPerKb * kb));
+}
+
+double ChangeFeed(const std::vector<double>& kbs, Consistency c) {
+  double ru = kChangeFeedBase;
+  for (double kb : kbs) ru += PointRead({kb, 0}, c);
+  return Round2(ru);
 }
 
 double QueryPage(const QueryFacts& f, Consistency c) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <vector>
 
 namespace cosmos::charge {
 
@@ -26,6 +27,10 @@ double Delete(const ItemFacts& stored);
 
 // One page of a read feed: the query-page formula over the items returned, all loaded.
 double FeedPage(size_t docs, double kb, Consistency c = Consistency::kWeak);
+
+// One change feed request (a page or a 304): a base per request plus a point read of every
+// item returned; `kbs` holds the size of each returned item in KB.
+double ChangeFeed(const std::vector<double>& kbs, Consistency c = Consistency::kWeak);
 
 // One page of a query: what the executed plan loaded and scanned, per physical partition touched.
 struct QueryFacts {

@@ -274,8 +274,8 @@ Result PatchDocument(Services& s, RequestContext& ctx) {
 }
 
 Result ReadDocumentFeed(Services& s, RequestContext& ctx) {
-  if (ctx.Header("a-im")) throw errors::NotImplemented("The change feed");
   auto c = ResolveContainer(s, ctx.seg(1), ctx.seg(3));
+  if (ctx.Header("a-im")) return ReadChangeFeed(s, ctx, std::move(c));
   auto settings = c->settings();
   Routed routed = RouteRequest(ctx, c);
   Admit(s, ctx, c, routed.partitions, "");

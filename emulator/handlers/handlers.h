@@ -34,6 +34,8 @@ Result DeleteDocument(Services& s, RequestContext& ctx);
 Result PatchDocument(Services& s, RequestContext& ctx);
 // query.cpp: a query POSTed to .../docs (PostDocuments dispatches here).
 Result QueryDocuments(Services& s, RequestContext& ctx, store::ContainerPtr c);
+// A GET of the documents feed carrying A-IM: the change feed.
+Result ReadChangeFeed(Services& s, RequestContext& ctx, store::ContainerPtr c);
 // offer.cpp: GET /offers, POST /offers (a query), GET|PUT /offers/{id}.
 Result ListOffers(Services& s, RequestContext& ctx);
 Result PostOffers(Services& s, RequestContext& ctx);

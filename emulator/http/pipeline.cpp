@@ -13,6 +13,9 @@ namespace {
 
 constexpr std::string_view kHealthPath = "/_health";
 constexpr std::string_view kStatsPath = "/_emulator/stats";
+constexpr std::string_view kClockPath = "/_emulator/clock";
+// The furthest one POST may move the clock: ten years.
+constexpr int64_t kMaxAdvanceMs = int64_t{10} * 366 * 24 * 3600 * 1000;
 
 // Consistency levels from weakest to strongest; a request may only weaken the account's.
 int ConsistencyRank(std::string_view level) {
@@ -97,7 +100,28 @@ void Account(Services& services, const RequestContext& ctx, double charge, int s
   services.stats.Record(u, charge, status);
 }
 
-// The emulator's own endpoints, unauthenticated: health and the RU report (docs/emulator-stats.md).
+std::string ClockJson(const util::WallClock& clock) {
+  return "{\"unixMs\":" + std::to_string(clock.UnixMs()) + ",\"offsetMs\":" + std::to_string(clock.offset_ms()) + "}";
+}
+
+// POST /_emulator/clock {"advanceMs": n} or {"advanceSeconds": n}: moves the emulator's clock
+// forward (never back), so items reach their time to live without waiting.
+void AdvanceClock(util::WallClock& clock, const std::string& body) {
+  json::Document d;
+  const char* kUsage = "The body must be {\"advanceMs\": n} or {\"advanceSeconds\": n}, n a whole number from 0 "
+                       "to ten years.";
+  if (json::Parse(body, d) != json::ParseStatus::kOk || !d.IsObject() || d.MemberCount() != 1)
+    throw errors::BadRequest(kUsage);
+  auto& m = *d.MemberBegin();
+  std::string_view name(m.name.GetString(), m.name.GetStringLength());
+  const int64_t unit = name == "advanceMs" ? 1 : name == "advanceSeconds" ? 1000 : 0;
+  if (unit == 0 || !m.value.IsInt64() || m.value.GetInt64() < 0 || m.value.GetInt64() > kMaxAdvanceMs / unit)
+    throw errors::BadRequest(kUsage);
+  clock.Advance(m.value.GetInt64() * unit);
+}
+
+// The emulator's own endpoints, unauthenticated: health, the RU report (docs/emulator-stats.md)
+// and the clock (docs/emulator-clock.md).
 bool EmulatorEndpoint(Services& services, const Request& req, std::string_view target, Response& res,
                       const std::string& activity_id) {
   const auto verb = req.method();
@@ -105,6 +129,11 @@ bool EmulatorEndpoint(Services& services, const Request& req, std::string_view t
     res.body() = "{\"status\":\"ok\"}";
   } else if (target == kStatsPath && verb == beast_http::verb::get) {
     res.body() = services.stats.ToJson();
+  } else if (target == kClockPath && verb == beast_http::verb::get) {
+    res.body() = ClockJson(services.clock);
+  } else if (target == kClockPath && verb == beast_http::verb::post) {
+    AdvanceClock(services.clock, req.body());
+    res.body() = ClockJson(services.clock);
   } else if (target == kStatsPath && verb == beast_http::verb::delete_) {
     services.stats.Reset();
     res.result(beast_http::status::no_content);

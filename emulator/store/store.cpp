@@ -200,15 +200,14 @@ std::vector<ItemPtr> PhysicalPartition::Feed(uint64_t after_seq, size_t max_item
   return out;
 }
 
-ChangePage<ItemPtr> PhysicalPartition::LatestChanges(uint64_t after_lsn, std::optional<int64_t> since,
-                                                     size_t max_items, const ItemFilter& keep, int64_t now,
-                                                     const ItemPolicy& policy) const {
+ChangePage<ItemPtr> PhysicalPartition::LatestChanges(uint64_t after_lsn, size_t max_items, const ItemFilter& keep,
+                                                     int64_t now, const ItemPolicy& policy) const {
   std::shared_lock lock(mu_);
   ChangePage<ItemPtr> page;
   page.resume_lsn = lsn_;
   for (auto it = by_lsn_.upper_bound(after_lsn); it != by_lsn_.end(); ++it) {
     const ItemPtr& item = it->second;
-    if ((since && item->ts < *since) || !Live(item, now, policy.default_ttl) || !keep(*item)) continue;
+    if (!Live(item, now, policy.default_ttl) || !keep(*item)) continue;
     page.entries.push_back(item);
     if (page.entries.size() == max_items) {
       page.resume_lsn = item->lsn;
@@ -218,23 +217,25 @@ ChangePage<ItemPtr> PhysicalPartition::LatestChanges(uint64_t after_lsn, std::op
   return page;
 }
 
-ChangePage<Change> PhysicalPartition::AllChanges(uint64_t after_lsn, std::optional<int64_t> since,
-                                                 size_t max_items, const ItemFilter& keep) const {
-  std::shared_lock lock(mu_);
+void PhysicalPartition::CheckLogReaches(uint64_t after_lsn) const {
   if (!logging_)
     throw errors::BadRequest(
         "The change feed in all versions and deletes mode needs a change feed policy on the container: set "
         "changeFeedPolicy.retentionDuration (minutes) when creating or replacing it.");
-  if (since ? *since < log_since_ : after_lsn < log_after_lsn_)
+  if (after_lsn < log_after_lsn_)
     throw errors::BadRequest(
         "The requested start of the change feed in all versions and deletes mode lies outside the container's "
         "retention window.");
+}
+
+ChangePage<Change> PhysicalPartition::AllChanges(uint64_t after_lsn, size_t max_items, const ItemFilter& keep) const {
+  std::shared_lock lock(mu_);
+  CheckLogReaches(after_lsn);
   ChangePage<Change> page;
   page.resume_lsn = lsn_;
   auto first = std::upper_bound(log_.begin(), log_.end(), after_lsn,
                                 [](uint64_t lsn, const Change& c) { return lsn < c.lsn; });
   for (auto it = first; it != log_.end(); ++it) {
-    if (since && it->crts < *since) continue;
     if (!keep(it->current ? *it->current : *it->previous)) continue;
     page.entries.push_back(*it);
     if (page.entries.size() == max_items) {
@@ -243,6 +244,23 @@ ChangePage<Change> PhysicalPartition::AllChanges(uint64_t after_lsn, std::option
     }
   }
   return page;
+}
+
+uint64_t PhysicalPartition::StartLsn(int64_t since, bool all_versions) const {
+  std::shared_lock lock(mu_);
+  // Writes take their time under the partition lock, so times rise with LSNs: the start is just
+  // before the first change at or after `since`.
+  if (all_versions) {
+    CheckLogReaches(since < log_since_ ? 0 : log_after_lsn_);
+    for (const Change& c : log_) {
+      if (c.crts >= since) return c.lsn - 1;
+    }
+    return lsn_;
+  }
+  for (const auto& [lsn, item] : by_lsn_) {
+    if (item->ts >= since) return lsn - 1;
+  }
+  return lsn_;
 }
 
 // ---- Offer ------------------------------------------------------------------------------------

@@ -125,18 +125,21 @@ class PhysicalPartition {
   std::vector<ItemPtr> Feed(uint64_t after_seq, size_t max_items, int64_t now, const ItemPolicy& policy) const;
   size_t Count() const;
 
-  // Latest-version change feed: every item changed after `after_lsn` (and, with `since`, last
-  // modified at or after that second), once, at its latest version, in LSN order; only those
-  // `keep` accepts; at most max_items. resume_lsn: the last item's LSN when the page filled, else
-  // the partition's LSN (everything up to it was seen).
-  ChangePage<ItemPtr> LatestChanges(uint64_t after_lsn, std::optional<int64_t> since, size_t max_items,
-                                    const ItemFilter& keep, int64_t now, const ItemPolicy& policy) const;
-  // All-versions-and-deletes feed: every logged change after `after_lsn` (or, with `since`,
-  // committed at or after that second) that `keep` accepts (deletes are matched on the deleted
-  // version), in LSN order, at most max_items. Throws 400 when the container keeps no log, or the
-  // start lies before what the log still holds (outside the retention window).
-  ChangePage<Change> AllChanges(uint64_t after_lsn, std::optional<int64_t> since, size_t max_items,
-                                const ItemFilter& keep) const;
+  // Latest-version change feed: every item changed after `after_lsn`, once, at its latest
+  // version, in LSN order; only those `keep` accepts; at most max_items. resume_lsn: the last
+  // item's LSN when the page filled, else the partition's LSN (everything up to it was seen).
+  ChangePage<ItemPtr> LatestChanges(uint64_t after_lsn, size_t max_items, const ItemFilter& keep, int64_t now,
+                                    const ItemPolicy& policy) const;
+  // All-versions-and-deletes feed: every logged change after `after_lsn` that `keep` accepts
+  // (deletes are matched on the deleted version), in LSN order, at most max_items. Throws 400 when
+  // the container keeps no log, or `after_lsn` lies before what the log still holds (outside the
+  // retention window).
+  ChangePage<Change> AllChanges(uint64_t after_lsn, size_t max_items, const ItemFilter& keep) const;
+  // Where a feed starting at a point in time begins: the LSN after which every change made at or
+  // after `since` (Unix seconds) lies. `all_versions`: in the log (400 as AllChanges when it
+  // does not reach back that far).
+  uint64_t StartLsn(int64_t since, bool all_versions) const;
+
 
  private:
   static std::string Key(const std::string& pk, const std::string& id);
@@ -149,6 +152,8 @@ class PhysicalPartition {
   void IndexExpiry(std::optional<int64_t> default_ttl);
   void KeepLog(int64_t now, const ItemPolicy& policy);
   void Record(Change change);
+  // 400 unless the all-versions log holds every change after `after_lsn`.
+  void CheckLogReaches(uint64_t after_lsn) const;
   void Remove(std::unordered_map<std::string, ItemPtr>::iterator it);
   void Store(const std::string& key, const ItemPtr& current, ItemPtr item);
 

@@ -1,0 +1,209 @@
+// GET /dbs/{db}/colls/{coll}/docs with A-IM: the change feed, in latest-version mode
+// ("Incremental Feed") or all-versions-and-deletes mode ("Full-Fidelity Feed").
+//
+// A request reads one partition key range, an EPK range inside it, one logical partition, or (with
+// no routing header) every range. It starts from the beginning (no precondition), from now
+// (If-None-Match: *), from a time (If-Modified-Since) or from a continuation (If-None-Match: the
+// etag of an earlier response). The etag is the LSN the next page continues after: "<lsn>" for one
+// range, "<range>:<lsn>,..." for a request that read several. Nothing new: 304 with the etag.
+#include <charconv>
+#include <map>
+
+#include "charge/charge.h"
+#include "common/errors.h"
+#include "handlers/common.h"
+#include "handlers/handlers.h"
+#include "util/util.h"
+
+namespace cosmos::handlers {
+namespace {
+
+enum class Mode { kLatestVersion, kAllVersionsAndDeletes };
+
+constexpr std::string_view kWireFormat = "2021-09-15";
+
+Mode ModeOf(const RequestContext& ctx) {
+  std::string_view aim = *ctx.Header("a-im");
+  if (util::EqualsIgnoreCase(aim, "Incremental Feed")) return Mode::kLatestVersion;
+  if (util::EqualsIgnoreCase(aim, "Full-Fidelity Feed")) {
+    auto wire = ctx.Header("x-ms-cosmos-changefeed-wire-format-version");
+    if (wire && *wire != kWireFormat)
+      throw errors::BadRequest("The change feed wire format version '" + std::string(*wire) +
+                               "' is not supported; use " + std::string(kWireFormat) + ".");
+    return Mode::kAllVersionsAndDeletes;
+  }
+  throw errors::BadRequest("The A-IM header value '" + std::string(aim) +
+                           "' is not supported: use 'Incremental Feed' or 'Full-Fidelity Feed'.");
+}
+
+CosmosError InvalidContinuation(std::string_view token) {
+  return errors::BadRequest("The change feed continuation (If-None-Match) '" + std::string(token) + "' is invalid.");
+}
+
+std::optional<uint64_t> ParseLsn(std::string_view t) {
+  uint64_t v = 0;
+  auto r = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (t.empty() || r.ec != std::errc() || r.ptr != t.data() + t.size()) return std::nullopt;
+  return v;
+}
+
+// Where each partition starts: after this LSN.
+std::vector<uint64_t> StartPositions(const RequestContext& ctx, const std::vector<store::PhysicalPartition*>& parts,
+                                     Mode mode) {
+  std::vector<uint64_t> start(parts.size(), 0);
+  auto inm = ctx.Header("if-none-match");
+  if (inm && *inm == "*") {  // from now
+    for (size_t i = 0; i < parts.size(); ++i) start[i] = parts[i]->lsn();
+    return start;
+  }
+  if (inm && !inm->empty()) {  // a continuation, the etag verbatim (quoted or not)
+    std::string_view token = *inm;
+    if (token.size() >= 2 && token.front() == '"' && token.back() == '"') token = token.substr(1, token.size() - 2);
+    std::map<std::string_view, uint64_t> by_range;
+    if (auto lsn = ParseLsn(token)) {
+      if (parts.size() != 1) throw InvalidContinuation(*inm);
+      by_range[parts[0]->range_id()] = *lsn;
+    } else {
+      for (std::string_view rest = token; !rest.empty();) {
+        auto comma = rest.find(',');
+        auto entry = rest.substr(0, comma);
+        rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+        auto colon = entry.find(':');
+        auto lsn = colon == std::string_view::npos ? std::nullopt : ParseLsn(entry.substr(colon + 1));
+        if (!lsn) throw InvalidContinuation(*inm);
+        by_range[entry.substr(0, colon)] = *lsn;
+      }
+    }
+    if (by_range.size() != parts.size()) throw InvalidContinuation(*inm);
+    for (size_t i = 0; i < parts.size(); ++i) {
+      auto it = by_range.find(parts[i]->range_id());
+      // A position past the range's last write was never handed out by this container.
+      if (it == by_range.end() || it->second > parts[i]->lsn()) throw InvalidContinuation(*inm);
+      start[i] = it->second;
+    }
+    return start;
+  }
+  if (auto ims = ctx.Header("if-modified-since")) {  // from a point in time
+    auto t = util::ParseRfc1123(*ims);
+    if (!t) throw errors::BadRequest("The If-Modified-Since value '" + std::string(*ims) + "' is not an RFC 1123 date.");
+    const int64_t since = std::chrono::duration_cast<std::chrono::seconds>(t->time_since_epoch()).count();
+    for (size_t i = 0; i < parts.size(); ++i) start[i] = parts[i]->StartLsn(since, mode == Mode::kAllVersionsAndDeletes);
+    return start;
+  }
+  if (mode == Mode::kAllVersionsAndDeletes)
+    throw errors::BadRequest(
+        "The change feed in all versions and deletes mode cannot start from the beginning: start from now, a point "
+        "in time or a continuation.");
+  return start;  // from the beginning
+}
+
+// The version as the feed shows it: the stored JSON with its "_lsn".
+std::string WithLsn(const store::Item& item) {
+  std::string out = item.text;
+  out.pop_back();  // the closing brace of the object
+  out += ",\"_lsn\":" + std::to_string(item.lsn) + "}";
+  return out;
+}
+
+// {"pk": value} (every level of a hierarchical key) for a delete's metadata.
+std::string PartitionKeyObject(const store::Container& c, const store::Item& item) {
+  const auto& def = c.partition_key();
+  json::Document d;
+  auto& a = d.GetAllocator();
+  d.SetObject();
+  for (size_t i = 0; i < def.parts.size(); ++i) {
+    const json::Value* v = &item.body;
+    for (const auto& name : def.parts[i]) {
+      if (!v->IsObject()) {
+        v = nullptr;
+        break;
+      }
+      auto m = v->FindMember(json::Value(name.c_str(), static_cast<rapidjson::SizeType>(name.size())));
+      v = m == v->MemberEnd() ? nullptr : &m->value;
+      if (!v) break;
+    }
+    if (!v) continue;  // the item has no value at this path
+    std::string name = def.paths[i].substr(1);
+    d.AddMember(json::Value(name.c_str(), static_cast<rapidjson::SizeType>(name.size()), a), json::Value(*v, a), a);
+  }
+  return json::Write(d);
+}
+
+// {"current": ..., "previous"?: ..., "metadata": {...}} in the 2021-09-15 wire format.
+std::string AllVersionsEntry(const store::Container& c, const store::Change& ch) {
+  static const char* kOperation[] = {"create", "replace", "delete"};
+  std::string out = "{\"current\":";
+  out += ch.current ? WithLsn(*ch.current) : "{}";
+  if (ch.kind == store::ChangeKind::kDelete) out += ",\"previous\":" + WithLsn(*ch.previous);
+  out += ",\"metadata\":{\"lsn\":" + std::to_string(ch.lsn) + ",\"crts\":" + std::to_string(ch.crts) +
+         ",\"operationType\":\"" + kOperation[static_cast<int>(ch.kind)] + "\"";
+  if (ch.previous) out += ",\"previousImageLSN\":" + std::to_string(ch.previous->lsn);
+  if (ch.kind == store::ChangeKind::kDelete) {
+    out += std::string(",\"timeToLiveExpired\":") + (ch.ttl_expired ? "true" : "false");
+    json::Value id(ch.previous->id.c_str(), static_cast<rapidjson::SizeType>(ch.previous->id.size()));
+    out += ",\"id\":" + json::Write(id) + ",\"partitionKey\":" + PartitionKeyObject(c, *ch.previous);
+  }
+  out += "}}";
+  return out;
+}
+
+std::string Etag(const std::vector<store::PhysicalPartition*>& parts, const std::vector<uint64_t>& resume) {
+  std::string e = "\"";
+  if (parts.size() == 1) {
+    e += std::to_string(resume[0]);
+  } else {
+    for (size_t i = 0; i < parts.size(); ++i) {
+      if (i) e += ",";
+      e += parts[i]->range_id() + ":" + std::to_string(resume[i]);
+    }
+  }
+  return e + "\"";
+}
+
+}  // namespace
+
+Result ReadChangeFeed(Services& s, RequestContext& ctx, store::ContainerPtr c) {
+  const Mode mode = ModeOf(ctx);
+  Routed routed = RouteRequest(ctx, c);
+  Admit(s, ctx, c, routed.partitions, "changeFeed");
+  const auto& parts = routed.partitions;
+  const auto policy = c->settings()->items();
+  const int64_t now = s.clock.UnixSeconds();
+  // Expired items become TTL deletes (with their LSNs) before anyone reads the log.
+  if (mode == Mode::kAllVersionsAndDeletes) {
+    for (auto* p : parts) p->ExpireItems(now, policy);
+  }
+  std::vector<uint64_t> resume = StartPositions(ctx, parts, mode);
+  const size_t max_items = MaxItemCount(ctx).value_or(100).value_or(1000);
+  auto keep = [&routed](const store::Item& item) { return routed.Contains(item); };
+
+  std::vector<std::string> docs;
+  std::vector<double> kbs;
+  for (size_t i = 0; i < parts.size() && docs.size() < max_items; ++i) {
+    const size_t room = max_items - docs.size();
+    if (mode == Mode::kLatestVersion) {
+      auto page = parts[i]->LatestChanges(resume[i], room, keep, now, policy);
+      for (auto& item : page.entries) docs.push_back(WithLsn(*item));
+      resume[i] = page.resume_lsn;
+    } else {
+      auto page = parts[i]->AllChanges(resume[i], room, keep);
+      for (auto& ch : page.entries) docs.push_back(AllVersionsEntry(*c, ch));
+      resume[i] = page.resume_lsn;
+    }
+  }
+  for (auto& d : docs) kbs.push_back(static_cast<double>(d.size()) / 1024.0);
+
+  Result r;
+  r.headers.emplace_back("etag", Etag(parts, resume));
+  r.headers.emplace_back("x-ms-item-count", std::to_string(docs.size()));
+  SessionHeaders(r, ctx, *c, parts);
+  r.charge = charge::ChangeFeed(kbs, ReadConsistency(s, ctx));
+  if (docs.empty()) {
+    r.status = 304;
+    return r;
+  }
+  r.body = FeedJson(c->rid(), "Documents", docs);
+  return r;
+}
+
+}  // namespace cosmos::handlers
