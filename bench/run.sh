@@ -14,6 +14,10 @@
 #                           rate limiter, in-process create and point read on 1 vs 16 partitions with
 #                           the limiter off vs on); prints medians of PARTITION_REPS runs and the
 #                           ratios 16 vs 1 partitions and limiter on vs off. ARGS go to partition_bench.
+#   bench/run.sh changefeed [ARGS...]
+#                           only the change feed micro-benchmarks (change_feed_bench: write cost of the
+#                           all-versions log, page reads, TTL expiry); medians of PARTITION_REPS runs
+#                           and the ratios log on vs off. ARGS go to change_feed_bench.
 #
 # Settings (environment):
 #   BUILD_DIR=build-bench   build directory (Release, COSMOS_BUILD_BENCH=ON, tests off)
@@ -34,8 +38,9 @@ case ${1-} in
   "") ;;
   query) MODE=query; shift ;;
   partitions) MODE=partitions; shift ;;
-  -h|--help) sed -n '2,29p' "${BASH_SOURCE[0]}"; exit 0 ;;
-  *) echo "usage: bench/run.sh [query [query_bench args...] | partitions [partition_bench args...]]" >&2; exit 2 ;;
+  changefeed) MODE=changefeed; shift ;;
+  -h|--help) sed -n '2,33p' "${BASH_SOURCE[0]}"; exit 0 ;;
+  *) echo "usage: bench/run.sh [query [query_bench args...] | partitions [partition_bench args...] | changefeed [change_feed_bench args...]]" >&2; exit 2 ;;
 esac
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -166,11 +171,33 @@ partition_ratios() {
     }' "$1"
 }
 
+# changefeed_ratios FILE: the cost of keeping the all-versions log (log on vs off).
+changefeed_ratios() {
+  awk '
+    function ns(v, u) { return v * (u == "ns" ? 1 : u == "us" ? 1e3 : u == "ms" ? 1e6 : 1e9) }
+    / *_median / { n = $1; sub(/_median$/, "", n); sub(/\/iterations:[0-9]+/, "", n); cpu[n] = ns($4, $5) }
+    function ratio(label, a, b) {
+      if (!(a in cpu) || !(b in cpu) || cpu[b] <= 0) { printf "  %-40s %8s\n", label, "n/a"; return }
+      printf "  %-40s %8.3f   (%.0f ns -> %.0f ns)\n", label, cpu[a] / cpu[b], cpu[b], cpu[a]
+    }
+    END {
+      print ""
+      print "ratios of the median CPU times (all-versions log on vs off):"
+      ratio("create 1 KB", "BM_Create/log:1", "BM_Create/log:0")
+      ratio("replace 1 KB", "BM_Replace/log:1", "BM_Replace/log:0")
+      ratio("expire 1,000 items", "BM_ExpireItems/log:1", "BM_ExpireItems/log:0")
+    }' "$1"
+}
+
 # ---------------------------------------------------------------------------------------------
 # Query and partitions modes: one Google Benchmark program (query_bench or partition_bench),
 # medians of QUERY_REPS / PARTITION_REPS repetitions.
-if [[ $MODE == query || $MODE == partitions ]]; then
-  if [[ $MODE == query ]]; then
+if [[ $MODE == query || $MODE == partitions || $MODE == changefeed ]]; then
+  if [[ $MODE == changefeed ]]; then
+    GB_NAME=change_feed_bench GB_REPS=$PARTITION_REPS GB_TITLE="Change feed" GB_RESULTS=changefeed-results.txt
+    GB_NOTE=""
+    GB_EXTRA=(--benchmark_enable_random_interleaving=true)
+  elif [[ $MODE == query ]]; then
     GB_NAME=query_bench GB_REPS=$QUERY_REPS GB_TITLE=Query GB_RESULTS=query-results.txt
     GB_NOTE="; items/s is per CPU second"
     GB_EXTRA=()
@@ -224,6 +251,7 @@ if [[ $MODE == query || $MODE == partitions ]]; then
     grep -E '_cv ' "$LOG_DIR/$GB_NAME.txt" | if [[ $MODE == partitions ]]; then sort -V; else cat; fi |
       awk '{printf "  %-58s %6s %%\n", $1, $4}'
     [[ $MODE == partitions ]] && partition_ratios "$LOG_DIR/$GB_NAME.txt"
+    [[ $MODE == changefeed ]] && changefeed_ratios "$LOG_DIR/$GB_NAME.txt"
     if ((${OTHERS:-0} > 10)); then
       echo
       echo "WARNING: other processes used ${OTHERS}% of the CPU during the run: the figures are likely high and noisy; run again on a quiet machine"
