@@ -64,14 +64,15 @@ std::vector<uint64_t> StartPositions(const RequestContext& ctx, const std::vecto
       if (parts.size() != 1) throw InvalidContinuation(*inm);
       by_range[parts[0]->range_id()] = *lsn;
     } else {
-      for (std::string_view rest = token; !rest.empty();) {
-        auto comma = rest.find(',');
-        auto entry = rest.substr(0, comma);
-        rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+      // "<range>:<lsn>" entries joined by commas: none empty, no range twice.
+      for (size_t from = 0;;) {
+        auto comma = token.find(',', from);
+        auto entry = token.substr(from, comma == std::string_view::npos ? std::string_view::npos : comma - from);
         auto colon = entry.find(':');
         auto lsn = colon == std::string_view::npos ? std::nullopt : ParseLsn(entry.substr(colon + 1));
-        if (!lsn) throw InvalidContinuation(*inm);
-        by_range[entry.substr(0, colon)] = *lsn;
+        if (!lsn || !by_range.emplace(entry.substr(0, colon), *lsn).second) throw InvalidContinuation(*inm);
+        if (comma == std::string_view::npos) break;
+        from = comma + 1;
       }
     }
     if (by_range.size() != parts.size()) throw InvalidContinuation(*inm);
@@ -99,6 +100,13 @@ std::vector<uint64_t> StartPositions(const RequestContext& ctx, const std::vecto
 
 // The version as the feed shows it: the stored JSON with its "_lsn".
 std::string WithLsn(const store::Item& item) {
+  if (item.body.HasMember("_lsn")) {  // a stored "_lsn" of the user's own gives way to the feed's
+    json::Document d;
+    d.CopyFrom(item.body, d.GetAllocator());
+    d.EraseMember("_lsn");  // keeps the order of the others
+    d.AddMember("_lsn", item.lsn, d.GetAllocator());
+    return json::Write(d);
+  }
   std::string out = item.text;
   out.pop_back();  // the closing brace of the object
   out += ",\"_lsn\":" + std::to_string(item.lsn) + "}";
@@ -129,13 +137,13 @@ std::string PartitionKeyObject(const store::Container& c, const store::Item& ite
   return json::Write(d);
 }
 
-// {"current": ..., "previous"?: ..., "metadata": {...}} in the 2021-09-15 wire format.
+// {"current": ..., "metadata": {...}} in the 2021-09-15 wire format. A delete carries only its
+// metadata, which names the deleted item (id, partition key): the service keeps no previous images.
 std::string AllVersionsEntry(const store::Container& c, const store::Change& ch) {
   static const char* kOperation[] = {"create", "replace", "delete"};
-  std::string out = "{\"current\":";
-  out += ch.current ? WithLsn(*ch.current) : "{}";
-  if (ch.kind == store::ChangeKind::kDelete) out += ",\"previous\":" + WithLsn(*ch.previous);
-  out += ",\"metadata\":{\"lsn\":" + std::to_string(ch.lsn) + ",\"crts\":" + std::to_string(ch.crts) +
+  std::string out = "{";
+  if (ch.current) out += "\"current\":" + WithLsn(*ch.current) + ",";
+  out += "\"metadata\":{\"lsn\":" + std::to_string(ch.lsn) + ",\"crts\":" + std::to_string(ch.crts) +
          ",\"operationType\":\"" + kOperation[static_cast<int>(ch.kind)] + "\"";
   if (ch.previous) out += ",\"previousImageLSN\":" + std::to_string(ch.previous->lsn);
   if (ch.kind == store::ChangeKind::kDelete) {

@@ -51,12 +51,15 @@ store::ContainerSettings SettingsFromBody(const json::Value& body) {
   // changeFeedPolicy.retentionDuration: minutes the all-versions-and-deletes feed keeps changes.
   auto cfp = body.FindMember("changeFeedPolicy");
   if (cfp != body.MemberEnd() && !cfp->value.IsNull()) {
-    auto rd = cfp->value.IsObject() ? cfp->value.FindMember("retentionDuration") : cfp->value.MemberEnd();
-    if (!cfp->value.IsObject() || rd == cfp->value.MemberEnd() || !rd->value.IsInt64() || rd->value.GetInt64() < 0 ||
-        rd->value.GetInt64() > kMaxChangeFeedRetentionMinutes)
+    const json::Value* rd = nullptr;
+    if (cfp->value.IsObject()) {
+      auto it = cfp->value.FindMember("retentionDuration");
+      if (it != cfp->value.MemberEnd()) rd = &it->value;
+    }
+    if (!rd || !rd->IsInt64() || rd->GetInt64() < 0 || rd->GetInt64() > kMaxChangeFeedRetentionMinutes)
       throw errors::BadRequest("The changeFeedPolicy is invalid: retentionDuration must be a whole number of minutes "
                                "from 0 to " + std::to_string(kMaxChangeFeedRetentionMinutes) + ".");
-    if (rd->value.GetInt64() > 0) st.change_feed_retention_minutes = rd->value.GetInt64();
+    if (rd->GetInt64() > 0) st.change_feed_retention_minutes = rd->GetInt64();
     st.extra.AddMember("changeFeedPolicy", json::Value(cfp->value, a), a);
   }
   auto geo = body.FindMember("geospatialConfig");

@@ -1,6 +1,8 @@
 // Replays the real service's recordings that the foundation covers and compares status,
 // substatus, error code, and (where the emulator uses the service's flat charges) the charge.
 // Body checks compare property order and values, never activity ids, rids, etags or timestamps.
+#include <regex>
+
 #include "recording_util.h"
 
 namespace cosmos::testing {
@@ -270,6 +272,52 @@ TEST_F(RealServiceRecordings, NotModified205) {
   ExpectSameCharge(*rec, r);
   EXPECT_EQ(r.Header("etag"), etag);
   EXPECT_EQ(r.Header("x-ms-alt-content-path"), *rec->ResponseHeader("x-ms-alt-content-path"));
+}
+
+// ---- change feed ------------------------------------------------------------------------------
+
+TEST_F(RealServiceRecordings, ChangeFeed152) {
+  ASSERT_EQ(Check(2, true).status(), 201);
+  // Container uk (recording 006) also asks for a unique key policy, which the emulator refuses;
+  // the same key and TTL without it.
+  MakeContainer("dbimp_it", "uk", R"("defaultTtl":-1)", R"({"paths":["/pk"],"kind":"Hash"})");
+  auto rec = LoadRecording(152);
+  ASSERT_TRUE(rec);
+  auto theirs = rec->ResponseJson();
+  ASSERT_TRUE(theirs.IsObject() && theirs["Documents"].IsArray() && theirs["Documents"].Size() == 1u);
+  const json::Value& recorded = theirs["Documents"][0];
+  json::Document user;
+  json::Parse(UserBody(recorded), user);
+  user.RemoveMember("_lsn");
+  ASSERT_EQ(CreateDoc("dbimp_it", "uk", json::Write(user), "[\"p\"]").status(), 201);
+
+  auto r = Replay(*rec);  // A-Im: Incremental feed, range 0, from the beginning
+  ExpectSameOutcome(*rec, r);
+  auto ours = r.Json();
+  ASSERT_TRUE(ours.IsObject()) << r;
+  EXPECT_EQ(Keys(ours), Keys(theirs));  // _rid, Documents, _count
+  ASSERT_EQ(ours["Documents"].Size(), 1u);
+  const json::Value& doc = ours["Documents"][0];
+  EXPECT_EQ(Keys(doc), Keys(recorded));  // user properties, system properties, _lsn last
+  ASSERT_FALSE(Keys(doc).empty());
+  EXPECT_EQ(Keys(doc).back(), "_lsn");
+  for (const char* k : {"id", "pk", "email"}) EXPECT_EQ(ValueText(doc, k), ValueText(recorded, k)) << k;
+  EXPECT_EQ(doc["_lsn"].GetUint64(), 1u);
+  EXPECT_EQ(ours["_count"].GetInt(), theirs["_count"].GetInt());
+  EXPECT_EQ(std::string(ours["_rid"].GetString()), r.Header("x-ms-content-path"));
+  // The etag is the quoted LSN of the single range read ("43" there, 1 here).
+  static const std::regex kQuotedLsn("\"[0-9]+\"");
+  EXPECT_TRUE(std::regex_match(*rec->ResponseHeader("etag"), kQuotedLsn));
+  EXPECT_EQ(r.Header("etag"), "\"1\"");
+  EXPECT_EQ(r.Header("x-ms-item-count"), *rec->ResponseHeader("x-ms-item-count"));
+  EXPECT_EQ(r.Header("x-ms-session-token"), "0:-1#1");  // the service: 0:-1#43
+  EXPECT_EQ(r.Header("lsn"), "1");
+  EXPECT_EQ(r.Header("x-ms-documentdb-partitionkeyrangeid"),
+            *rec->ResponseHeader("x-ms-documentdb-partitionkeyrangeid"));
+  EXPECT_EQ(r.Header("x-ms-alt-content-path"), *rec->ResponseHeader("x-ms-alt-content-path"));
+  // The emulator charges 2 + a point read per document; the service charged 1 RU for this page.
+  EXPECT_EQ(r.Charge(), "3");
+  EXPECT_EQ(*rec->ResponseHeader("x-ms-request-charge"), "1");
 }
 
 }  // namespace
