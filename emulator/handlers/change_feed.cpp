@@ -190,7 +190,7 @@ Result ReadChangeFeed(Services& s, RequestContext& ctx, store::ContainerPtr c) {
   for (size_t i = 0; i < parts.size() && docs.size() < max_items; ++i) {
     const size_t room = max_items - docs.size();
     if (mode == Mode::kLatestVersion) {
-      auto page = parts[i]->LatestChanges(resume[i], room, keep, now, policy);
+      auto page = parts[i]->LatestChanges(resume[i], room, keep, now, policy, routed.pk ? &*routed.pk : nullptr);
       for (auto& item : page.entries) docs.push_back(WithLsn(*item));
       resume[i] = page.resume_lsn;
     } else {

@@ -115,17 +115,24 @@ void PhysicalPartition::Remove(std::unordered_map<std::string, ItemPtr>::iterato
   const Item& item = *it->second;
   by_seq_.erase(item.seq);
   by_lsn_.erase(item.lsn);
+  if (auto pk = by_pk_lsn_.find(item.pk); pk != by_pk_lsn_.end()) {
+    pk->second.erase(item.lsn);
+    if (pk->second.empty()) by_pk_lsn_.erase(pk);
+  }
   if (auto at = ExpiresAt(item, expiry_ttl_)) expiry_.erase({*at, it->first});
   by_key_.erase(it);
 }
 
 void PhysicalPartition::Store(const std::string& key, const ItemPtr& current, ItemPtr item) {
+  auto& logical = by_pk_lsn_[item->pk];
   if (current) {
     by_lsn_.erase(current->lsn);
+    logical.erase(current->lsn);
     if (auto at = ExpiresAt(*current, expiry_ttl_)) expiry_.erase({*at, key});
   }
   if (auto at = ExpiresAt(*item, expiry_ttl_)) expiry_.emplace(*at, key);
   by_lsn_[item->lsn] = item;
+  logical[item->lsn] = item;
   by_seq_[item->seq] = item;
   by_key_[key] = std::move(item);
 }
@@ -201,11 +208,18 @@ std::vector<ItemPtr> PhysicalPartition::Feed(uint64_t after_seq, size_t max_item
 }
 
 ChangePage<ItemPtr> PhysicalPartition::LatestChanges(uint64_t after_lsn, size_t max_items, const ItemFilter& keep,
-                                                     int64_t now, const ItemPolicy& policy) const {
+                                                     int64_t now, const ItemPolicy& policy,
+                                                     const std::string* pk) const {
   std::shared_lock lock(mu_);
   ChangePage<ItemPtr> page;
   page.resume_lsn = lsn_;
-  for (auto it = by_lsn_.upper_bound(after_lsn); it != by_lsn_.end(); ++it) {
+  static const std::map<uint64_t, ItemPtr> kNone;
+  const std::map<uint64_t, ItemPtr>* index = &by_lsn_;
+  if (pk) {
+    auto found = by_pk_lsn_.find(*pk);
+    index = found == by_pk_lsn_.end() ? &kNone : &found->second;
+  }
+  for (auto it = index->upper_bound(after_lsn); it != index->end(); ++it) {
     const ItemPtr& item = it->second;
     if (!Live(item, now, policy.default_ttl) || !keep(*item)) continue;
     page.entries.push_back(item);

@@ -128,8 +128,10 @@ class PhysicalPartition {
   // Latest-version change feed: every item changed after `after_lsn`, once, at its latest
   // version, in LSN order; only those `keep` accepts; at most max_items. resume_lsn: the last
   // item's LSN when the page filled, else the partition's LSN (everything up to it was seen).
+  // `pk`: read only that logical partition, through its own LSN index (a page costs what it
+  // returns, however large the partition).
   ChangePage<ItemPtr> LatestChanges(uint64_t after_lsn, size_t max_items, const ItemFilter& keep, int64_t now,
-                                    const ItemPolicy& policy) const;
+                                    const ItemPolicy& policy, const std::string* pk = nullptr) const;
   // All-versions-and-deletes feed: every logged change after `after_lsn` that `keep` accepts
   // (deletes are matched on the deleted version), in LSN order, at most max_items. Throws 400 when
   // the container keeps no log, or `after_lsn` lies before what the log still holds (outside the
@@ -165,6 +167,7 @@ class PhysicalPartition {
   std::unordered_map<std::string, ItemPtr> by_key_;
   std::map<uint64_t, ItemPtr> by_seq_;
   std::map<uint64_t, ItemPtr> by_lsn_;  // every stored item at the LSN of its latest version
+  std::unordered_map<std::string, std::map<uint64_t, ItemPtr>> by_pk_lsn_;  // the same per logical partition
   std::set<std::pair<int64_t, std::string>> expiry_;  // (expires at, key) of items with a TTL
   std::optional<int64_t> expiry_ttl_;                 // the container default expiry_ follows
   std::deque<Change> log_;                            // all versions and deletes, while kept
