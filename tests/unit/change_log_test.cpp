@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/errors.h"
+#include "test_items.h"
 #include "store/store.h"
 
 namespace cosmos::store {
@@ -36,17 +37,7 @@ class ChangeLogTest : public ::testing::Test {
   PhysicalPartition::Maker Maker(const std::string& id, const std::string& pk, int64_t ts,
                                  std::optional<int64_t> ttl = std::nullopt, const std::string& payload = "") {
     return [=](const ItemPtr&, uint64_t seq, uint64_t lsn) {
-      auto item = std::make_shared<Item>();
-      item->id = id;
-      item->pk = pk;
-      item->ts = ts;
-      item->seq = seq;
-      item->lsn = lsn;
-      item->ttl = ttl;
-      item->etag = "\"e" + std::to_string(lsn) + "\"";
-      item->text = "{\"id\":\"" + id + "\",\"v\":\"" + payload + "\"}";
-      item->body.SetObject();
-      return ItemPtr(item);
+      return testing::TestItem(id, pk, ts, seq, lsn, ttl, "\"e" + std::to_string(lsn) + "\"", payload);
     };
   }
 

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "common/errors.h"
+#include "test_items.h"
 
 namespace cosmos::store {
 namespace {
@@ -22,17 +23,7 @@ class PartitionTest : public ::testing::Test {
   PhysicalPartition::Maker Maker(const std::string& id, const std::string& pk, int64_t ts,
                                  std::optional<int64_t> ttl = std::nullopt, std::string payload = "") {
     return [=, this](const ItemPtr&, uint64_t seq, uint64_t lsn) {
-      auto item = std::make_shared<Item>();
-      item->id = id;
-      item->pk = pk;
-      item->ts = ts;
-      item->seq = seq;
-      item->lsn = lsn;
-      item->ttl = ttl;
-      item->etag = "\"etag-" + std::to_string(++etag_counter_) + "\"";
-      item->text = "{\"id\":\"" + id + "\",\"v\":\"" + payload + "\"}";
-      item->body.SetObject();
-      return ItemPtr(item);
+      return testing::TestItem(id, pk, ts, seq, lsn, ttl, "\"etag-" + std::to_string(++etag_counter_) + "\"", payload);
     };
   }
 
