@@ -6,7 +6,6 @@
 // (If-None-Match: *), from a time (If-Modified-Since) or from a continuation (If-None-Match: the
 // etag of an earlier response). The etag is the LSN the next page continues after: "<lsn>" for one
 // range, "<range>:<lsn>,..." for a request that read several. Nothing new: 304 with the etag.
-#include <charconv>
 #include <map>
 
 #include "charge/charge.h"
@@ -40,13 +39,6 @@ CosmosError InvalidContinuation(std::string_view token) {
   return errors::BadRequest("The change feed continuation (If-None-Match) '" + std::string(token) + "' is invalid.");
 }
 
-std::optional<uint64_t> ParseLsn(std::string_view t) {
-  uint64_t v = 0;
-  auto r = std::from_chars(t.data(), t.data() + t.size(), v);
-  if (t.empty() || r.ec != std::errc() || r.ptr != t.data() + t.size()) return std::nullopt;
-  return v;
-}
-
 // Where each partition starts: after this LSN.
 std::vector<uint64_t> StartPositions(const RequestContext& ctx, const std::vector<store::PhysicalPartition*>& parts,
                                      Mode mode) {
@@ -60,7 +52,7 @@ std::vector<uint64_t> StartPositions(const RequestContext& ctx, const std::vecto
     std::string_view token = *inm;
     if (token.size() >= 2 && token.front() == '"' && token.back() == '"') token = token.substr(1, token.size() - 2);
     std::map<std::string_view, uint64_t> by_range;
-    if (auto lsn = ParseLsn(token)) {
+    if (auto lsn = util::ParseInteger<uint64_t>(token)) {
       if (parts.size() != 1) throw InvalidContinuation(*inm);
       by_range[parts[0]->range_id()] = *lsn;
     } else {
@@ -69,7 +61,7 @@ std::vector<uint64_t> StartPositions(const RequestContext& ctx, const std::vecto
         auto comma = token.find(',', from);
         auto entry = token.substr(from, comma == std::string_view::npos ? std::string_view::npos : comma - from);
         auto colon = entry.find(':');
-        auto lsn = colon == std::string_view::npos ? std::nullopt : ParseLsn(entry.substr(colon + 1));
+        auto lsn = colon == std::string_view::npos ? std::nullopt : util::ParseInteger<uint64_t>(entry.substr(colon + 1));
         if (!lsn || !by_range.emplace(entry.substr(0, colon), *lsn).second) throw InvalidContinuation(*inm);
         if (comma == std::string_view::npos) break;
         from = comma + 1;
@@ -120,16 +112,7 @@ std::string PartitionKeyObject(const store::Container& c, const store::Item& ite
   auto& a = d.GetAllocator();
   d.SetObject();
   for (size_t i = 0; i < def.parts.size(); ++i) {
-    const json::Value* v = &item.body;
-    for (const auto& name : def.parts[i]) {
-      if (!v->IsObject()) {
-        v = nullptr;
-        break;
-      }
-      auto m = v->FindMember(json::Value(name.c_str(), static_cast<rapidjson::SizeType>(name.size())));
-      v = m == v->MemberEnd() ? nullptr : &m->value;
-      if (!v) break;
-    }
+    const json::Value* v = store::FindKeyPath(item.body, def.parts[i]);
     if (!v) continue;  // the item has no value at this path
     std::string name = def.paths[i].substr(1);
     d.AddMember(json::Value(name.c_str(), static_cast<rapidjson::SizeType>(name.size()), a), json::Value(*v, a), a);

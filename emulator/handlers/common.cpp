@@ -1,7 +1,6 @@
 #include "handlers/common.h"
 
 #include <algorithm>
-#include <charconv>
 #include <iterator>
 
 #include "charge/charge.h"
@@ -51,12 +50,11 @@ json::Document ParseObjectBody(const std::string& body) {
 std::optional<std::optional<size_t>> MaxItemCount(const http::RequestContext& ctx) {
   auto h = ctx.Header("x-ms-max-item-count");
   if (!h) return std::nullopt;
-  long long v = 0;
-  auto res = std::from_chars(h->data(), h->data() + h->size(), v);
-  if (res.ec != std::errc() || res.ptr != h->data() + h->size() || v == 0 || v < -1)
+  auto v = util::ParseInteger<long long>(*h);
+  if (!v || *v == 0 || *v < -1)
     throw errors::BadRequest("Invalid value for the x-ms-max-item-count header: '" + std::string(*h) + "'.");
-  if (v == -1) return std::optional<size_t>();
-  return std::optional<size_t>(static_cast<size_t>(v));
+  if (*v == -1) return std::optional<size_t>();
+  return std::optional<size_t>(static_cast<size_t>(*v));
 }
 
 std::string IdOf(const json::Value& doc) {
@@ -132,9 +130,9 @@ std::vector<std::string> Page(const http::RequestContext& ctx, std::vector<std::
   const size_t max_items = MaxItemCount(ctx).value_or(std::nullopt).value_or(all.size());
   size_t start = 0;
   if (auto h = ctx.Header("x-ms-continuation"); h && !h->empty()) {
-    auto res = std::from_chars(h->data(), h->data() + h->size(), start);
-    if (res.ec != std::errc() || res.ptr != h->data() + h->size() || start > all.size())
-      throw CosmosError(400, 0, "BadRequest", "Invalid Continuation Token");
+    auto v = util::ParseInteger<size_t>(*h);
+    if (!v || *v > all.size()) throw CosmosError(400, 0, "BadRequest", "Invalid Continuation Token");
+    start = *v;
   }
   size_t end = std::min(all.size(), start + max_items);
   if (end < all.size()) r.headers.emplace_back("x-ms-continuation", std::to_string(end));
@@ -147,10 +145,9 @@ std::vector<std::string> Page(const http::RequestContext& ctx, std::vector<std::
 std::optional<store::Throughput> ThroughputFromHeaders(const http::RequestContext& ctx) {
   using Limits = store::Throughput;
   if (auto h = ctx.Header("x-ms-offer-throughput")) {
-    int v = 0;
-    auto r = std::from_chars(h->data(), h->data() + h->size(), v);
-    if (r.ec != std::errc() || r.ptr != h->data() + h->size())
-      throw errors::BadRequest("The x-ms-offer-throughput header must be an integer.");
+    auto parsed = util::ParseInteger<int>(*h);
+    if (!parsed) throw errors::BadRequest("The x-ms-offer-throughput header must be an integer.");
+    const int v = *parsed;
     if (v < Limits::kManualMin || v % Limits::kManualStep != 0)
       throw errors::BadRequest("The offer throughput " + std::string(*h) +
                                " is invalid: it must be at least 400 RU/s and a multiple of 100.");
@@ -208,25 +205,20 @@ CosmosError InvalidSessionToken(std::string_view token) {
 // The global LSN of one session token entry's value: "<lsn>" (the simple form), or
 // "<version>#<global lsn>" optionally followed by "#<region>=<lsn>" entries.
 std::optional<uint64_t> SessionLsn(std::string_view v) {
-  auto number = [](std::string_view t, auto& out) {
-    auto r = std::from_chars(t.data(), t.data() + t.size(), out);
-    return r.ec == std::errc() && r.ptr == t.data() + t.size() && !t.empty();
-  };
-  uint64_t lsn = 0;
   auto hash = v.find('#');
-  if (hash == std::string_view::npos) return number(v, lsn) ? std::optional(lsn) : std::nullopt;
-  int64_t version = 0;
-  if (!number(v.substr(0, hash), version)) return std::nullopt;
+  if (hash == std::string_view::npos) return util::ParseInteger<uint64_t>(v);
+  if (!util::ParseInteger<int64_t>(v.substr(0, hash))) return std::nullopt;  // the version
   auto rest = v.substr(hash + 1);
   auto next = rest.find('#');
-  if (!number(rest.substr(0, next), lsn)) return std::nullopt;
+  auto lsn = util::ParseInteger<uint64_t>(rest.substr(0, next));
+  if (!lsn) return std::nullopt;
   while (next != std::string_view::npos) {  // "#<region>=<lsn>" entries: validated, not compared
     rest = rest.substr(next + 1);
     next = rest.find('#');
     auto entry = rest.substr(0, next);
     auto eq = entry.find('=');
-    int64_t region = 0, local = 0;
-    if (eq == std::string_view::npos || !number(entry.substr(0, eq), region) || !number(entry.substr(eq + 1), local))
+    if (eq == std::string_view::npos || !util::ParseInteger<int64_t>(entry.substr(0, eq)) ||
+        !util::ParseInteger<int64_t>(entry.substr(eq + 1)))
       return std::nullopt;
   }
   return lsn;

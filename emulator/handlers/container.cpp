@@ -1,6 +1,4 @@
 // /dbs/{db}/colls and /dbs/{db}/colls/{coll}
-#include <charconv>
-
 #include "charge/charge.h"
 #include "common/errors.h"
 #include "handlers/common.h"
@@ -92,9 +90,8 @@ store::PartitionKeyDefinition PartitionKeyFromBody(const json::Value& body, cons
 std::optional<int> PartitionCountFromHeader(const RequestContext& ctx) {
   auto h = ctx.Header(kPartitionCountHeader);
   if (!h) return std::nullopt;
-  int v = 0;
-  auto r = std::from_chars(h->data(), h->data() + h->size(), v);
-  if (r.ec != std::errc() || r.ptr != h->data() + h->size() || v < 1 || v > kMaxPartitionCount)
+  auto v = util::ParseInteger<int>(*h);
+  if (!v || *v < 1 || *v > kMaxPartitionCount)
     throw errors::BadRequest(std::string("The ") + kPartitionCountHeader + " header must be an integer from 1 to " +
                              std::to_string(kMaxPartitionCount) + ".");
   return v;

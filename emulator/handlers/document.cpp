@@ -1,6 +1,5 @@
 // /dbs/{db}/colls/{coll}/docs and /docs/{id}: item create, upsert, read, replace, delete, patch, read feed.
 #include <algorithm>
-#include <charconv>
 #include <tuple>
 
 #include "charge/charge.h"
@@ -186,15 +185,12 @@ Result CreateOrUpsert(Services& s, RequestContext& ctx, store::ContainerPtr c) {
 std::pair<size_t, uint64_t> ParseFeedContinuation(std::string_view token,
                                                   const std::vector<store::PhysicalPartition*>& parts) {
   auto colon = token.find(':');
-  uint64_t seq = 0;
   if (colon == std::string_view::npos) throw CosmosError(400, 0, "BadRequest", "Invalid Continuation Token");
   auto range = token.substr(0, colon);
   auto it = std::find_if(parts.begin(), parts.end(), [&](auto* p) { return p->range_id() == range; });
-  auto digits = token.substr(colon + 1);
-  auto r = std::from_chars(digits.data(), digits.data() + digits.size(), seq);
-  if (it == parts.end() || r.ec != std::errc() || r.ptr != digits.data() + digits.size())
-    throw CosmosError(400, 0, "BadRequest", "Invalid Continuation Token");
-  return {static_cast<size_t>(it - parts.begin()), seq};
+  auto seq = util::ParseInteger<uint64_t>(token.substr(colon + 1));
+  if (it == parts.end() || !seq) throw CosmosError(400, 0, "BadRequest", "Invalid Continuation Token");
+  return {static_cast<size_t>(it - parts.begin()), *seq};
 }
 
 }  // namespace

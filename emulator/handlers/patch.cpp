@@ -1,12 +1,12 @@
 #include "handlers/patch.h"
 
-#include <charconv>
 #include <limits>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "common/errors.h"
+#include "util/util.h"
 
 namespace cosmos::handlers {
 namespace {
@@ -39,13 +39,7 @@ std::vector<std::string> Segments(const std::string& path) {
   return out;
 }
 
-std::optional<size_t> Index(const std::string& seg) {
-  size_t v = 0;
-  if (seg.empty()) return std::nullopt;
-  auto r = std::from_chars(seg.data(), seg.data() + seg.size(), v);
-  if (r.ec != std::errc() || r.ptr != seg.data() + seg.size()) return std::nullopt;
-  return v;
-}
+std::optional<size_t> Index(const std::string& seg) { return util::ParseInteger<size_t>(seg); }
 
 json::Value Key(const std::string& s, json::Allocator& a) {
   return json::Value(s.c_str(), static_cast<rapidjson::SizeType>(s.size()), a);

@@ -1,7 +1,6 @@
 #include "query/condition.h"
 
 #include <cctype>
-#include <charconv>
 #include <memory>
 #include <optional>
 #include <string>
@@ -245,10 +244,9 @@ class Evaluator {
         if (k.kind == Tok::kString) {
           cur = Member(cur, k.text);
         } else if (k.kind == Tok::kNumber) {
-          size_t idx = 0;
-          auto r = std::from_chars(k.text.data(), k.text.data() + k.text.size(), idx);
-          if (r.ec != std::errc() || r.ptr != k.text.data() + k.text.size()) throw Syntax("invalid index", k.pos);
-          cur = (cur && cur->IsArray() && idx < cur->Size()) ? &(*cur)[static_cast<rapidjson::SizeType>(idx)] : nullptr;
+          auto idx = util::ParseInteger<size_t>(k.text);
+          if (!idx) throw Syntax("invalid index", k.pos);
+          cur = (cur && cur->IsArray() && *idx < cur->Size()) ? &(*cur)[static_cast<rapidjson::SizeType>(*idx)] : nullptr;
         } else {
           throw Syntax("expected a string or number inside []", k.pos);
         }

@@ -107,22 +107,21 @@ std::string PartitionKeyValue::Canonical() const {
   return s;
 }
 
+const json::Value* FindKeyPath(const json::Value& doc, const std::vector<std::string>& names) {
+  const json::Value* cur = &doc;
+  for (auto& name : names) {
+    if (!cur->IsObject()) return nullptr;
+    auto it = cur->FindMember(json::Value(rapidjson::StringRef(name.data(), static_cast<rapidjson::SizeType>(name.size()))));
+    if (it == cur->MemberEnd()) return nullptr;
+    cur = &it->value;
+  }
+  return cur;
+}
+
 PartitionKeyValue ExtractPartitionKey(const PartitionKeyDefinition& def, const json::Value& doc) {
   PartitionKeyValue out;
   for (auto& parts : def.parts) {
-    const json::Value* cur = &doc;
-    for (auto& name : parts) {
-      if (!cur->IsObject()) {
-        cur = nullptr;
-        break;
-      }
-      auto it = cur->FindMember(json::Value(rapidjson::StringRef(name.data(), static_cast<rapidjson::SizeType>(name.size()))));
-      if (it == cur->MemberEnd()) {
-        cur = nullptr;
-        break;
-      }
-      cur = &it->value;
-    }
+    const json::Value* cur = FindKeyPath(doc, parts);
     out.components.push_back(cur ? CanonicalComponent(*cur) : std::nullopt);
   }
   return out;

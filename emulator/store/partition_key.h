@@ -31,6 +31,10 @@ struct PartitionKeyValue {
   std::string Canonical() const;
 };
 
+// The value at one key path (its property names, as in PartitionKeyDefinition::parts) in a
+// document; null when the document has none there.
+const json::Value* FindKeyPath(const json::Value& doc, const std::vector<std::string>& names);
+
 // Reads the key from a document body per the definition.
 PartitionKeyValue ExtractPartitionKey(const PartitionKeyDefinition& def, const json::Value& doc);
 

@@ -1,6 +1,7 @@
 // Small shared helpers: encodings, hashing, time and identifiers. No Cosmos concepts here.
 #pragma once
 
+#include <charconv>
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -33,6 +34,16 @@ std::string FormatRfc1123(std::chrono::system_clock::time_point t);
 
 // Random version-4 UUID text.
 std::string NewUuid();
+
+// The integer a whole string spells (decimal, optional '-' for signed types); nullopt when the
+// text is empty, has anything else in it, or is out of the type's range.
+template <typename T>
+std::optional<T> ParseInteger(std::string_view text) {
+  T v{};
+  auto r = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (r.ec != std::errc() || r.ptr != text.data() + text.size()) return std::nullopt;
+  return v;
+}
 
 int64_t UnixSeconds();
 // Milliseconds since the Unix epoch (the instant date-time query functions see).
