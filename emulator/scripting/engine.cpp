@@ -175,10 +175,7 @@ bool HostNative(JSContext* cx, unsigned argc, JS::Value* vp) {
 bool LogNative(JSContext* cx, unsigned argc, JS::Value* vp) {
   JS::CallArgs args = JS::CallArgsFromVp(argc, vp);
   auto* run = static_cast<Running*>(JS_GetContextPrivate(cx));
-  if (run && run->log) {
-    if (!run->log->empty()) *run->log += "\r\n";
-    *run->log += ToUtf8(cx, args.get(0));
-  }
+  if (run && run->log) *run->log += ToUtf8(cx, args.get(0));
   args.rval().setUndefined();
   return true;
 }
@@ -395,7 +392,9 @@ static Outcome RunIn(const Script& script, const Execution& e, Host& host, const
   JSContext* cx = engine.cx;
   JSAutoRealm ar(cx, realm->global);
 
-  std::string state = "{\"selfLink\":" + JsonQuote(e.self_link) + ",\"altLink\":" + JsonQuote(e.alt_link) +
+  const char* kind = e.kind == Kind::kStoredProcedure ? "sproc" : e.kind == Kind::kPreTrigger ? "pre" : "post";
+  std::string state = "{\"kind\":\"" + std::string(kind) + "\",\"logging\":" + (e.logging ? "true" : "false") +
+                      ",\"selfLink\":" + JsonQuote(e.self_link) + ",\"altLink\":" + JsonQuote(e.alt_link) +
                       ",\"operationType\":" + JsonQuote(e.operation_type);
   if (!e.request_body.empty()) state += ",\"request\":" + e.request_body;
   if (!e.response_body.empty()) state += ",\"response\":" + e.response_body;

@@ -53,6 +53,7 @@ struct Execution {
   std::string request_body;          // triggers: the request's item as JSON ("" when none)
   std::string response_body;         // post-triggers: the operation's result as JSON
   std::string operation_type;        // triggers: "Create", "Replace", "Upsert" or "Delete"
+  bool logging = false;              // keep console.log output (x-ms-documentdb-script-enable-logging)
 };
 
 struct Outcome {
@@ -64,12 +65,13 @@ struct Outcome {
     kInvalidScript,  // the body does not compile to a function
   };
   Status status = Status::kOk;
-  std::optional<std::string> response_body;  // getResponse().setBody(...) as JSON
+  std::optional<std::string> response_body;  // getResponse() body as JSON (stored procedures: always;
+                                             // "" unless set; triggers: only when set)
   std::optional<std::string> request_body;   // pre-triggers: getRequest().setBody(...) as JSON
   std::string error;                         // what was thrown: "Error: message" and its stack
   std::optional<int> error_number;           // a rethrown operation error carries its status
   std::optional<int> error_substatus;
-  std::string log;                           // console.log lines, joined by "\r\n"
+  std::string log;                           // console.log output, concatenated
 };
 
 // Runs a stored procedure or trigger to completion (its queued callbacks included).

@@ -30,6 +30,7 @@ Execution Sproc(std::string params = "[]") {
   e.self_link = "dbs/AAAA==/colls/AAAAAA==/";
   e.alt_link = "dbs/db/colls/c";
   e.params_json = std::move(params);
+  e.logging = true;
   return e;
 }
 
@@ -48,11 +49,11 @@ TEST(ScriptingTest, ModernSyntaxAndResponseBody) {
   EXPECT_EQ(*out.response_body, R"({"greeting":"hello world","parts":[2,4,6],"alt":"dbs/db/colls/c"})");
 }
 
-TEST(ScriptingTest, NoBodyMeansNoResponse) {
+TEST(ScriptingTest, NoBodyMeansAnEmptyString) {
   FakeHost host;
   auto out = scripting::Run(S("function () {}"), Sproc(), host, Limits{});
   ASSERT_EQ(out.status, Outcome::Status::kOk) << out.error;
-  EXPECT_FALSE(out.response_body.has_value());
+  EXPECT_EQ(*out.response_body, "\"\"");
 }
 
 TEST(ScriptingTest, CallbacksRunAfterTheCallerReturns) {
@@ -94,6 +95,18 @@ TEST(ScriptingTest, FailedOperationWithoutCallbackFailsTheScript) {
   EXPECT_EQ(out.error_number, 409);
 }
 
+TEST(ScriptingTest, ErrorWithANumber) {
+  FakeHost host;
+  auto out = scripting::Run(S("function () { const e = new Error(1234, 'custom'); if (!(e instanceof Error)) throw 'no'; throw e; }"),
+                            Sproc(), host, Limits{});
+  ASSERT_EQ(out.status, Outcome::Status::kThrew);
+  EXPECT_EQ(out.error_number, 1234);
+  EXPECT_EQ(out.error.rfind("Error: custom\r\n", 0), 0u) << out.error;
+  auto sub = scripting::Run(S("function () { class Mine extends Error {}; const m = new Mine('x'); if (!(m instanceof Mine)) throw 'bad'; }"),
+                            Sproc(), host, Limits{});
+  EXPECT_EQ(sub.status, Outcome::Status::kOk) << sub.error;
+}
+
 TEST(ScriptingTest, ThrowStringAndError) {
   FakeHost host;
   auto a = scripting::Run(S("function () { throw new Error('boom'); }"), Sproc(), host, Limits{});
@@ -120,9 +133,14 @@ TEST(ScriptingTest, UnderscoreQueryApi) {
 
 TEST(ScriptingTest, ConsoleLog) {
   FakeHost host;
-  auto out = scripting::Run(S("function () { console.log('a', 1, {x: true}); console.log(`b`); }"), Sproc(), host, Limits{});
+  auto out = scripting::Run(S("function () { console.log('a', 1, {x: true}); console.log(`b %s=%s %% %s`, 'x', 2); }"),
+                            Sproc(), host, Limits{});
   ASSERT_EQ(out.status, Outcome::Status::kOk) << out.error;
-  EXPECT_EQ(out.log, "a 1 {\"x\":true}\r\nb");
+  EXPECT_EQ(out.log, "a 1 {\"x\":true}b x=2 % %s");
+  Execution quiet = Sproc();
+  quiet.logging = false;
+  auto none = scripting::Run(S("function () { console.log('a'); }"), quiet, host, Limits{});
+  EXPECT_EQ(none.log, "");
 }
 
 TEST(ScriptingTest, GlobalsDoNotLeakBetweenScripts) {
