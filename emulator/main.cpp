@@ -10,6 +10,7 @@
 
 #include "http/context.h"
 #include "http/pipeline.h"
+#include "scripting/engine.h"
 #include "server/server.h"
 #include "store/store.h"
 #include "util/util.h"
@@ -38,6 +39,10 @@ Options (each also read from the environment variable shown; a flag wins over th
                          container (1-1024)                  service: max(1, ceil(RU/s / 10,000)))
   --rate-limit on|off    429 when a partition spends its     COSMOS_EMULATOR_RATE_LIMIT (default off)
                          share of the provisioned RU/s
+  --script-timeout-ms N  wall-clock limit of one stored       COSMOS_EMULATOR_SCRIPT_TIMEOUT_MS (default 5000)
+                         procedure, trigger or UDF call (408)
+  --script-memory-mb N   memory one script execution may      COSMOS_EMULATOR_SCRIPT_MEMORY_MB (default 512)
+                         allocate before it is stopped
   --health-check         probe GET /_health on 127.0.0.1:PORT and exit 0 when it answers 200
   --help                 show this text
 
@@ -52,6 +57,8 @@ struct Options {
   bool health_check = false;
   std::optional<int> partition_count;
   bool rate_limit = false;
+  int script_timeout_ms = 5000;
+  size_t script_memory_mb = 512;
 };
 
 [[noreturn]] void Fail(const std::string& message) {
@@ -106,6 +113,14 @@ void Apply(Options& o, const std::string& name, const std::string& value) {
     } else {
       Fail("--rate-limit must be on or off");
     }
+  } else if (name == "script-timeout-ms") {
+    uint64_t n = ParseNumber("--script-timeout-ms", value, 3600000);
+    if (n == 0) Fail("--script-timeout-ms must be at least 1");
+    o.script_timeout_ms = static_cast<int>(n);
+  } else if (name == "script-memory-mb") {
+    uint64_t n = ParseNumber("--script-memory-mb", value, 65536);
+    if (n < 16) Fail("--script-memory-mb must be at least 16");
+    o.script_memory_mb = n;
   } else {
     Fail("unknown option --" + name);
   }
@@ -114,7 +129,8 @@ void Apply(Options& o, const std::string& name, const std::string& value) {
 Options ParseOptions(int argc, char** argv) {
   Options o;
   static const char* kNames[] = {"host", "port", "key", "threads", "consistency", "max-body-bytes",
-                                 "header-timeout-ms", "body-timeout-ms", "partition-count", "rate-limit"};
+                                 "header-timeout-ms", "body-timeout-ms", "partition-count", "rate-limit",
+                                 "script-timeout-ms", "script-memory-mb"};
   for (const char* name : kNames) {
     std::string env = std::string("COSMOS_EMULATOR_") + name;
     for (auto& c : env) c = c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -175,6 +191,9 @@ int main(int argc, char** argv) {
   config.master_key_b64 = options.key;
   config.master_key = *cosmos::util::Base64Decode(options.key);
   config.consistency = options.consistency;
+  config.script_timeout_ms = options.script_timeout_ms;
+  config.script_memory_bytes = options.script_memory_mb << 20;
+  cosmos::scripting::Initialize();  // the JavaScript engine starts before any worker thread
   cosmos::store::Account account;
   account.set_partition_count_override(options.partition_count);
   cosmos::throughput::SystemClock clock;

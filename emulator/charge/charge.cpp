@@ -24,6 +24,8 @@ constexpr double kQueryWithoutFrom = 2.25;  // recorded: SELECT 1 AS x (no FROM)
 // Observed on the service: a rejected item write (409, 400 on the body, 412) costs 1.24 RU.
 constexpr double kRejectedWrite = 1.24;
 // Observed on the service: database create 1 RU, container read / 404 2 RU.
+constexpr double kScriptOverhead = 5.2;     // StoredProc = 5.2 + 0.35 * sum of inner standalone charges
+constexpr double kScriptInnerShare = 0.35;
 constexpr double kMetadataRead = 2.0;
 constexpr double kMetadataWrite = 1.0;
 }  // namespace
@@ -71,6 +73,8 @@ double QueryPage(const QueryFacts& f, Consistency c) {
 double QueryWithoutFrom() { return kQueryWithoutFrom; }
 
 double RejectedWrite() { return kRejectedWrite; }
+double StoredProcedure(double inner) { return Round2(kScriptOverhead + kScriptInnerShare * inner); }
+
 double MetadataRead() { return kMetadataRead; }
 double MetadataWrite() { return kMetadataWrite; }
 double MetadataNotFound() { return kMetadataRead; }

@@ -46,6 +46,10 @@ double QueryPage(const QueryFacts& f, Consistency c = Consistency::kWeak);
 // A query without FROM touches no partition: the service's flat charge.
 double QueryWithoutFrom();
 
+// A stored procedure or trigger: a fixed overhead plus a share of the standalone charges of the
+// operations it ran (`inner`).
+double StoredProcedure(double inner);
+
 // Writes that fail after reaching the partition (conflict, precondition, bad document).
 double RejectedWrite();
 // Requests refused before reaching a partition (malformed headers, routing errors).

@@ -91,4 +91,13 @@ store::PartitionKeyValue HeaderKey(const http::RequestContext& ctx, const store:
 // Strong and Bounded Staleness reads cost double: the account's level, unless the request weakens it.
 charge::Consistency ReadConsistency(const http::Services& s, const http::RequestContext& ctx);
 
+// The write-charge facts of a stored image (size and index terms under the container's policy).
+charge::ItemFacts Facts(const store::Item& item, const store::ContainerSettings& st);
+// An item's own "ttl": absent/null -> nullopt; -1 or a positive integer; 400 otherwise.
+std::optional<int64_t> ItemTtl(const json::Value& doc);
+// The stored image of `user`: its properties in the order given, then the system properties.
+// 413 when it exceeds `max_bytes`.
+store::ItemPtr MakeItem(http::Services& s, const store::Container& c, const json::Value& user, const std::string& pk,
+                        const std::string& epk, uint64_t seq, uint64_t lsn, size_t max_bytes);
+
 }  // namespace cosmos::handlers

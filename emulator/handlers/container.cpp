@@ -176,14 +176,12 @@ Result DeleteContainer(Services& s, RequestContext& ctx) {
 Result NotYetImplemented(Services&, RequestContext& ctx) {
   std::string what;
   for (auto& s : ctx.segments()) {
-    if (s == "sprocs" || s == "triggers" || s == "udfs" || s == "users" || s == "permissions" || s == "offers" ||
-        s == "conflicts" || s == "attachments")
+    if (s == "users" || s == "permissions" || s == "offers" || s == "conflicts" || s == "attachments")
       what = s;
   }
   static const std::pair<const char*, const char*> kNames[] = {
-      {"sprocs", "Stored procedures"}, {"triggers", "Triggers"},     {"udfs", "User-defined functions"},
-      {"users", "Users"},              {"permissions", "Permissions"}, {"offers", "Offers (throughput)"},
-      {"conflicts", "Conflicts"},      {"attachments", "Attachments"}};
+      {"users", "Users"},         {"permissions", "Permissions"}, {"offers", "Offers (throughput)"},
+      {"conflicts", "Conflicts"}, {"attachments", "Attachments"}};
   for (auto& [k, v] : kNames) {
     if (what == k) throw errors::NotImplemented(v);
   }

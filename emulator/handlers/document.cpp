@@ -7,6 +7,7 @@
 #include "handlers/common.h"
 #include "handlers/handlers.h"
 #include "handlers/patch.h"
+#include "handlers/scripts.h"
 #include "query/condition.h"
 #include "util/util.h"
 
@@ -17,6 +18,8 @@ bool IsSystemProperty(const json::Value& name) {
   std::string_view n(name.GetString(), name.GetStringLength());
   return n == "_rid" || n == "_self" || n == "_etag" || n == "_ts" || n == "_attachments";
 }
+
+}  // namespace
 
 charge::ItemFacts Facts(const store::Item& item, const store::ContainerSettings& st) {
   return {static_cast<double>(item.text.size()) / 1024.0, st.indexing.CountTerms(item.body)};
@@ -60,6 +63,9 @@ store::ItemPtr MakeItem(Services& s, const store::Container& c, const json::Valu
   if (item->text.size() > max_bytes) throw errors::RequestTooLarge();
   return item;
 }
+
+namespace {
+
 
 // Same as MakeItem for a patched image: keeps the stored property order, refreshes _etag and _ts.
 store::ItemPtr MakePatchedItem(Services& s, const store::Item& current, const json::Value& ops, uint64_t lsn,
@@ -154,31 +160,82 @@ auto ChargedWrite(F&& f) {
   }
 }
 
-// Writes the request body as a whole item (create, upsert or replace): validates it against the
-// target's partition key (and, for a replace, the id in the URL) before the partition applies it.
-store::WriteResult WriteItemBody(Services& s, const RequestContext& ctx, const Target& t, store::WriteKind kind) {
+// Where a write goes: straight to the partition, or into a trigger's transaction.
+using PartitionWrite = std::function<store::WriteResult(store::WriteKind, const std::string& id,
+                                                        const store::Preconditions&, const store::PhysicalPartition::Maker&)>;
+
+PartitionWrite Direct(Services& s, const Target& t) {
+  return [&s, &t](store::WriteKind kind, const std::string& id, const store::Preconditions& pre,
+                  const store::PhysicalPartition::Maker& make) {
+    return t.partition->Write(kind, t.pk, id, pre, s.clock.UnixSeconds(), t.settings->items(), make);
+  };
+}
+
+PartitionWrite Into(Services& s, store::Transaction& tx) {
+  return [&s, &tx](store::WriteKind kind, const std::string& id, const store::Preconditions& pre,
+                   const store::PhysicalPartition::Maker& make) { return tx.Write(kind, id, pre, s.clock.UnixSeconds(), make); };
+}
+
+// Writes `body` as a whole item (create, upsert or replace): validates it against the target's
+// partition key (and, for a replace, the id in the URL) before `write` applies it.
+store::WriteResult WriteBody(Services& s, const RequestContext& ctx, const Target& t, store::WriteKind kind,
+                             const json::Value& body, const PartitionWrite& write) {
   return ChargedWrite([&] {
-    json::Document body = ParseItemBody(s, ctx);
+    ValidateId(body, IdKind::kItem);
     const std::string id = IdOf(body);
     if (kind == store::WriteKind::kReplace && id != ctx.seg(5))
       throw errors::BadRequest("The id in the request body does not match the id in the URL.");
     if (store::ExtractPartitionKey(t.c->partition_key(), body).Canonical() != t.pk)
       throw errors::PartitionKeyMismatch();
     ItemTtl(body);
-    return t.partition->Write(kind, t.pk, id, PreconditionsOf(ctx), s.clock.UnixSeconds(), t.settings->items(),
-                              [&](const store::ItemPtr&, uint64_t seq, uint64_t lsn) {
-                                return MakeItem(s, *t.c, body, t.pk, t.epk, seq, lsn, s.config.max_item_bytes);
-                              });
+    return write(kind, id, PreconditionsOf(ctx), [&](const store::ItemPtr&, uint64_t seq, uint64_t lsn) {
+      return MakeItem(s, *t.c, body, t.pk, t.epk, seq, lsn, s.config.max_item_bytes);
+    });
   });
+}
+
+WriteOp OpOf(store::WriteKind kind) {
+  switch (kind) {
+    case store::WriteKind::kCreate: return WriteOp::kCreate;
+    case store::WriteKind::kReplace: return WriteOp::kReplace;
+    case store::WriteKind::kUpsert: return WriteOp::kUpsert;
+    case store::WriteKind::kDelete: return WriteOp::kDelete;
+  }
+  return WriteOp::kCreate;
+}
+
+// Answers a write: directly, or (when the request names triggers) in one transaction with them.
+// `charge_of` prices the write itself; the triggers add theirs.
+Result AnswerWrite(Services& s, RequestContext& ctx, const Target& t, store::WriteKind kind, const json::Value* body,
+                   const std::string& id, const std::function<store::WriteResult(const PartitionWrite&, const json::Value*)>& apply,
+                   const std::function<std::pair<int, double>(const store::WriteResult&)>& charge_of) {
+  Triggers triggers = RequestTriggers(ctx, *t.c);
+  if (!triggers.any()) {
+    auto result = apply(Direct(s, t), body);
+    auto [status, ru] = charge_of(result);
+    return WriteResponse(status, result, t, ctx, ru);
+  }
+  auto tw = RunTriggered(s, ctx, t.c, *t.partition, t.pk, t.epk, triggers, OpOf(kind), id, body,
+                         [&](store::Transaction& tx, const json::Value* written) { return apply(Into(s, tx), written); });
+  auto [status, ru] = charge_of(tw.result);
+  tw.result.lsn = tw.lsn;
+  Result r = WriteResponse(status, tw.result, t, ctx, charge::Round2(ru + tw.scripts_charge));
+  if (tw.response) r.body = *tw.response;
+  return r;
 }
 
 Result CreateOrUpsert(Services& s, RequestContext& ctx, store::ContainerPtr c) {
   const bool upsert = ctx.BoolHeader("x-ms-documentdb-is-upsert");
+  const auto kind = upsert ? store::WriteKind::kUpsert : store::WriteKind::kCreate;
   Target t = TargetIn(s, std::move(c), ctx);
-  auto result = WriteItemBody(s, ctx, t, upsert ? store::WriteKind::kUpsert : store::WriteKind::kCreate);
-  auto facts = Facts(*result.item, *t.settings);
-  return WriteResponse(result.created ? 201 : 200, result, t, ctx,
-                       result.created ? charge::Create(facts) : charge::Replace(facts));
+  json::Document body = ChargedWrite([&] { return ParseItemBody(s, ctx); });
+  return AnswerWrite(
+      s, ctx, t, kind, &body, IdOf(body),
+      [&](const PartitionWrite& write, const json::Value* doc) { return WriteBody(s, ctx, t, kind, *doc, write); },
+      [&](const store::WriteResult& w) {
+        auto facts = Facts(*w.item, *t.settings);
+        return std::make_pair(w.created ? 201 : 200, w.created ? charge::Create(facts) : charge::Replace(facts));
+      });
 }
 
 // Read-feed continuation: "<range id>:<last sequence number read in that range>".
@@ -226,22 +283,32 @@ Result ReadDocument(Services& s, RequestContext& ctx) {
 
 Result ReplaceDocument(Services& s, RequestContext& ctx) {
   Target t = ResolveTarget(s, ctx);
-  auto result = WriteItemBody(s, ctx, t, store::WriteKind::kReplace);
-  return WriteResponse(200, result, t, ctx, charge::Replace(Facts(*result.item, *t.settings)));
+  json::Document body = ChargedWrite([&] { return ParseItemBody(s, ctx); });
+  return AnswerWrite(
+      s, ctx, t, store::WriteKind::kReplace, &body, ctx.seg(5),
+      [&](const PartitionWrite& write, const json::Value* doc) {
+        return WriteBody(s, ctx, t, store::WriteKind::kReplace, *doc, write);
+      },
+      [&](const store::WriteResult& w) { return std::make_pair(200, charge::Replace(Facts(*w.item, *t.settings))); });
 }
 
 Result DeleteDocument(Services& s, RequestContext& ctx) {
   Target t = ResolveTarget(s, ctx);
-  auto result = ChargedWrite([&] {
-    return t.partition->Write(store::WriteKind::kDelete, t.pk, ctx.seg(5), PreconditionsOf(ctx), s.clock.UnixSeconds(),
-                              t.settings->items(),
-                              [](const store::ItemPtr&, uint64_t, uint64_t) { return store::ItemPtr(); });
-  });
-  return WriteResponse(204, result, t, ctx, charge::Delete(Facts(*result.previous, *t.settings)));
+  return AnswerWrite(
+      s, ctx, t, store::WriteKind::kDelete, nullptr, ctx.seg(5),
+      [&](const PartitionWrite& write, const json::Value*) {
+        return ChargedWrite([&] {
+          return write(store::WriteKind::kDelete, ctx.seg(5), PreconditionsOf(ctx),
+                       [](const store::ItemPtr&, uint64_t, uint64_t) { return store::ItemPtr(); });
+        });
+      },
+      [&](const store::WriteResult& w) { return std::make_pair(204, charge::Delete(Facts(*w.previous, *t.settings))); });
 }
 
 Result PatchDocument(Services& s, RequestContext& ctx) {
   Target t = ResolveTarget(s, ctx);
+  if (RequestTriggers(ctx, *t.c).any())
+    throw errors::BadRequest("Triggers cannot be included in a patch request by this emulator.");
   auto result = ChargedWrite([&] {
     if (ctx.body().size() > s.config.max_item_bytes) throw errors::RequestTooLarge();
     json::Document body = ParseBody(ctx.body());

@@ -41,6 +41,13 @@ Result ListOffers(Services& s, RequestContext& ctx);
 Result PostOffers(Services& s, RequestContext& ctx);
 Result ReadOffer(Services& s, RequestContext& ctx);
 Result ReplaceOffer(Services& s, RequestContext& ctx);
+// script.cpp: stored procedures, triggers and user-defined functions (the kind from the path).
+Result CreateScript(Services& s, RequestContext& ctx);
+Result ListScripts(Services& s, RequestContext& ctx);
+Result ReadScript(Services& s, RequestContext& ctx);
+Result ReplaceScript(Services& s, RequestContext& ctx);
+Result DeleteScript(Services& s, RequestContext& ctx);
+Result ExecuteStoredProcedure(Services& s, RequestContext& ctx);
 // Resource kinds the service has and this emulator does not serve yet: a clear 501.
 Result NotYetImplemented(Services& s, RequestContext& ctx);
 

@@ -9,6 +9,7 @@
 #include "common/errors.h"
 #include "handlers/common.h"
 #include "handlers/handlers.h"
+#include "handlers/scripts.h"
 #include "query/executor.h"
 #include "query/index_use.h"
 #include "query/parse_cache.h"
@@ -73,6 +74,24 @@ double MsSince(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
+double QueryCharge(const query::Plan& plan, const query::IndexUse& use, const query::PageFacts& facts,
+                   charge::Consistency consistency) {
+  if (plan.sources.empty()) return charge::QueryWithoutFrom();
+  charge::QueryFacts f;
+  f.partitions = std::max<size_t>(facts.partitions_touched.size(), 1);
+  f.aggregate = plan.aggregate_query;
+  f.index_lookups = use.lookups;
+  if (!use.filter_uses_index) {
+    // No index answers the filter: every document the page read was scanned.
+    f.docs_scanned = facts.docs_loaded + facts.docs_scanned;
+    f.kb_scanned = facts.kb_loaded + facts.kb_scanned;
+  } else if (!f.aggregate) {  // aggregates without GROUP BY are answered from the index
+    f.docs_loaded = facts.docs_loaded;
+    f.kb_loaded = facts.kb_loaded;
+  }
+  return charge::QueryPage(f, consistency);
+}
+
 Result QueryDocuments(Services& s, RequestContext& ctx, store::ContainerPtr c) {
   const auto started = std::chrono::steady_clock::now();
   QueryBody body = ParseQueryBody(ctx.body());
@@ -86,7 +105,8 @@ Result QueryDocuments(Services& s, RequestContext& ctx, store::ContainerPtr c) {
   }
 
   query::Arena constants;
-  auto plan = query::Bind(*ast, body.params, constants);
+  ContainerUdfs udfs(s, *c);
+  auto plan = query::Bind(*ast, body.params, constants, &udfs);
 
   auto settings = c->settings();
   const query::IndexUse use = query::AnalyzeIndexUse(*plan, settings->indexing);
@@ -128,6 +148,7 @@ Result QueryDocuments(Services& s, RequestContext& ctx, store::ContainerPtr c) {
   if (auto h = ctx.Header("x-ms-continuation"); h && !h->empty()) req.continuation = std::string(*h);
   req.query_text = body.text;
   req.now_ms = s.clock.UnixMs();
+  req.udfs = &udfs;
 
   Metrics metrics;
   metrics.compile_ms = MsSince(started);
@@ -147,23 +168,7 @@ Result QueryDocuments(Services& s, RequestContext& ctx, store::ContainerPtr c) {
   if (touched.empty()) touched.push_back(scope.partitions.front());
   ctx.usage.partitions = touched;
   SessionHeaders(r, ctx, *c, touched);
-  if (plan->sources.empty()) {
-    r.charge = charge::QueryWithoutFrom();
-  } else {
-    charge::QueryFacts f;
-    f.partitions = std::max<size_t>(page.facts.partitions_touched.size(), 1);
-    f.aggregate = plan->aggregate_query;
-    f.index_lookups = use.lookups;
-    if (!use.filter_uses_index) {
-      // No index answers the filter: every document the page read was scanned.
-      f.docs_scanned = page.facts.docs_loaded + page.facts.docs_scanned;
-      f.kb_scanned = page.facts.kb_loaded + page.facts.kb_scanned;
-    } else if (!f.aggregate) {  // aggregates without GROUP BY are answered from the index
-      f.docs_loaded = page.facts.docs_loaded;
-      f.kb_loaded = page.facts.kb_loaded;
-    }
-    r.charge = charge::QueryPage(f, ReadConsistency(s, ctx));
-  }
+  r.charge = QueryCharge(*plan, use, page.facts, ReadConsistency(s, ctx));
   if (ctx.BoolHeader("x-ms-documentdb-populatequerymetrics")) {
     metrics.retrieved = page.facts.docs_loaded + page.facts.docs_scanned;
     metrics.retrieved_bytes = (page.facts.kb_loaded + page.facts.kb_scanned) * 1024.0;

@@ -26,6 +26,8 @@ struct Config {
   std::string consistency = "Session";
   size_t max_item_bytes = 2 * 1024 * 1024;
   int clock_skew_seconds = 15 * 60;
+  int script_timeout_ms = 5000;                // stored procedures, triggers, each UDF call
+  size_t script_memory_bytes = 512u << 20;     // what one script execution may allocate
 };
 
 // Everything a handler may use besides the request.

@@ -32,7 +32,7 @@ std::optional<Agg> ExecutableAggregate(const Expr& e) {
 
 class Binder {
  public:
-  Binder(const json::Value* params, Arena& arena) : params_(params), arena_(arena) {}
+  Binder(const json::Value* params, Arena& arena, const Udfs* udfs) : params_(params), arena_(arena), udfs_(udfs) {}
 
   std::shared_ptr<Plan> BindQuery(const sql::Query& q, bool top_level);
   int slot_count() const { return next_slot_; }
@@ -57,6 +57,7 @@ class Binder {
 
   const json::Value* params_;
   Arena& arena_;
+  const Udfs* udfs_;
   std::vector<Scope> scopes_;
   int next_slot_ = 0;
   Plan* plan_ = nullptr;  // the query whose SELECT is being bound (owner of aggregates)
@@ -323,7 +324,12 @@ Node Binder::BindExpr(const Expr& e) {
       break;
     }
     case ExprKind::kUdfCall:
-      throw At(e.loc, "SC2005", "'udf." + e.name + "' is not a recognized user-defined function name.");
+      if (!udfs_ || !udfs_->Has(e.name)) {
+        throw At(e.loc, "SC2005", "'udf." + e.name + "' is not a recognized user-defined function name.");
+      }
+      n.op = Node::Op::kUdf;
+      n.name = e.name;
+      break;
     case ExprKind::kSubquery:
     case ExprKind::kExists:
     case ExprKind::kArraySubquery: {
@@ -344,8 +350,9 @@ Node Binder::BindExpr(const Expr& e) {
 
 }  // namespace
 
-std::shared_ptr<const Plan> Bind(const sql::Query& query, const json::Value* params, Arena& arena) {
-  Binder b(params, arena);
+std::shared_ptr<const Plan> Bind(const sql::Query& query, const json::Value* params, Arena& arena,
+                                 const Udfs* udfs) {
+  Binder b(params, arena, udfs);
   auto plan = b.BindQuery(query, true);
   plan->slot_count = b.slot_count();
   return plan;

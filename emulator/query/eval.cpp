@@ -309,6 +309,13 @@ Val Eval(const Node& n, EvalContext& cx) {
       }
       return n.fn->fn(cx.fn, span);
     }
+    case Node::Op::kUdf: {
+      std::vector<Val> args;
+      args.reserve(n.kids.size());
+      for (const auto& k : n.kids) args.push_back(Eval(k, cx));
+      if (!cx.fn.udfs) throw errors::BadRequest("User-defined functions are not available here.");
+      return cx.fn.udfs->Call(n.name, args, cx.arena);
+    }
     case Node::Op::kAggregate: return cx.aggs != nullptr ? (*cx.aggs)[n.slot] : Val();
     case Node::Op::kArray: {
       json::Value* arr = cx.arena.NewArray();

@@ -312,6 +312,15 @@ void RunInMemory(const Plan& plan, EvalContext& cx, const std::function<void(Val
 
 namespace {
 
+// Up to `max` items of a feed-ordered view with seq > after.
+std::vector<store::ItemPtr> ViewChunk(const std::vector<store::ItemPtr>& view, uint64_t after, size_t max) {
+  auto it = std::upper_bound(view.begin(), view.end(), after,
+                             [](uint64_t seq, const store::ItemPtr& item) { return seq < item->seq; });
+  std::vector<store::ItemPtr> out;
+  for (; it != view.end() && out.size() < max; ++it) out.push_back(*it);
+  return out;
+}
+
 // Runs `plan` over the scope's documents and hands each row of the final result, in order, to
 // `emit` (which returns false to stop). Rows at or before `resume` are skipped by position (or,
 // for ordered results, by sort key). A FROM subquery over the container is run to completion first
@@ -390,7 +399,8 @@ void Run(const Plan& plan, const Scope& scope, EvalContext& cx, std::vector<stor
       uint64_t after = 0;
       if (resume && streaming && pi == resume->pos.part) after = resume->pos.seq == 0 ? 0 : resume->pos.seq - 1;
       while (!stop) {
-        auto chunk = part.Feed(after, 512, scope.now_seconds, store::ItemPolicy{scope.default_ttl, std::nullopt});
+        auto chunk = scope.view ? ViewChunk(*scope.view, after, 512)
+                                : part.Feed(after, 512, scope.now_seconds, store::ItemPolicy{scope.default_ttl, std::nullopt});
         if (chunk.empty()) break;
         for (const auto& item : chunk) {
           after = item->seq;
@@ -438,7 +448,7 @@ void Run(const Plan& plan, const Scope& scope, EvalContext& cx, std::vector<stor
 
 Page ExecutePage(const Plan& plan, const Scope& scope, const PageRequest& request) {
   Arena arena;
-  EvalContext cx{arena, FunctionContext{arena, request.now_ms}, {}, nullptr};
+  EvalContext cx{arena, FunctionContext{arena, request.now_ms, request.udfs}, {}, nullptr};
   cx.env.resize(std::max<size_t>(plan.slot_count, 1));
   const bool streaming = Streaming(plan);
   const size_t key_count = streaming ? 0 : (!plan.order_by.empty() ? plan.order_by.size() : plan.group_by.size());

@@ -19,6 +19,10 @@ struct Scope {
   std::optional<std::pair<std::string, std::string>> epk_range;  // [min, max): only items whose EPK is in it
   int64_t now_seconds = 0;                   // for TTL
   std::optional<int64_t> default_ttl;
+  // Instead of the partitions' items: these, in feed order (a script's view of its logical
+  // partition, its own uncommitted writes included). Scope::partitions then names the one
+  // partition they belong to.
+  const std::vector<store::ItemPtr>* view = nullptr;
 };
 
 struct PageRequest {
@@ -27,6 +31,7 @@ struct PageRequest {
   std::string continuation;  // empty: first page
   std::string query_text;    // binds the continuation to its query
   int64_t now_ms = 0;        // the instant date-time functions see
+  Udfs* udfs = nullptr;      // the container's user-defined functions
 };
 
 // Facts for the charge: what the page loaded.

@@ -34,6 +34,7 @@ struct Node {
     kCoalesce,
     kConditional,
     kCall,       // fn(kids)
+    kUdf,        // udf.name(kids), run by FunctionContext::udfs
     kAggregate,  // the value of accumulator `slot` (computed by the executor)
     kArray,      // [kids]
     kObject,     // {keys: kids}
@@ -111,6 +112,8 @@ struct Plan {
 // Binds a parsed query. `params` is the request's "parameters" array (or null). Throws CosmosError
 // 400 with the service's SC codes for unknown names, functions, wrong argument counts and
 // unsupported constructs. `arena` owns the constants (parameters and literals).
-std::shared_ptr<const Plan> Bind(const sql::Query& query, const json::Value* params, Arena& arena);
+// `udfs`: the container's user-defined functions (a udf.name call must name one of them).
+std::shared_ptr<const Plan> Bind(const sql::Query& query, const json::Value* params, Arena& arena,
+                                 const Udfs* udfs = nullptr);
 
 }  // namespace cosmos::query

@@ -28,6 +28,7 @@
 #include <unordered_map>
 
 #include "scripting/prelude.h"
+#include "util/util.h"
 
 namespace cosmos::scripting {
 namespace {
@@ -88,6 +89,8 @@ class Watchdog {
   std::condition_variable cv_;
   std::set<JSContext*> running_;
 };
+
+constexpr const char* kPreludeFile = "prelude.js";
 
 JSClass kGlobalClass = {"global", JSCLASS_GLOBAL_FLAGS, &JS::DefaultGlobalClassOps, nullptr, nullptr, nullptr};
 
@@ -212,8 +215,14 @@ void TakeException(JSContext* cx, Outcome& out) {
   if (JS_GetProperty(cx, obj, "number", &v) && v.isNumber()) out.error_number = static_cast<int>(v.toNumber());
   if (JS_GetProperty(cx, obj, "substatus", &v) && v.isNumber()) out.error_substatus = static_cast<int>(v.toNumber());
   if (JS_GetProperty(cx, obj, "stack", &v) && v.isString()) {
-    std::string stack = ToUtf8(cx, v);
-    if (!stack.empty()) out.error += "\r\nStack trace: " + stack;
+    // The script's own frames: the server-side API's are not the user's to read.
+    std::string stack;
+    for (std::string_view line : util::Split(ToUtf8(cx, v), '\n')) {
+      if (line.empty() || line.find(kPreludeFile) != std::string_view::npos) continue;
+      stack += line;
+      stack += '\n';
+    }
+    if (!stack.empty()) out.error += "\r\nStack trace: " + out.error.substr(0, out.error.find('\r')) + "\n" + stack;
   }
   JS_ClearPendingException(cx);
 }
@@ -261,9 +270,10 @@ bool Guarded(ThreadEngine& engine, Host* host, std::string* log, const Limits& l
   return ok;
 }
 
-bool Evaluate(JSContext* cx, std::string_view code, int line, JS::MutableHandleValue rval) {
+bool Evaluate(JSContext* cx, std::string_view code, int line, JS::MutableHandleValue rval,
+              const char* file = "script.js") {
   JS::CompileOptions opts(cx);
-  opts.setFileAndLine("script.js", line);
+  opts.setFileAndLine(file, line);
   JS::SourceText<mozilla::Utf8Unit> src;
   if (!src.init(cx, code.data(), code.size(), JS::SourceOwnership::Borrowed)) return false;
   return JS::Evaluate(cx, opts, src, rval);
@@ -292,7 +302,7 @@ Realm* RealmFor(ThreadEngine& engine, const Script& script, const Limits& limits
   JS::RootedFunction host(cx, JS_NewFunction(cx, HostNative, 2, 0, "host"));
   JS::RootedFunction log(cx, JS_NewFunction(cx, LogNative, 1, 0, "log"));
   JS::RootedValue factory(cx);
-  if (!host || !log || !Evaluate(cx, kPrelude, 1, &factory) || !factory.isObject()) {
+  if (!host || !log || !Evaluate(cx, kPrelude, 1, &factory, kPreludeFile) || !factory.isObject()) {
     throw std::runtime_error("the JavaScript prelude does not compile");
   }
   JS::RootedValueArray<3> args(cx);
@@ -453,6 +463,7 @@ static UdfResult CallUdfIn(const Script& script, std::string_view args_json, con
   if (!ok) {
     r.status = out.status;
     r.error = out.error;
+    r.error_number = out.error_number;
     return r;
   }
   if (result.isString()) r.json = ToUtf8(cx, result);

@@ -83,6 +83,7 @@ struct UdfResult {
   Outcome::Status status = Outcome::Status::kOk;
   std::string json;
   std::string error;
+  std::optional<int> error_number;
 };
 UdfResult CallUdf(const Script& script, std::string_view args_json, const Limits& limits);
 

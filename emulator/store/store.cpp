@@ -153,15 +153,7 @@ void PhysicalPartition::ExpireLocked(int64_t now, const ItemPolicy& policy) {
   }
 }
 
-WriteResult PhysicalPartition::Write(WriteKind kind, const std::string& pk, const std::string& id,
-                                     const Preconditions& pre, int64_t now, const ItemPolicy& policy,
-                                     const Maker& make) {
-  std::unique_lock lock(mu_);
-  ExpireLocked(now, policy);
-  const std::string key = Key(pk, id);
-  auto it = by_key_.find(key);
-  ItemPtr current = it == by_key_.end() ? nullptr : it->second;
-  WriteResult result;
+void PhysicalPartition::CheckWrite(WriteKind kind, const ItemPtr& current, const Preconditions& pre) {
   switch (kind) {
     case WriteKind::kCreate:
       if (current) throw errors::Conflict();
@@ -177,6 +169,128 @@ WriteResult PhysicalPartition::Write(WriteKind kind, const std::string& pk, cons
     throw errors::PreconditionFailed();
   if (pre.if_match && !current && kind == WriteKind::kUpsert && *pre.if_match != "*")
     throw errors::PreconditionFailed();
+}
+
+void PhysicalPartition::AwaitUnreserved(std::unique_lock<std::shared_mutex>& lock, const std::string& pk) {
+  if (reserved_.empty()) return;
+  released_.wait(lock, [&] { return reserved_.count(pk) == 0; });
+}
+
+std::unique_ptr<Transaction> PhysicalPartition::Begin(const std::string& pk, const ItemPolicy& policy) {
+  std::unique_lock lock(mu_);
+  AwaitUnreserved(lock, pk);
+  reserved_.insert(pk);
+  return std::unique_ptr<Transaction>(new Transaction(*this, pk, policy));
+}
+
+std::vector<ItemPtr> PhysicalPartition::LogicalItemsLocked(const std::string& pk, int64_t now,
+                                                           std::optional<int64_t> default_ttl) const {
+  std::vector<ItemPtr> out;
+  auto found = by_pk_lsn_.find(pk);
+  if (found == by_pk_lsn_.end()) return out;
+  out.reserve(found->second.size());
+  for (const auto& [lsn, item] : found->second) {
+    if (Live(item, now, default_ttl)) out.push_back(item);
+  }
+  return out;
+}
+
+Transaction::~Transaction() {
+  std::unique_lock lock(part_.mu_);
+  part_.reserved_.erase(pk_);
+  part_.released_.notify_all();
+}
+
+ItemPtr Transaction::Read(const std::string& id, int64_t now) const {
+  if (auto it = overlay_.find(id); it != overlay_.end()) return PhysicalPartition::Live(it->second, now, policy_.default_ttl);
+  return part_.Read(pk_, id, now, policy_);
+}
+
+std::vector<ItemPtr> Transaction::Items(int64_t now) const {
+  std::vector<ItemPtr> items;
+  {
+    std::shared_lock lock(part_.mu_);
+    items = part_.LogicalItemsLocked(pk_, now, policy_.default_ttl);
+  }
+  if (!overlay_.empty()) {
+    std::erase_if(items, [&](const ItemPtr& item) { return overlay_.count(item->id) > 0; });
+    for (const auto& [id, item] : overlay_) {
+      if (PhysicalPartition::Live(item, now, policy_.default_ttl)) items.push_back(item);
+    }
+  }
+  std::sort(items.begin(), items.end(), [](const ItemPtr& a, const ItemPtr& b) { return a->seq < b->seq; });
+  return items;
+}
+
+ItemPtr Transaction::ReadByRid(const std::string& rid, int64_t now) const {
+  for (const auto& item : Items(now)) {
+    if (item->rid == rid) return item;
+  }
+  return nullptr;
+}
+
+WriteResult Transaction::Write(WriteKind kind, const std::string& id, const Preconditions& pre, int64_t now,
+                               const Maker& make) {
+  ItemPtr current = Read(id, now);
+  PhysicalPartition::CheckWrite(kind, current, pre);
+  WriteResult result;
+  result.previous = current;
+  if (kind == WriteKind::kDelete) {
+    ops_.push_back({kind, id, nullptr});
+    overlay_[id] = nullptr;
+    return result;
+  }
+  uint64_t seq = 0;
+  if (current) {
+    seq = current->seq;
+  } else {
+    std::unique_lock lock(part_.mu_);
+    seq = part_.next_seq_++;  // a rolled-back create leaves a gap, as on the service
+  }
+  ItemPtr item = make(current, seq, 0);
+  ops_.push_back({kind, id, item});
+  overlay_[id] = item;
+  result.item = std::move(item);
+  result.created = !current;
+  return result;
+}
+
+uint64_t Transaction::Commit(int64_t now) {
+  std::unique_lock lock(part_.mu_);
+  if (done_) return part_.lsn_;
+  part_.ExpireLocked(now, policy_);
+  for (auto& op : ops_) {
+    const std::string key = PhysicalPartition::Key(pk_, op.id);
+    auto it = part_.by_key_.find(key);
+    ItemPtr current = it == part_.by_key_.end() ? nullptr : it->second;
+    if (!op.item) {
+      if (!current) continue;  // expired while the script ran
+      part_.Remove(it);
+      part_.Record({part_.NextLsn(), ChangeKind::kDelete, nullptr, current, now, false});
+      continue;
+    }
+    const uint64_t lsn = part_.NextLsn();
+    // Staged images were made by this transaction and are published only now: setting their
+    // LSN here is the last change they see.
+    const_cast<Item&>(*op.item).lsn = lsn;
+    part_.Store(key, current, op.item);
+    part_.Record({lsn, current ? ChangeKind::kReplace : ChangeKind::kCreate, op.item, current, now, false});
+  }
+  done_ = true;
+  return part_.lsn_;
+}
+
+WriteResult PhysicalPartition::Write(WriteKind kind, const std::string& pk, const std::string& id,
+                                     const Preconditions& pre, int64_t now, const ItemPolicy& policy,
+                                     const Maker& make) {
+  std::unique_lock lock(mu_);
+  AwaitUnreserved(lock, pk);
+  ExpireLocked(now, policy);
+  const std::string key = Key(pk, id);
+  auto it = by_key_.find(key);
+  ItemPtr current = it == by_key_.end() ? nullptr : it->second;
+  WriteResult result;
+  CheckWrite(kind, current, pre);
   result.previous = current;
   if (kind == WriteKind::kDelete) {
     Remove(it);
@@ -398,6 +512,59 @@ std::string Container::ItemRid(uint64_t seq) const {
   std::string bytes = rid_bytes_;
   for (int i = 0; i < 8; ++i) bytes.push_back(static_cast<char>((seq >> (8 * i)) & 0xFF));
   return RidEncode(bytes);
+}
+
+std::string Container::ScriptRid(ScriptKind kind, uint32_t n) const {
+  // As the service's: the number in the first bytes, the kind in the last (0x80 stored
+  // procedures, 0x70 triggers, 0x60 user-defined functions).
+  static const char kMarker[] = {'\x80', '\x70', '\x60'};
+  std::string bytes = rid_bytes_;
+  for (int i = 0; i < 4; ++i) bytes.push_back(static_cast<char>((n >> (8 * i)) & 0xFF));
+  bytes += std::string(3, '\0');
+  bytes.push_back(kMarker[static_cast<int>(kind)]);
+  return RidEncode(bytes);
+}
+
+ScriptPtr ScriptSet::Find(ScriptKind kind, const std::string& id) const {
+  std::shared_lock lock(mu_);
+  for (const auto& s : scripts_[static_cast<int>(kind)]) {
+    if (s->id == id) return s;
+  }
+  return nullptr;
+}
+
+std::vector<ScriptPtr> ScriptSet::List(ScriptKind kind) const {
+  std::shared_lock lock(mu_);
+  return scripts_[static_cast<int>(kind)];
+}
+
+void ScriptSet::Create(ScriptKind kind, ScriptPtr script) {
+  std::unique_lock lock(mu_);
+  auto& list = scripts_[static_cast<int>(kind)];
+  for (const auto& s : list) {
+    if (s->id == script->id) throw errors::Conflict();
+  }
+  list.push_back(std::move(script));
+}
+
+void ScriptSet::Replace(ScriptKind kind, ScriptPtr script, const std::optional<std::string>& if_match) {
+  std::unique_lock lock(mu_);
+  for (auto& s : scripts_[static_cast<int>(kind)]) {
+    if (s->id != script->id) continue;
+    if (if_match && *if_match != "*" && *if_match != s->etag) throw errors::PreconditionFailed();
+    s = std::move(script);
+    return;
+  }
+  throw errors::NotFound();
+}
+
+bool ScriptSet::Delete(ScriptKind kind, const std::string& id) {
+  std::unique_lock lock(mu_);
+  auto& list = scripts_[static_cast<int>(kind)];
+  auto it = std::find_if(list.begin(), list.end(), [&](const ScriptPtr& s) { return s->id == id; });
+  if (it == list.end()) return false;
+  list.erase(it);
+  return true;
 }
 
 std::string Container::RangeRid(size_t index) const {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -15,6 +16,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "json/json.h"
@@ -95,6 +97,49 @@ struct RuBucket {
   int64_t promised_ms = 0;  // the latest retry time handed out with a 429
 };
 
+class PhysicalPartition;
+
+// A stored procedure's or trigger's view of one logical partition. Reads see the transaction's
+// own writes; writes are staged and applied together by Commit, each with its own LSN, or dropped
+// when the transaction ends without one. One transaction per logical partition at a time: Begin
+// waits for the previous one to end, and direct writes to that logical partition wait too, so a
+// script sees only committed state and nothing changes under it.
+class Transaction {
+ public:
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+  ~Transaction();  // rolls back unless committed, and frees the logical partition
+
+  const std::string& pk() const { return pk_; }
+  PhysicalPartition& partition() const { return part_; }
+  ItemPtr Read(const std::string& id, int64_t now) const;
+  ItemPtr ReadByRid(const std::string& rid, int64_t now) const;
+  // The logical partition's live items, in feed (creation) order.
+  std::vector<ItemPtr> Items(int64_t now) const;
+  // As PhysicalPartition::Write, staged. The result's lsn is 0 until Commit.
+  using Maker = std::function<ItemPtr(const ItemPtr& current, uint64_t seq, uint64_t lsn)>;
+  WriteResult Write(WriteKind kind, const std::string& id, const Preconditions& pre, int64_t now, const Maker& make);
+  bool empty() const { return ops_.empty(); }
+  // Applies every staged write in order; returns the partition's LSN after the last one.
+  uint64_t Commit(int64_t now);
+
+ private:
+  friend class PhysicalPartition;
+  Transaction(PhysicalPartition& part, std::string pk, ItemPolicy policy)
+      : part_(part), pk_(std::move(pk)), policy_(policy) {}
+  struct Op {
+    WriteKind kind;
+    std::string id;
+    ItemPtr item;  // the new image; null for deletes
+  };
+  PhysicalPartition& part_;
+  const std::string pk_;
+  const ItemPolicy policy_;
+  std::vector<Op> ops_;
+  std::unordered_map<std::string, ItemPtr> overlay_;  // id -> latest staged image (null: deleted)
+  bool done_ = false;
+};
+
 // A physical partition: one partition key range [min_epk, max_epk) with its own lock and log
 // sequence number.
 class PhysicalPartition {
@@ -142,9 +187,19 @@ class PhysicalPartition {
   // does not reach back that far).
   uint64_t StartLsn(int64_t since, bool all_versions) const;
 
+  // Opens a transaction on logical partition `pk`, waiting while another holds it.
+  std::unique_ptr<Transaction> Begin(const std::string& pk, const ItemPolicy& policy);
+
 
  private:
+  friend class Transaction;
   static std::string Key(const std::string& pk, const std::string& id);
+  // Create/replace/delete/upsert rules and the if-match precondition against `current`.
+  static void CheckWrite(WriteKind kind, const ItemPtr& current, const Preconditions& pre);
+  // The live items of logical partition `pk` (shared lock held by the caller).
+  std::vector<ItemPtr> LogicalItemsLocked(const std::string& pk, int64_t now, std::optional<int64_t> default_ttl) const;
+  // Waits (exclusive lock held) until no transaction holds `pk`.
+  void AwaitUnreserved(std::unique_lock<std::shared_mutex>& lock, const std::string& pk);
   static std::optional<int64_t> ExpiresAt(const Item& item, std::optional<int64_t> default_ttl);
   static ItemPtr Live(const ItemPtr& item, int64_t now, std::optional<int64_t> default_ttl);
   // Under the exclusive lock: the next LSN; the expiry index brought to `default_ttl`; the log
@@ -176,6 +231,8 @@ class PhysicalPartition {
   int64_t log_since_ = 0;       // ... and every change committed at or after this second
   uint64_t lsn_ = 0;
   uint64_t next_seq_ = 1;
+  std::unordered_set<std::string> reserved_;  // logical partitions a transaction holds
+  std::condition_variable_any released_;
 };
 
 // Provisioned throughput: manual RU/s, or the maximum of autoscale (which scales between a tenth
@@ -251,6 +308,39 @@ struct ContainerSettings {
   }
 };
 
+// Stored procedures, triggers and user-defined functions of a container.
+enum class ScriptKind { kStoredProcedure = 0, kTrigger = 1, kUserDefinedFunction = 2 };
+
+struct ScriptResource {
+  std::string id;
+  std::string body;
+  std::string trigger_type;       // triggers: "Pre" or "Post"
+  std::string trigger_operation;  // triggers: "All", "Create", "Update", "Delete" or "Replace"
+  std::string rid;
+  std::string etag;  // quoted
+  int64_t ts = 0;
+};
+using ScriptPtr = std::shared_ptr<const ScriptResource>;
+
+// One container's scripts of each kind, in creation order. Thread-safe; versions are immutable.
+class ScriptSet {
+ public:
+  ScriptPtr Find(ScriptKind kind, const std::string& id) const;
+  std::vector<ScriptPtr> List(ScriptKind kind) const;
+  // Throws Conflict when the id exists.
+  void Create(ScriptKind kind, ScriptPtr script);
+  // Throws NotFound when it does not; PreconditionFailed when `if_match` names another version.
+  void Replace(ScriptKind kind, ScriptPtr script, const std::optional<std::string>& if_match);
+  // False when there is no such script.
+  bool Delete(ScriptKind kind, const std::string& id);
+  uint32_t NextNumber() { return ++counter_; }
+
+ private:
+  mutable std::shared_mutex mu_;
+  std::vector<ScriptPtr> scripts_[3];
+  std::atomic<uint32_t> counter_{0};
+};
+
 // Where a logical partition key lives: its effective partition key and physical partition.
 struct Placement {
   std::string epk;
@@ -296,7 +386,10 @@ class Container {
   std::string ItemRid(uint64_t seq) const;
   // Resource id of partition key range `index` (container rid bytes + 8 bytes, as the service's).
   std::string RangeRid(size_t index) const;
+  // Resource id of script number `n` of a kind (container rid bytes + n + a kind marker).
+  std::string ScriptRid(ScriptKind kind, uint32_t n) const;
   int64_t created_ts() const { return created_ts_; }
+  ScriptSet& scripts() const { return scripts_; }
 
  private:
   const std::string id_;
@@ -313,6 +406,7 @@ class Container {
   int64_t ts_;
   std::string etag_;
   std::vector<std::unique_ptr<PhysicalPartition>> partitions_;
+  mutable ScriptSet scripts_;
 };
 using ContainerPtr = std::shared_ptr<Container>;
 

@@ -99,6 +99,26 @@ std::string ToLower(std::string_view s) {
   return out;
 }
 
+std::vector<std::string_view> Split(std::string_view s, char separator) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  for (;;) {
+    size_t end = s.find(separator, start);
+    if (end == std::string_view::npos) {
+      out.push_back(s.substr(start));
+      return out;
+    }
+    out.push_back(s.substr(start, end - start));
+    start = end + 1;
+  }
+}
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
 bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {

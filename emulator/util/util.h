@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace cosmos::util {
 
@@ -27,6 +28,10 @@ std::string PercentEncode(std::string_view s);
 
 std::string ToLower(std::string_view s);
 bool EqualsIgnoreCase(std::string_view a, std::string_view b);
+// The pieces of `s` between separators (an empty string gives one empty piece).
+std::vector<std::string_view> Split(std::string_view s, char separator);
+// `s` without leading and trailing spaces and tabs.
+std::string_view Trim(std::string_view s);
 
 // RFC 1123 dates, e.g. "Sat, 21 Nov 2026 05:28:38 GMT" (case-insensitive when parsing).
 std::optional<std::chrono::system_clock::time_point> ParseRfc1123(std::string_view s);

@@ -227,11 +227,7 @@ TEST_F(PipelineTest, NotImplementedResources) {
     const char* what;
   };
   for (auto c :
-       {Case{bh::verb::post, "/dbs/db1/colls/c1/sprocs", "Stored procedures"},
-        Case{bh::verb::post, "/dbs/db1/colls/c1/sprocs/sp1", "Stored procedures"},
-        Case{bh::verb::get, "/dbs/db1/colls/c1/triggers", "Triggers"},
-        Case{bh::verb::get, "/dbs/db1/colls/c1/udfs/u1", "User-defined functions"},
-        Case{bh::verb::get, "/dbs/db1/users", "Users"},
+       {Case{bh::verb::get, "/dbs/db1/users", "Users"},
         Case{bh::verb::get, "/dbs/db1/users/u1/permissions/p1", "Permissions"},
         Case{bh::verb::get, "/dbs/db1/colls/c1/conflicts", "Conflicts"},
         Case{bh::verb::get, "/dbs/db1/colls/c1/docs/d1/attachments", "Attachments"}}) {

@@ -12,12 +12,23 @@
 
 namespace cosmos::query {
 
+// The container's user-defined functions, as a query calls them: udf.name(args).
+class Udfs {
+ public:
+  virtual ~Udfs() = default;
+  virtual bool Has(std::string_view name) const = 0;
+  // Runs one; the result lives in `arena` (undefined when it returned undefined). Throws
+  // CosmosError when the function fails.
+  virtual Val Call(std::string_view name, std::span<const Val> args, Arena& arena) = 0;
+};
+
 // What a function may use besides its arguments.
 struct FunctionContext {
   Arena& arena;
   // The query's start time in Unix milliseconds: every date-time function that reads "now" in one
   // query sees this same instant.
   int64_t now_ms = 0;
+  Udfs* udfs = nullptr;
 };
 
 using ScalarFunction = Val (*)(FunctionContext& ctx, std::span<const Val> args);
