@@ -118,7 +118,7 @@ std::string CacheKey(const store::Container& c, ScriptKind kind, const store::Sc
 scripting::Limits LimitsOf(const http::Services& s) {
   scripting::Limits l;
   l.timeout = std::chrono::milliseconds(s.config.script_timeout_ms);
-  l.malloc_bytes = s.config.script_memory_bytes;
+  l.memory_bytes = s.config.script_memory_bytes;
   return l;
 }
 
@@ -429,6 +429,17 @@ class ScriptHost : public scripting::Host {
   double inner_ = 0;
 };
 
+// A script resource's response: its JSON and etag.
+Result ScriptResponse(int status, const store::Container& c, ScriptKind kind, const store::ScriptResource& r,
+                      double ru) {
+  Result out;
+  out.status = status;
+  out.body = ScriptJson(c, kind, r);
+  out.headers.emplace_back("etag", r.etag);
+  out.charge = ru;
+  return out;
+}
+
 std::string AltLink(const RequestContext& ctx) { return "dbs/" + ctx.seg(1) + "/colls/" + ctx.seg(3); }
 
 // x-ms-documentdb-script-log-results: the log, percent-encoded as encodeURIComponent does.
@@ -461,12 +472,7 @@ Result CreateScript(Services& s, RequestContext& ctx) {
   r->etag = s.account.NewEtag(r->ts);
   r->rid = c->ScriptRid(kind, c->scripts().NextNumber());
   c->scripts().Create(kind, r);
-  Result out;
-  out.status = 201;
-  out.body = ScriptJson(*c, kind, *r);
-  out.headers.emplace_back("etag", r->etag);
-  out.charge = charge::MetadataWrite();
-  return out;
+  return ScriptResponse(201, *c, kind, *r, charge::MetadataWrite());
 }
 
 Result ListScripts(Services& s, RequestContext& ctx) {
@@ -487,10 +493,7 @@ Result ReadScript(Services& s, RequestContext& ctx) {
   const ScriptKind kind = KindOf(ctx);
   auto r = c->scripts().Find(kind, ctx.seg(5));
   if (!r) throw MetadataNotFound();
-  Result out;
-  out.body = ScriptJson(*c, kind, *r);
-  out.headers.emplace_back("etag", r->etag);
-  out.charge = charge::MetadataRead();
+  Result out = ScriptResponse(200, *c, kind, *r, charge::MetadataRead());
   if (auto inm = ctx.Header("if-none-match"); inm && *inm == r->etag) {
     out.status = 304;
     out.body.clear();
@@ -512,11 +515,7 @@ Result ReplaceScript(Services& s, RequestContext& ctx) {
   std::optional<std::string> if_match;
   if (auto h = ctx.Header("if-match"); h && !h->empty()) if_match = std::string(*h);
   c->scripts().Replace(kind, r, if_match);
-  Result out;
-  out.body = ScriptJson(*c, kind, *r);
-  out.headers.emplace_back("etag", r->etag);
-  out.charge = charge::MetadataWrite();
-  return out;
+  return ScriptResponse(200, *c, kind, *r, charge::MetadataWrite());
 }
 
 Result DeleteScript(Services& s, RequestContext& ctx) {

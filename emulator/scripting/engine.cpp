@@ -15,10 +15,12 @@
 #include <js/PropertyAndElement.h>
 #include <js/SourceText.h>
 #include <jsapi.h>
-#include <malloc.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <condition_variable>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -35,11 +37,19 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Memory the process has allocated with malloc (the engine's strings and array elements live
-// there, outside its garbage-collected heap).
-size_t MallocedBytes() {
-  struct mallinfo2 m = mallinfo2();
-  return m.uordblks + m.hblkhd;
+// The process's resident memory. The engine's strings and array elements live outside its
+// garbage-collected heap, so this is how an execution's growth is seen. A read costs a system
+// call (the file stays open), so it is taken only on the watchdog's ticks.
+size_t ResidentBytes() {
+  static const int fd = ::open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+  static const long page = ::sysconf(_SC_PAGESIZE);
+  char buf[128];
+  const ssize_t n = fd < 0 ? -1 : ::pread(fd, buf, sizeof buf - 1, 0);
+  if (n <= 0) return 0;
+  buf[n] = '\0';
+  unsigned long size = 0, resident = 0;
+  if (std::sscanf(buf, "%lu %lu", &size, &resident) != 2) return 0;
+  return static_cast<size_t>(resident) * static_cast<size_t>(page);
 }
 
 enum class Stop { kNone, kTime, kMemory };
@@ -52,8 +62,8 @@ struct Running {
   Clock::time_point started;
   Clock::time_point deadline;
   Clock::duration accept_until{};  // operations after this much time are not accepted
-  size_t malloc_base = 0;
-  size_t malloc_budget = 0;
+  size_t memory_base = 0;  // resident bytes at the first watchdog tick (0: not taken yet)
+  size_t memory_budget = 0;
   std::atomic<Stop> stop{Stop::kNone};
 };
 
@@ -140,7 +150,10 @@ bool OnInterrupt(JSContext* cx) {
     run->stop = Stop::kTime;
     return false;
   }
-  if (MallocedBytes() > run->malloc_base + run->malloc_budget) {
+  const size_t resident = ResidentBytes();
+  if (run->memory_base == 0) {
+    run->memory_base = resident;  // scripts that finish within one tick never pay for a read
+  } else if (resident > run->memory_base + run->memory_budget) {
     run->stop = Stop::kMemory;
     return false;
   }
@@ -238,8 +251,8 @@ bool Guarded(ThreadEngine& engine, Host* host, std::string* log, const Limits& l
   run.started = Clock::now();
   run.deadline = run.started + limits.timeout;
   run.accept_until = limits.timeout * 4 / 5;
-  run.malloc_base = MallocedBytes();
-  run.malloc_budget = limits.malloc_bytes;
+  run.memory_base = 0;
+  run.memory_budget = limits.memory_bytes;
   run.stop = Stop::kNone;
   Watchdog::Get().Add(cx);
   const bool ok = f();

@@ -22,7 +22,7 @@ void Initialize();
 struct Limits {
   std::chrono::milliseconds timeout{5000};  // wall clock; the service allows about 5 s
   size_t heap_bytes = 256u << 20;           // the thread's JavaScript heap
-  size_t malloc_bytes = 512u << 20;         // other memory an execution may add (strings, arrays)
+  size_t memory_bytes = 512u << 20;         // resident memory an execution may add (checked every few ms)
   size_t stack_bytes = 1u << 20;            // native stack the engine may use (recursion depth)
 };
 

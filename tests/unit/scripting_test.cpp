@@ -185,7 +185,7 @@ TEST(ScriptingTest, InfiniteLoopIsStoppedAndTheThreadRecovers) {
 TEST(ScriptingTest, HugeAllocationIsStopped) {
   FakeHost host;
   Limits limits;
-  limits.malloc_bytes = 64u << 20;
+  limits.memory_bytes = 64u << 20;
   auto out = scripting::Run(S("function () { const a = []; for (;;) a.push(new Array(1 << 20).fill(a.length)); }"), Sproc(), host, limits);
   EXPECT_EQ(out.status, Outcome::Status::kOutOfMemory);
   auto after = scripting::Run(S("function () { getContext().getResponse().setBody(2); }"), Sproc(), host, Limits{});
