@@ -471,7 +471,12 @@ Result CreateScript(Services& s, RequestContext& ctx) {
   r->ts = s.clock.UnixSeconds();
   r->etag = s.account.NewEtag(r->ts);
   r->rid = c->ScriptRid(kind, c->scripts().NextNumber());
-  c->scripts().Create(kind, r);
+  try {
+    c->scripts().Create(kind, r);
+  } catch (CosmosError& e) {
+    e.charge = charge::RejectedWrite();  // as a duplicate container is charged
+    throw;
+  }
   return ScriptResponse(201, *c, kind, *r, charge::MetadataWrite());
 }
 

@@ -230,7 +230,8 @@ void TakeException(JSContext* cx, Outcome& out) {
   if (JS_GetProperty(cx, obj, "stack", &v) && v.isString()) {
     // The script's own frames: the server-side API's are not the user's to read.
     std::string stack;
-    for (std::string_view line : util::Split(ToUtf8(cx, v), '\n')) {
+    const std::string text = ToUtf8(cx, v);
+    for (std::string_view line : util::Split(text, '\n')) {
       if (line.empty() || line.find(kPreludeFile) != std::string_view::npos) continue;
       stack += line;
       stack += '\n';

@@ -65,6 +65,7 @@ const char* const kPrelude = R"JS((function (host, log, global) {
   function send(op, args, callback, shape) {
     const state = running();
     const reply = JSON.parse(host(op, JSON.stringify(args)));
+    if (reply.throw) throw operationError(reply.throw);  // a bad link or argument fails at once
     if (reply.accepted === false) return false;
     const options = reply.options || {};
     if (reply.error) {
