@@ -4,6 +4,8 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace cosmos {
 
@@ -17,6 +19,8 @@ struct CosmosError : std::runtime_error {
   double charge = 0;
   // Milliseconds the client should wait (429 only).
   int retry_after_ms = 0;
+  // Further response headers (a failed script's log).
+  std::vector<std::pair<std::string, std::string>> headers;
 };
 
 // The service wraps most messages as Message: {"Errors":["..."]}; we do the same so SDK error text matches.

@@ -221,6 +221,7 @@ Result AnswerWrite(Services& s, RequestContext& ctx, const Target& t, store::Wri
   tw.result.lsn = tw.lsn;
   Result r = WriteResponse(status, tw.result, t, ctx, charge::Round2(ru + tw.scripts_charge));
   if (tw.response) r.body = *tw.response;
+  if (auto log = ScriptLogHeader(ctx, tw.log)) r.headers.push_back(*log);
   return r;
 }
 

@@ -132,8 +132,8 @@ CosmosError ScriptFailure(const http::Services& s, const scripting::Outcome& out
                                       "https://aka.ms/cosmosdb-tsg-service-request-timeout"));
     case Status::kOutOfMemory:
       return errors::BadRequest("Encountered exception while executing function. Exception = Error: Out of memory: "
-                                "the script used more than " +
-                                std::to_string(s.config.script_memory_bytes >> 20) + " MB.");
+                                "the script needed more memory than an execution may use (" +
+                                std::to_string(s.config.script_memory_bytes >> 20) + " MB).");
     case Status::kInvalidScript:
       return errors::BadRequest("Encountered exception while compiling Javascript. Exception = " + out.error);
     case Status::kThrew:
@@ -442,9 +442,10 @@ Result ScriptResponse(int status, const store::Container& c, ScriptKind kind, co
 
 std::string AltLink(const RequestContext& ctx) { return "dbs/" + ctx.seg(1) + "/colls/" + ctx.seg(3); }
 
-// x-ms-documentdb-script-log-results: the log, percent-encoded as encodeURIComponent does.
-void LogHeader(Result& r, const RequestContext& ctx, const std::string& log) {
-  if (!ctx.BoolHeader("x-ms-documentdb-script-enable-logging")) return;
+}  // namespace
+
+std::optional<std::pair<std::string, std::string>> ScriptLogHeader(const RequestContext& ctx, const std::string& log) {
+  if (!ctx.BoolHeader("x-ms-documentdb-script-enable-logging")) return std::nullopt;
   std::string out;
   static const char* kHex = "0123456789ABCDEF";
   for (unsigned char c : log) {
@@ -456,10 +457,8 @@ void LogHeader(Result& r, const RequestContext& ctx, const std::string& log) {
       out += kHex[c & 15];
     }
   }
-  r.headers.emplace_back("x-ms-documentdb-script-log-results", out);
+  return std::make_pair(std::string("x-ms-documentdb-script-log-results"), out);
 }
-
-}  // namespace
 
 // ---- Script resources ----
 
@@ -562,9 +561,11 @@ Result ExecuteStoredProcedure(Services& s, RequestContext& ctx) {
   scripting::Outcome out = scripting::Run({CacheKey(*c, ScriptKind::kStoredProcedure, *sproc), sproc->body}, e,
                                           host, LimitsOf(s));
   const double ru = charge::StoredProcedure(host.inner());
+  auto log = ScriptLogHeader(ctx, out.log);
   if (out.status != scripting::Outcome::Status::kOk) {
     auto err = ScriptFailure(s, out);
     err.charge = ru;
+    if (log) err.headers.push_back(*log);
     throw err;  // the transaction rolls back as it goes
   }
   const uint64_t lsn = tx->Commit(s.clock.UnixSeconds());
@@ -572,7 +573,7 @@ Result ExecuteStoredProcedure(Services& s, RequestContext& ctx) {
   Result r;
   r.body = out.response_body.value_or("\"\"");
   ItemHeaders(r, ctx, *c, part, lsn);
-  LogHeader(r, ctx, out.log);
+  if (log) r.headers.push_back(*log);
   r.charge = ru;
   return r;
 }
@@ -656,9 +657,11 @@ TriggeredWrite RunTriggered(Services& s, RequestContext& ctx, const store::Conta
     auto result = scripting::Run({CacheKey(*c, ScriptKind::kTrigger, *t), t->body}, e, host, LimitsOf(s));
     const double ru = charge::StoredProcedure(host.inner());
     out.scripts_charge += ru;
+    out.log += result.log;
     if (result.status != scripting::Outcome::Status::kOk) {
       auto err = ScriptFailure(s, result);
       err.charge = out.scripts_charge;
+      if (auto log = ScriptLogHeader(ctx, out.log)) err.headers.push_back(*log);
       throw err;
     }
     return result;

@@ -51,7 +51,13 @@ struct TriggeredWrite {
   uint64_t lsn = 0;                      // the partition's LSN once committed
   std::optional<std::string> response;   // the post-trigger's getResponse().setBody(...), as JSON
   double scripts_charge = 0;             // what the triggers cost
+  std::string log;                       // the triggers' console.log output
 };
+
+// x-ms-documentdb-script-log-results (percent-encoded as encodeURIComponent does), when the request
+// asked for the script log.
+std::optional<std::pair<std::string, std::string>> ScriptLogHeader(const http::RequestContext& ctx,
+                                                                   const std::string& log);
 // Runs `write` in one transaction between the triggers. The pre-trigger sees `body` (null for a
 // delete) and may replace it; `write` gets the body to write. A trigger that throws, or a trigger
 // whose operation does not match, leaves nothing written.

@@ -189,6 +189,7 @@ Response Handle(Services& services, const Request& req) {
     res.set(beast_http::field::content_type, "application/json");
     if (e.substatus) res.set("x-ms-substatus", std::to_string(e.substatus));
     if (e.retry_after_ms) res.set("x-ms-retry-after-ms", std::to_string(e.retry_after_ms));
+    for (const auto& [name, value] : e.headers) res.set(name, value);
     res.body() = ErrorBody(e.code, e.what(), activity_id);
     res.prepare_payload();
     return res;

@@ -57,6 +57,7 @@ enum class Stop { kNone, kTime, kMemory };
 // What the running execution on a context needs from natives and the interrupt callback.
 struct Running {
   bool armed = false;   // limits apply (a script, a UDF or a compilation is running)
+  int depth = 0;        // nested runs: a UDF called by a query a script runs
   Host* host = nullptr;  // stored procedures and triggers only
   std::string* log = nullptr;
   Clock::time_point started;
@@ -90,8 +91,9 @@ class Watchdog {
       std::unique_lock lock(mu_);
       for (;;) {
         cv_.wait(lock, [this] { return !running_.empty(); });
+        // A full tick before the first interrupt: short executions are never interrupted.
+        cv_.wait_for(lock, std::chrono::milliseconds(5), [] { return false; });
         for (JSContext* cx : running_) JS_RequestInterruptCallback(cx);
-        cv_.wait_for(lock, std::chrono::milliseconds(5));
       }
     }).detach();
   }
@@ -174,11 +176,18 @@ bool HostNative(JSContext* cx, unsigned argc, JS::Value* vp) {
   if (Clock::now() - run->started > run->accept_until) {
     reply = R"({"accepted":false})";
   } else {
+    // What the store keeps for the script's writes is not the script's memory: growth during
+    // the call moves the baseline (once the watchdog has taken one).
+    const size_t before = run->memory_base ? ResidentBytes() : 0;
     try {
       reply = run->host->Call(op, payload);
     } catch (const std::exception& e) {
       JS_ReportErrorUTF8(cx, "%s", e.what());
       return false;
+    }
+    if (before) {
+      const size_t after = ResidentBytes();
+      if (after > before) run->memory_base += after - before;
     }
   }
   JS::RootedString s(cx, NewString(cx, reply));
@@ -242,10 +251,44 @@ void TakeException(JSContext* cx, Outcome& out) {
 }
 
 // Runs `f` with the limits armed; classifies a failure into `out`. Returns whether `f` succeeded.
+// The outcome of a failed run: what was thrown, or why the engine stopped it.
+void Classify(ThreadEngine& engine, Outcome& out) {
+  JSContext* cx = engine.cx;
+  Running& run = engine.run;
+  // Classify while still armed: showing the thrown value may run its toString().
+  const bool pending = run.stop.load() == Stop::kNone && JS_IsExceptionPending(cx);
+  if (pending) TakeException(cx, out);
+  const Stop stop = run.stop.load();
+  if (stop == Stop::kTime) {
+    out.status = Outcome::Status::kTimedOut;
+  } else if (stop == Stop::kMemory) {
+    out.status = Outcome::Status::kOutOfMemory;
+  } else if (pending && out.error.rfind("out of memory", 0) != 0) {
+    out.status = Outcome::Status::kThrew;
+  } else {
+    out.status = Outcome::Status::kOutOfMemory;  // the engine's own out-of-memory stop
+  }
+  if (out.status != Outcome::Status::kThrew) {
+    out.error.clear();
+    engine.poisoned = true;  // replaced once no frame uses it
+  }
+}
+
+// Runs `f` with the limits armed; classifies a failure into `out`. Returns whether `f` succeeded.
+// A nested run (a UDF a script's query calls) shares the outer run's deadline, host and log.
 template <typename F>
 bool Guarded(ThreadEngine& engine, Host* host, std::string* log, const Limits& limits, Outcome& out, F&& f) {
   JSContext* cx = engine.cx;
   Running& run = engine.run;
+  if (run.depth > 0) {
+    ++run.depth;
+    const bool ok = f();
+    --run.depth;
+    if (!ok) Classify(engine, out);
+    if (!ok) JS_ClearPendingException(cx);
+    return ok;
+  }
+  run.depth = 1;
   run.armed = true;
   run.host = host;
   run.log = log;
@@ -257,29 +300,12 @@ bool Guarded(ThreadEngine& engine, Host* host, std::string* log, const Limits& l
   run.stop = Stop::kNone;
   Watchdog::Get().Add(cx);
   const bool ok = f();
+  if (!ok) Classify(engine, out);
+  Watchdog::Get().Remove(cx);
   run.host = nullptr;
   run.log = nullptr;
-  if (!ok) {
-    // Classify while still armed: showing the thrown value may run its toString().
-    const bool pending = run.stop.load() == Stop::kNone && JS_IsExceptionPending(cx);
-    if (pending) TakeException(cx, out);
-    const Stop stop = run.stop.load();
-    if (stop == Stop::kTime) {
-      out.status = Outcome::Status::kTimedOut;
-    } else if (stop == Stop::kMemory) {
-      out.status = Outcome::Status::kOutOfMemory;
-    } else if (pending && out.error.rfind("out of memory", 0) != 0) {
-      out.status = Outcome::Status::kThrew;
-    } else {
-      out.status = Outcome::Status::kOutOfMemory;  // the engine's own out-of-memory stop
-    }
-    if (out.status != Outcome::Status::kThrew) {
-      out.error.clear();
-      engine.poisoned = true;  // the caller replaces the context once its frames are gone
-    }
-  }
-  Watchdog::Get().Remove(cx);
   run.armed = false;
+  run.depth = 0;
   JS_ClearPendingException(cx);
   return ok;
 }
@@ -304,7 +330,7 @@ std::optional<std::string> FirstFunctionName(std::string_view source) {
 // The realm holding `script`, compiled on first use. Null (with `out` filled) when it does not compile.
 Realm* RealmFor(ThreadEngine& engine, const Script& script, const Limits& limits, Outcome& out) {
   if (auto it = engine.realms.find(script.key); it != engine.realms.end()) return it->second.get();
-  if (engine.realms.size() >= kMaxRealmsPerThread) engine.realms.clear();
+  if (engine.realms.size() >= kMaxRealmsPerThread && engine.run.depth == 0) engine.realms.clear();
   JSContext* cx = engine.cx;
   auto realm = std::make_unique<Realm>(cx);
   JS::RealmOptions options;
@@ -486,7 +512,7 @@ static UdfResult CallUdfIn(const Script& script, std::string_view args_json, con
 
 // The engine is replaced only here, once no frame uses it any more.
 void ReplaceIfPoisoned() {
-  if (t_engine && t_engine->poisoned) t_engine.reset();
+  if (t_engine && t_engine->poisoned && t_engine->run.depth == 0) t_engine.reset();
 }
 
 Outcome Run(const Script& script, const Execution& e, Host& host, const Limits& limits) {

@@ -28,8 +28,9 @@ struct Limits {
 
 // The store as a script sees it. The prelude calls `Call` for every collection operation; the
 // reply is JSON: {"result": ..., "options": {...}} on success, {"error": {"number": status,
-// "substatus": n, "message": "..."}} on failure, or {"accepted": false} when the operation was
-// not accepted (the script is near its time budget).
+// "substatus": n, "message": "..."}} on failure (the callback gets it), or {"throw": {...}} (same
+// shape) for a bad argument the call throws at once. The engine itself answers {"accepted": false}
+// once an execution has used 80% of its time (the callback then never runs).
 class Host {
  public:
   virtual ~Host() = default;

@@ -89,12 +89,13 @@ export function newClient(env, options = {}) {
  * Registers before/after hooks for the current test file. Returns a context object whose
  * `env` and `client` fields are filled in by the before hook. `setup(ctx)` runs after the
  * emulator is up and `teardown(ctx)` before it stops (in the same hooks: node 20 does not
- * serialise several root-level before hooks).
+ * serialise several root-level before hooks). `args` are extra emulator flags
+ * (e.g. ["--script-timeout-ms", "1000"]; ignored with $COSMOS_ENDPOINT).
  */
-export function useEmulator({ setup, teardown } = {}) {
+export function useEmulator({ setup, teardown, args = [] } = {}) {
   const ctx = { env: null, client: null, clients: [] };
   before(async () => {
-    ctx.env = await startEmulator();
+    ctx.env = await startEmulator(args);
     ctx.client = newClient(ctx.env);
     ctx.clients.push(ctx.client);
     if (setup) await setup(ctx);
@@ -126,10 +127,11 @@ export function useEmulator({ setup, teardown } = {}) {
 /** useEmulator() plus one database with a fresh id, created before the tests and deleted after
  *  them. With `containerId`, also one container in it (createDatabaseAndContainer). `onReady`
  *  receives {db, dbId[, container, containerResource]} and may seed data (it is awaited).
- *  Returns the same ctx as useEmulator(). */
-export function useEmulatorWithDatabase(onReady, { containerId, partitionKey } = {}) {
+ *  `args` are extra emulator flags, as for useEmulator(). Returns the same ctx as useEmulator(). */
+export function useEmulatorWithDatabase(onReady, { containerId, partitionKey, args } = {}) {
   let db;
   return useEmulator({
+    args,
     setup: async ({ client }) => {
       let fixture;
       if (containerId) {
