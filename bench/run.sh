@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Benchmark suite: startup time and point-read throughput of the emulator, against a minimal
 # Boost.Beast server as the baseline; or (`bench/run.sh query`) the query micro-benchmarks; or
-# (`bench/run.sh partitions`) the partition micro-benchmarks.
+# (`bench/run.sh partitions`) the partition micro-benchmarks; or (`bench/run.sh changefeed`,
+# `bench/run.sh scripts`) the change feed or server-side JavaScript micro-benchmarks.
 # Run on demand; never part of the test suite.
 #
 #   bench/run.sh            startup and point-read throughput (the default)
@@ -18,6 +19,12 @@
 #                           only the change feed micro-benchmarks (change_feed_bench: write cost of the
 #                           all-versions log, page reads, TTL expiry); medians of PARTITION_REPS runs
 #                           and the ratios log on vs off. ARGS go to change_feed_bench.
+#   bench/run.sh scripts [ARGS...]
+#                           only the server-side JavaScript micro-benchmarks (scripts_bench: an empty
+#                           stored procedure, one creating a 1 KB item vs the same direct create, a
+#                           query with a UDF vs without over 100 and 1,000 items, all in process on one
+#                           logical partition); medians of SCRIPTS_REPS runs, the ratios and the cost
+#                           of one UDF call. ARGS go to scripts_bench.
 #
 # Settings (environment):
 #   BUILD_DIR=build-bench   build directory (Release, COSMOS_BUILD_BENCH=ON, tests off)
@@ -29,7 +36,8 @@
 #   WRK_THREADS=2 WRK_CONN=32 SERVER_THREADS=2
 #   EMU_PORT=18081 MIN_PORT=18082 PROBE_PORT=18083
 #   QUERY_REPS=9            query mode: repetitions of each benchmark (medians are reported)
-#   PARTITION_REPS=9        partitions mode: the same for partition_bench
+#   PARTITION_REPS=9        partitions mode: the same for partition_bench (and change_feed_bench)
+#   SCRIPTS_REPS=9          scripts mode: the same for scripts_bench
 # Exit status: 0 only if the build, setup, every check and every measurement succeeded.
 set -uo pipefail
 
@@ -39,8 +47,9 @@ case ${1-} in
   query) MODE=query; shift ;;
   partitions) MODE=partitions; shift ;;
   changefeed) MODE=changefeed; shift ;;
-  -h|--help) sed -n '2,33p' "${BASH_SOURCE[0]}"; exit 0 ;;
-  *) echo "usage: bench/run.sh [query [query_bench args...] | partitions [partition_bench args...] | changefeed [change_feed_bench args...]]" >&2; exit 2 ;;
+  scripts) MODE=scripts; shift ;;
+  -h|--help) sed -n '2,41p' "${BASH_SOURCE[0]}"; exit 0 ;;
+  *) echo "usage: bench/run.sh [query [query_bench args...] | partitions [partition_bench args...] | changefeed [change_feed_bench args...] | scripts [scripts_bench args...]]" >&2; exit 2 ;;
 esac
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -63,6 +72,7 @@ PROBE_PORT=${PROBE_PORT:-18083}
 QUERY_REPS=${QUERY_REPS:-9}
 QUERY_BENCH=$BUILD_DIR/bench/query_bench
 PARTITION_REPS=${PARTITION_REPS:-9}
+SCRIPTS_REPS=${SCRIPTS_REPS:-9}
 KEY='C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw=='
 PY=/usr/bin/python3
 [[ -x $PY ]] || PY=python3
@@ -189,11 +199,46 @@ changefeed_ratios() {
     }' "$1"
 }
 
+# scripts_ratios FILE: stored procedures against direct creates, and what a UDF adds to a query.
+scripts_ratios() {
+  awk '
+    function ns(v, u) { return v * (u == "ns" ? 1 : u == "us" ? 1e3 : u == "ms" ? 1e6 : 1e9) }
+    / *_median / { n = $1; sub(/_median$/, "", n); sub(/\/iterations:[0-9]+/, "", n); cpu[n] = ns($4, $5) }
+    function fmt(v) { return v >= 1e3 ? sprintf("%.2f us", v / 1e3) : sprintf("%.1f ns", v) }
+    function ratio(label, a, b) {
+      if (!(a in cpu) || !(b in cpu) || cpu[b] <= 0) { printf "  %-52s %8s\n", label, "n/a"; return }
+      printf "  %-52s %8.3f   (%s -> %s, %+.0f ns)\n", label, cpu[a] / cpu[b], fmt(cpu[b]), fmt(cpu[a]), cpu[a] - cpu[b]
+    }
+    function per_call(label, a, b, calls) {
+      if (!(a in cpu) || !(b in cpu)) { printf "  %-52s %8s\n", label, "n/a"; return }
+      printf "  %-52s %s\n", label, fmt((cpu[a] - cpu[b]) / calls)
+    }
+    END {
+      print ""
+      print "ratios of the median CPU times:"
+      ratio("stored procedure creating 1 KB vs direct create", "BM_SprocCreate", "BM_DirectCreate")
+      ratio("empty stored procedure vs direct create", "BM_SprocEmpty", "BM_DirectCreate")
+      ratio("stored procedure creating 1 KB vs empty one", "BM_SprocCreate", "BM_SprocEmpty")
+      ratio("query with UDF vs without, 100 items", "BM_Query/udf:1/items:100", "BM_Query/udf:0/items:100")
+      ratio("query with UDF vs without, 1,000 items", "BM_Query/udf:1/items:1000", "BM_Query/udf:0/items:1000")
+      print ""
+      print "one UDF call (difference of the query medians / items):"
+      per_call("over 100 items", "BM_Query/udf:1/items:100", "BM_Query/udf:0/items:100", 100)
+      per_call("over 1,000 items", "BM_Query/udf:1/items:1000", "BM_Query/udf:0/items:1000", 1000)
+    }' "$1"
+}
+
 # ---------------------------------------------------------------------------------------------
-# Query and partitions modes: one Google Benchmark program (query_bench or partition_bench),
-# medians of QUERY_REPS / PARTITION_REPS repetitions.
-if [[ $MODE == query || $MODE == partitions || $MODE == changefeed ]]; then
-  if [[ $MODE == changefeed ]]; then
+# Query, partitions, changefeed and scripts modes: one Google Benchmark program (query_bench,
+# partition_bench, change_feed_bench or scripts_bench), medians of QUERY_REPS / PARTITION_REPS /
+# SCRIPTS_REPS repetitions.
+if [[ $MODE == query || $MODE == partitions || $MODE == changefeed || $MODE == scripts ]]; then
+  if [[ $MODE == scripts ]]; then
+    GB_NAME=scripts_bench GB_REPS=$SCRIPTS_REPS GB_TITLE="Server-side JavaScript" GB_RESULTS=scripts-results.txt
+    GB_NOTE="; RU is the request charge of each call"
+    # Interleaved, so that drift spreads over the variants compared (script vs direct, UDF vs none).
+    GB_EXTRA=(--benchmark_enable_random_interleaving=true)
+  elif [[ $MODE == changefeed ]]; then
     GB_NAME=change_feed_bench GB_REPS=$PARTITION_REPS GB_TITLE="Change feed" GB_RESULTS=changefeed-results.txt
     GB_NOTE=""
     GB_EXTRA=(--benchmark_enable_random_interleaving=true)
@@ -245,13 +290,14 @@ if [[ $MODE == query || $MODE == partitions || $MODE == changefeed ]]; then
     echo
     grep -E '^Benchmark' "$LOG_DIR/$GB_NAME.txt"
     # Interleaved repetitions come out in random order: sort them by name.
-    grep -E '_median ' "$LOG_DIR/$GB_NAME.txt" | if [[ $MODE == partitions ]]; then sort -V; else cat; fi
+    grep -E '_median ' "$LOG_DIR/$GB_NAME.txt" | if [[ $MODE == partitions || $MODE == scripts ]]; then sort -V; else cat; fi
     echo
     echo "coefficient of variation of the CPU time (stddev/mean of the $QUERY_REPS runs; above ~5% means a noisy run):"
-    grep -E '_cv ' "$LOG_DIR/$GB_NAME.txt" | if [[ $MODE == partitions ]]; then sort -V; else cat; fi |
+    grep -E '_cv ' "$LOG_DIR/$GB_NAME.txt" | if [[ $MODE == partitions || $MODE == scripts ]]; then sort -V; else cat; fi |
       awk '{printf "  %-58s %6s %%\n", $1, $4}'
     [[ $MODE == partitions ]] && partition_ratios "$LOG_DIR/$GB_NAME.txt"
     [[ $MODE == changefeed ]] && changefeed_ratios "$LOG_DIR/$GB_NAME.txt"
+    [[ $MODE == scripts ]] && scripts_ratios "$LOG_DIR/$GB_NAME.txt"
     if ((${OTHERS:-0} > 10)); then
       echo
       echo "WARNING: other processes used ${OTHERS}% of the CPU during the run: the figures are likely high and noisy; run again on a quiet machine"
