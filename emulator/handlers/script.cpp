@@ -111,9 +111,7 @@ store::ScriptResource ScriptFromBody(ScriptKind kind, const json::Value& body) {
 }
 
 // The key naming one version of a script in the engine's per-thread cache.
-std::string CacheKey(const store::Container& c, ScriptKind kind, const store::ScriptResource& r) {
-  return c.rid() + "/" + PathSegment(kind) + "/" + r.rid + "/" + r.etag;
-}
+std::string CacheKey(const store::ScriptResource& r) { return "v" + std::to_string(r.version); }
 
 scripting::Limits LimitsOf(const http::Services& s) {
   scripting::Limits l;
@@ -558,7 +556,7 @@ Result ExecuteStoredProcedure(Services& s, RequestContext& ctx) {
   e.alt_link = alt;
   e.params_json = std::move(params);
   e.logging = ctx.BoolHeader("x-ms-documentdb-script-enable-logging");
-  scripting::Outcome out = scripting::Run({CacheKey(*c, ScriptKind::kStoredProcedure, *sproc), sproc->body}, e,
+  scripting::Outcome out = scripting::Run({CacheKey(*sproc), sproc->body}, e,
                                           host, LimitsOf(s));
   const double ru = charge::StoredProcedure(host.inner());
   auto log = ScriptLogHeader(ctx, out.log);
@@ -654,7 +652,7 @@ TriggeredWrite RunTriggered(Services& s, RequestContext& ctx, const store::Conta
   auto run = [&](const store::ScriptPtr& t, scripting::Kind kind) {
     e.kind = kind;
     host.reset_inner();
-    auto result = scripting::Run({CacheKey(*c, ScriptKind::kTrigger, *t), t->body}, e, host, LimitsOf(s));
+    auto result = scripting::Run({CacheKey(*t), t->body}, e, host, LimitsOf(s));
     const double ru = charge::StoredProcedure(host.inner());
     out.scripts_charge += ru;
     out.log += result.log;
@@ -713,7 +711,7 @@ query::Val ContainerUdfs::Call(std::string_view name, std::span<const query::Val
     }
   }
   json += "]";
-  auto r = scripting::CallUdf({CacheKey(c_, ScriptKind::kUserDefinedFunction, *udf), udf->body}, json, LimitsOf(s_));
+  auto r = scripting::CallUdf({CacheKey(*udf), udf->body}, json, LimitsOf(s_));
   if (r.status != scripting::Outcome::Status::kOk) {
     scripting::Outcome out;
     out.status = r.status;

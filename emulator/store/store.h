@@ -319,6 +319,12 @@ struct ScriptResource {
   std::string rid;
   std::string etag;  // quoted
   int64_t ts = 0;
+  uint64_t version = NewScriptVersion();  // unique in the process: names this version in caches
+
+  static uint64_t NewScriptVersion() {
+    static std::atomic<uint64_t> counter{0};
+    return ++counter;
+  }
 };
 using ScriptPtr = std::shared_ptr<const ScriptResource>;
 
