@@ -91,6 +91,18 @@ store::PartitionKeyValue HeaderKey(const http::RequestContext& ctx, const store:
 // Strong and Bounded Staleness reads cost double: the account's level, unless the request weakens it.
 charge::Consistency ReadConsistency(const http::Services& s, const http::RequestContext& ctx);
 
+// Runs a write; a failure that happened after the request reached the partition (other than 413)
+// is charged as the service charges a rejected write.
+template <typename F>
+auto ChargedWrite(F&& f) {
+  try {
+    return f();
+  } catch (CosmosError& e) {
+    if (e.charge == 0 && e.status != 413) e.charge = charge::RejectedWrite();
+    throw;
+  }
+}
+
 // The write-charge facts of a stored image (size and index terms under the container's policy).
 charge::ItemFacts Facts(const store::Item& item, const store::ContainerSettings& st);
 // An item's own "ttl": absent/null -> nullopt; -1 or a positive integer; 400 otherwise.

@@ -66,7 +66,6 @@ store::ItemPtr MakeItem(Services& s, const store::Container& c, const json::Valu
 
 namespace {
 
-
 // Same as MakeItem for a patched image: keeps the stored property order, refreshes _etag and _ts.
 store::ItemPtr MakePatchedItem(Services& s, const store::Item& current, const json::Value& ops, uint64_t lsn,
                                size_t max_bytes) {
@@ -149,17 +148,6 @@ Result WriteResponse(int status, const store::WriteResult& w, const Target& t, c
   return r;
 }
 
-// Charges a failure that happened after the request reached the partition.
-template <typename F>
-auto ChargedWrite(F&& f) {
-  try {
-    return f();
-  } catch (CosmosError& e) {
-    if (e.charge == 0 && e.status != 413) e.charge = charge::RejectedWrite();
-    throw;
-  }
-}
-
 // Where a write goes: straight to the partition, or into a trigger's transaction.
 using PartitionWrite = std::function<store::WriteResult(store::WriteKind, const std::string& id,
                                                         const store::Preconditions&, const store::PhysicalPartition::Maker&)>;
@@ -194,16 +182,6 @@ store::WriteResult WriteBody(Services& s, const RequestContext& ctx, const Targe
   });
 }
 
-WriteOp OpOf(store::WriteKind kind) {
-  switch (kind) {
-    case store::WriteKind::kCreate: return WriteOp::kCreate;
-    case store::WriteKind::kReplace: return WriteOp::kReplace;
-    case store::WriteKind::kUpsert: return WriteOp::kUpsert;
-    case store::WriteKind::kDelete: return WriteOp::kDelete;
-  }
-  return WriteOp::kCreate;
-}
-
 // Answers a write: directly, or (when the request names triggers) in one transaction with them.
 // `charge_of` prices the write itself; the triggers add theirs.
 Result AnswerWrite(Services& s, RequestContext& ctx, const Target& t, store::WriteKind kind, const json::Value* body,
@@ -215,7 +193,7 @@ Result AnswerWrite(Services& s, RequestContext& ctx, const Target& t, store::Wri
     auto [status, ru] = charge_of(result);
     return WriteResponse(status, result, t, ctx, ru);
   }
-  auto tw = RunTriggered(s, ctx, t.c, *t.partition, t.pk, t.epk, triggers, OpOf(kind), id, body,
+  auto tw = RunTriggered(s, ctx, t.c, *t.partition, t.pk, t.epk, triggers, kind, id, body,
                          [&](store::Transaction& tx, const json::Value* written) { return apply(Into(s, tx), written); });
   auto [status, ru] = charge_of(tw.result);
   tw.result.lsn = tw.lsn;

@@ -149,8 +149,11 @@ std::string OperationMessage(const CosmosError& e) {
   return m;
 }
 
-std::string ErrorReply(int status, int substatus, const std::string& code, const std::string& message) {
-  std::string out = "{\"error\":{\"number\":" + std::to_string(status);
+// An operation's failure as the prelude reads it: under "error" the callback gets it; under
+// "throw" the call throws it at once (a bad argument, as the service's wrapper checks links).
+std::string FailureReply(const char* key, int status, int substatus, const std::string& code,
+                         const std::string& message) {
+  std::string out = std::string("{\"") + key + "\":{\"number\":" + std::to_string(status);
   if (substatus) out += ",\"substatus\":" + std::to_string(substatus);
   out += ",\"code\":";
   json::WriteString(out, code);
@@ -159,12 +162,7 @@ std::string ErrorReply(int status, int substatus, const std::string& code, const
   return out + "}}";
 }
 
-// A usage error the prelude throws at once (as the service's wrapper checks links before calling).
-std::string ThrowReply(const std::string& message) {
-  std::string out = "{\"throw\":{\"number\":400,\"code\":\"BadRequest\",\"message\":";
-  json::WriteString(out, message);
-  return out + "}}";
-}
+std::string ThrowReply(const std::string& message) { return FailureReply("throw", 400, 0, "BadRequest", message); }
 
 const char* kOtherPartition =
     "Requests originating from scripts cannot reference partition keys other than the one for which client request "
@@ -201,7 +199,7 @@ class ScriptHost : public scripting::Host {
       return ThrowReply("Unknown operation " + std::string(op) + ".");
     } catch (const CosmosError& e) {
       if (e.charge > 0) inner_ += e.charge;
-      return ErrorReply(e.status, e.substatus, e.code, OperationMessage(e));
+      return FailureReply("error", e.status, e.substatus, e.code, OperationMessage(e));
     } catch (const LinkError& e) {
       return ThrowReply(e.message);
     }
@@ -230,23 +228,19 @@ class ScriptHost : public scripting::Host {
                     "link provided, \"" + raw + "\", belongs to current collection."};
   }
 
-  // The item a document link names: dbs/<db>/colls/<coll>/docs/<id> or the _self form.
-  store::ItemPtr Resolve(const std::string& raw, int64_t now, std::string* id_out) const {
+  // The item a document link names: dbs/<db>/colls/<coll>/docs/<id> or the _self form (null when
+  // there is none in the logical partition).
+  store::ItemPtr Resolve(const std::string& raw, int64_t now) const {
     const std::string link = Trim(raw);
     const size_t slash = link.rfind('/');
     if (slash == std::string::npos || link.size() < 6) throw LinkError{"Invalid document link: \"" + raw + "\"."};
-    const std::string coll = link.substr(0, slash);
-    if (coll.size() < 5 || coll.compare(coll.size() - 5, 5, "/docs") != 0)
+    const std::string docs = link.substr(0, slash);
+    if (docs.size() < 5 || docs.compare(docs.size() - 5, 5, "/docs") != 0)
       throw LinkError{"Invalid document link: \"" + raw + "\"."};
-    CheckCollectionLink(coll.substr(0, coll.size() - 5));
+    const std::string coll = docs.substr(0, docs.size() - 5);
+    CheckCollectionLink(coll);
     const std::string key = link.substr(slash + 1);
-    if (coll.substr(0, coll.size() - 5) == SelfLink()) {  // resource-id form
-      auto item = tx_.ReadByRid(key, now);
-      if (id_out) *id_out = item ? item->id : std::string();
-      return item;
-    }
-    if (id_out) *id_out = key;
-    return tx_.Read(key, now);
+    return coll == SelfLink() ? tx_.ReadByRid(key, now) : tx_.Read(key, now);  // resource-id or name form
   }
 
   static store::Preconditions EtagOf(const json::Value& options) {
@@ -263,11 +257,10 @@ class ScriptHost : public scripting::Host {
   std::string WriteDocument(store::WriteKind kind, const std::string& link, const json::Value& args,
                             const json::Value& options) {
     const int64_t now = s_.clock.UnixSeconds();
-    std::string target_id;
+    store::ItemPtr target;
     if (kind == store::WriteKind::kReplace) {
-      auto current = Resolve(link, now, &target_id);
-      if (!current) throw WithCharge(errors::NotFound(), charge::RejectedWrite());
-      target_id = current->id;
+      target = Resolve(link, now);
+      if (!target) throw WithCharge(errors::NotFound(), charge::RejectedWrite());
     } else {
       CheckCollectionLink(link);
     }
@@ -275,11 +268,10 @@ class ScriptHost : public scripting::Host {
     if (d == args.MemberEnd() || !d->value.IsObject())
       return ThrowReply("The document body must be an object or a string representing a JSON-serialized object.");
     const json::Value& doc = d->value;
-    try {
+    return ChargedWrite([&] {
       ValidateId(doc, IdKind::kItem);
       const std::string id = IdOf(doc);
-      if (kind == store::WriteKind::kReplace && id != target_id)
-        throw errors::BadRequest("The id in the document does not match the id in the link.");
+      if (target && id != target->id) throw errors::BadRequest("The id in the document does not match the id in the link.");
       if (store::ExtractPartitionKey(c_->partition_key(), doc).Canonical() != tx_.pk())
         throw errors::BadRequest(kOtherPartition);
       ItemTtl(doc);
@@ -289,14 +281,11 @@ class ScriptHost : public scripting::Host {
       auto facts = Facts(*w.item, *settings_);
       inner_ += w.created ? charge::Create(facts) : charge::Replace(facts);
       return Reply(w.item->text);
-    } catch (CosmosError& e) {
-      if (e.charge == 0 && e.status != 413) e.charge = charge::RejectedWrite();
-      throw;
-    }
+    });
   }
 
   std::string ReadDocument(const std::string& link, const json::Value& options) {
-    auto item = Resolve(link, s_.clock.UnixSeconds(), nullptr);
+    auto item = Resolve(link, s_.clock.UnixSeconds());
     if (!item) throw WithCharge(errors::NotFound(), charge::PointReadNotFound());
     inner_ += charge::PointRead({static_cast<double>(item->text.size()) / 1024.0, 0});
     auto inm = options.FindMember("ifNoneMatch");
@@ -309,18 +298,14 @@ class ScriptHost : public scripting::Host {
 
   std::string DeleteDocument(const std::string& link, const json::Value& options) {
     const int64_t now = s_.clock.UnixSeconds();
-    std::string id;
-    auto current = Resolve(link, now, &id);
+    auto current = Resolve(link, now);
     if (!current) throw WithCharge(errors::NotFound(), charge::RejectedWrite());
-    try {
+    return ChargedWrite([&] {
       auto w = tx_.Write(store::WriteKind::kDelete, current->id, EtagOf(options), now,
                          [](const store::ItemPtr&, uint64_t, uint64_t) { return store::ItemPtr(); });
       inner_ += charge::Delete(Facts(*w.previous, *settings_));
-      return "{\"options\":{}}";
-    } catch (CosmosError& e) {
-      if (e.charge == 0) e.charge = charge::RejectedWrite();
-      throw;
-    }
+      return std::string("{\"options\":{}}");
+    });
   }
 
   // pageSize (default 100; -1: all) and continuation (the feed position of the last item read).
@@ -604,24 +589,24 @@ Triggers RequestTriggers(const RequestContext& ctx, const store::Container& c) {
 
 namespace {
 
-const char* OperationName(WriteOp op) {
+const char* OperationName(store::WriteKind op) {
   switch (op) {
-    case WriteOp::kCreate: return "Create";
-    case WriteOp::kReplace: return "Replace";
-    case WriteOp::kUpsert: return "Upsert";
-    case WriteOp::kDelete: return "Delete";
+    case store::WriteKind::kCreate: return "Create";
+    case store::WriteKind::kReplace: return "Replace";
+    case store::WriteKind::kUpsert: return "Upsert";
+    case store::WriteKind::kDelete: return "Delete";
   }
   return "";
 }
 
 // Whether a trigger for `operation` runs on `op` (an upsert counts as the create or replace it does).
-bool Fires(const std::string& operation, WriteOp op, bool exists) {
+bool Fires(const std::string& operation, store::WriteKind op, bool exists) {
   if (operation == "All") return true;
   switch (op) {
-    case WriteOp::kCreate: return operation == "Create";
-    case WriteOp::kReplace: return operation == "Replace" || operation == "Update";
-    case WriteOp::kUpsert: return exists ? operation == "Replace" || operation == "Update" : operation == "Create";
-    case WriteOp::kDelete: return operation == "Delete";
+    case store::WriteKind::kCreate: return operation == "Create";
+    case store::WriteKind::kReplace: return operation == "Replace" || operation == "Update";
+    case store::WriteKind::kUpsert: return exists ? operation == "Replace" || operation == "Update" : operation == "Create";
+    case store::WriteKind::kDelete: return operation == "Delete";
   }
   return false;
 }
@@ -629,7 +614,7 @@ bool Fires(const std::string& operation, WriteOp op, bool exists) {
 }  // namespace
 
 TriggeredWrite RunTriggered(Services& s, RequestContext& ctx, const store::ContainerPtr& c, store::PhysicalPartition& p,
-                            const std::string& pk, const std::string& epk, const Triggers& triggers, WriteOp op,
+                            const std::string& pk, const std::string& epk, const Triggers& triggers, store::WriteKind op,
                             const std::string& id, const json::Value* body, const TransactionalWrite& write) {
   auto tx = p.Begin(pk, c->settings()->items());
   const int64_t now = s.clock.UnixSeconds();

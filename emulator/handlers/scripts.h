@@ -33,9 +33,6 @@ class ContainerUdfs : public query::Udfs {
   mutable std::unordered_map<std::string, store::ScriptPtr> found_;  // one version per query
 };
 
-// The item write a trigger wraps.
-enum class WriteOp { kCreate, kReplace, kUpsert, kDelete };
-
 // The triggers a write request names (x-ms-documentdb-pre/post-trigger-include): at most one of
 // each (400), existing (404), of the type the header asks for (400).
 struct Triggers {
@@ -64,7 +61,7 @@ std::optional<std::pair<std::string, std::string>> ScriptLogHeader(const http::R
 using TransactionalWrite = std::function<store::WriteResult(store::Transaction& tx, const json::Value* body)>;
 TriggeredWrite RunTriggered(http::Services& s, http::RequestContext& ctx, const store::ContainerPtr& c,
                             store::PhysicalPartition& p, const std::string& pk, const std::string& epk,
-                            const Triggers& triggers, WriteOp op, const std::string& id, const json::Value* body,
+                            const Triggers& triggers, store::WriteKind op, const std::string& id, const json::Value* body,
                             const TransactionalWrite& write);
 
 }  // namespace cosmos::handlers

@@ -11,7 +11,6 @@
 #include <js/Exception.h>
 #include <js/GCAPI.h>
 #include <js/Initialization.h>
-#include <js/JSON.h>
 #include <js/PropertyAndElement.h>
 #include <js/SourceText.h>
 #include <jsapi.h>
@@ -30,6 +29,7 @@
 #include <unordered_map>
 
 #include "scripting/prelude.h"
+#include "json/json.h"
 #include "util/util.h"
 
 namespace cosmos::scripting {
@@ -391,29 +391,7 @@ Realm* RealmFor(ThreadEngine& engine, const Script& script, const Limits& limits
   return raw;
 }
 
-std::string JsonQuote(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
-
-// Reads the optional string property `name` of the object in `v`.
+// Reads the optional string property `name` of `obj`.
 std::optional<std::string> StringProperty(JSContext* cx, JS::HandleObject obj, const char* name) {
   JS::RootedValue v(cx);
   if (!JS_GetProperty(cx, obj, name, &v) || !v.isString()) return std::nullopt;
@@ -443,9 +421,13 @@ static Outcome RunIn(const Script& script, const Execution& e, Host& host, const
   JSAutoRealm ar(cx, realm->global);
 
   const char* kind = e.kind == Kind::kStoredProcedure ? "sproc" : e.kind == Kind::kPreTrigger ? "pre" : "post";
-  std::string state = "{\"kind\":\"" + std::string(kind) + "\",\"logging\":" + (e.logging ? "true" : "false") +
-                      ",\"selfLink\":" + JsonQuote(e.self_link) + ",\"altLink\":" + JsonQuote(e.alt_link) +
-                      ",\"operationType\":" + JsonQuote(e.operation_type);
+  std::string state = "{\"kind\":\"" + std::string(kind) + "\",\"logging\":" + (e.logging ? "true" : "false");
+  state += ",\"selfLink\":";
+  json::WriteString(state, e.self_link);
+  state += ",\"altLink\":";
+  json::WriteString(state, e.alt_link);
+  state += ",\"operationType\":";
+  json::WriteString(state, e.operation_type);
   if (!e.request_body.empty()) state += ",\"request\":" + e.request_body;
   if (!e.response_body.empty()) state += ",\"response\":" + e.response_body;
   state += "}";
@@ -464,14 +446,10 @@ static Outcome RunIn(const Script& script, const Execution& e, Host& host, const
     return JS_CallFunctionValue(cx, global, invoke, args, &result);
   });
   if (!ok) return out;
-  if (result.isString()) {
-    JS::RootedString text(cx, result.toString());
-    JS::RootedValue parsed(cx);
-    if (JS_ParseJSON(cx, text, &parsed) && parsed.isObject()) {
-      JS::RootedObject obj(cx, &parsed.toObject());
-      out.response_body = StringProperty(cx, obj, "response");
-      out.request_body = StringProperty(cx, obj, "request");
-    }
+  if (result.isObject()) {  // {response?: <JSON text>, request?: <JSON text>}
+    JS::RootedObject obj(cx, &result.toObject());
+    out.response_body = StringProperty(cx, obj, "response");
+    out.request_body = StringProperty(cx, obj, "request");
     JS_ClearPendingException(cx);
   }
   return out;

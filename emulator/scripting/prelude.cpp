@@ -314,7 +314,8 @@ const char* const kPrelude = R"JS((function (host, log, global) {
     Object.defineProperty(global, name, { value, writable: false, configurable: false, enumerable: false });
   }
 
-  // Runs a stored procedure or trigger, then every queued callback; returns what it set.
+  // Runs a stored procedure or trigger, then every queued callback; returns what it set, each as
+  // JSON text: {response?, request?}.
   function invoke(fn, stateJson, paramsJson) {
     const st = JSON.parse(stateJson);
     cur = {
@@ -328,7 +329,7 @@ const char* const kPrelude = R"JS((function (host, log, global) {
       const out = {};
       if (cur.kind === 'sproc' || cur.responseSet) out.response = JSON.stringify(cur.response);
       if (cur.requestSet) out.request = JSON.stringify(cur.request);
-      return JSON.stringify(out);
+      return out;
     } finally {
       cur = null;
     }

@@ -236,7 +236,7 @@ WriteResult Transaction::Write(WriteKind kind, const std::string& id, const Prec
   WriteResult result;
   result.previous = current;
   if (kind == WriteKind::kDelete) {
-    ops_.push_back({kind, id, nullptr});
+    ops_.push_back({id, nullptr});
     overlay_[id] = nullptr;
     return result;
   }
@@ -248,7 +248,7 @@ WriteResult Transaction::Write(WriteKind kind, const std::string& id, const Prec
     seq = part_.next_seq_++;  // a rolled-back create leaves a gap, as on the service
   }
   ItemPtr item = make(current, seq, 0);
-  ops_.push_back({kind, id, item});
+  ops_.push_back({id, item});
   overlay_[id] = item;
   result.item = std::move(item);
   result.created = !current;
@@ -262,19 +262,11 @@ uint64_t Transaction::Commit(int64_t now) {
   for (auto& op : ops_) {
     const std::string key = PhysicalPartition::Key(pk_, op.id);
     auto it = part_.by_key_.find(key);
-    ItemPtr current = it == part_.by_key_.end() ? nullptr : it->second;
-    if (!op.item) {
-      if (!current) continue;  // expired while the script ran
-      part_.Remove(it);
-      part_.Record({part_.NextLsn(), ChangeKind::kDelete, nullptr, current, now, false});
-      continue;
-    }
-    const uint64_t lsn = part_.NextLsn();
+    if (!op.item && it == part_.by_key_.end()) continue;  // deleted, and expired while the script ran
     // Staged images were made by this transaction and are published only now: setting their
-    // LSN here is the last change they see.
-    const_cast<Item&>(*op.item).lsn = lsn;
-    part_.Store(key, current, op.item);
-    part_.Record({lsn, current ? ChangeKind::kReplace : ChangeKind::kCreate, op.item, current, now, false});
+    // LSN (the one Apply assigns) is the last change they see.
+    if (op.item) const_cast<Item&>(*op.item).lsn = part_.lsn_ + 1;
+    part_.Apply(it, key, op.item, now);
   }
   done_ = true;
   return part_.lsn_;
@@ -293,20 +285,31 @@ WriteResult PhysicalPartition::Write(WriteKind kind, const std::string& pk, cons
   CheckWrite(kind, current, pre);
   result.previous = current;
   if (kind == WriteKind::kDelete) {
-    Remove(it);
-    result.lsn = NextLsn();
-    Record({result.lsn, ChangeKind::kDelete, nullptr, current, now, false});
+    result.lsn = Apply(it, key, nullptr, now);
     return result;
   }
   const uint64_t seq = current ? current->seq : next_seq_;
   ItemPtr item = make(current, seq, lsn_ + 1);  // may throw: nothing has changed yet
   if (!current) ++next_seq_;
-  result.lsn = NextLsn();
-  Store(key, current, item);
-  Record({result.lsn, current ? ChangeKind::kReplace : ChangeKind::kCreate, item, current, now, false});
+  result.lsn = Apply(it, key, item, now);
   result.item = std::move(item);
   result.created = !current;
   return result;
+}
+
+uint64_t PhysicalPartition::Apply(std::unordered_map<std::string, ItemPtr>::iterator it, const std::string& key,
+                                  ItemPtr item, int64_t now) {
+  ItemPtr current = it == by_key_.end() ? nullptr : it->second;
+  const uint64_t lsn = NextLsn();
+  if (!item) {
+    Remove(it);
+    Record({lsn, ChangeKind::kDelete, nullptr, std::move(current), now, false});
+    return lsn;
+  }
+  Store(key, current, item);
+  const ChangeKind kind = current ? ChangeKind::kReplace : ChangeKind::kCreate;
+  Record({lsn, kind, std::move(item), std::move(current), now, false});
+  return lsn;
 }
 
 std::vector<ItemPtr> PhysicalPartition::Feed(uint64_t after_seq, size_t max_items, int64_t now,

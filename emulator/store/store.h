@@ -119,7 +119,7 @@ class Transaction {
   // As PhysicalPartition::Write, staged. The result's lsn is 0 until Commit.
   using Maker = std::function<ItemPtr(const ItemPtr& current, uint64_t seq, uint64_t lsn)>;
   WriteResult Write(WriteKind kind, const std::string& id, const Preconditions& pre, int64_t now, const Maker& make);
-  bool empty() const { return ops_.empty(); }
+  bool empty() const { return ops_.empty(); }  // nothing staged
   // Applies every staged write in order; returns the partition's LSN after the last one.
   uint64_t Commit(int64_t now);
 
@@ -128,7 +128,6 @@ class Transaction {
   Transaction(PhysicalPartition& part, std::string pk, ItemPolicy policy)
       : part_(part), pk_(std::move(pk)), policy_(policy) {}
   struct Op {
-    WriteKind kind;
     std::string id;
     ItemPtr item;  // the new image; null for deletes
   };
@@ -212,6 +211,11 @@ class PhysicalPartition {
   // 400 unless the all-versions log holds every change after `after_lsn`.
   void CheckLogReaches(uint64_t after_lsn) const;
   void Remove(std::unordered_map<std::string, ItemPtr>::iterator it);
+  // Under the exclusive lock: one change with the next LSN (returned), indexed and logged. `it`:
+  // the stored version of `key` (or end); `item`: the new image (its lsn already the next LSN),
+  // null to delete.
+  uint64_t Apply(std::unordered_map<std::string, ItemPtr>::iterator it, const std::string& key, ItemPtr item,
+                 int64_t now);
   void Store(const std::string& key, const ItemPtr& current, ItemPtr item);
 
   const std::string range_id_;
