@@ -19,6 +19,8 @@
 // or:                bench/run.sh scripts
 #include <benchmark/benchmark.h>
 
+#include "http_env.h"
+
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -32,6 +34,7 @@
 #include "http/auth.h"
 #include "http/context.h"
 #include "http/pipeline.h"
+#include "json/json.h"
 #include "scripting/engine.h"
 #include "stats/report.h"
 #include "store/store.h"
@@ -45,8 +48,6 @@ using namespace cosmos;
 namespace bh = boost::beast::http;
 using Headers = std::vector<std::pair<std::string, std::string>>;
 
-constexpr const char* kEmulatorKey =
-    "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
 constexpr size_t kItemBytes = 1024;  // as run.sh's point read and partition_bench's creates
 // Creates in one run of BM_SprocCreate and BM_DirectCreate (into a fresh container each): fixed, so
 // that both do the same work on containers of the same sizes (0 to kCreatesPerRun items).
@@ -68,71 +69,23 @@ constexpr const char* kPlainQuery = "SELECT c.n + 1 AS t FROM c";
 
 // `text` as a JSON string.
 std::string Quote(std::string_view text) {
-  std::string out = "\"";
-  for (char ch : text) {
-    switch (ch) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      default: out += ch;
-    }
-  }
-  return out + "\"";
+  std::string out;
+  json::WriteString(out, text);
+  return out;
 }
 
-// What the emulator's main() wires together (rate limiting off, as by default).
-struct Env {
-  store::Account account;
-  http::Config config;
-  throughput::ManualClock clock{1'000'000};
-  throughput::RateLimiter limiter{clock};
-  stats::Report stats{[](const std::string&) {}};
-  util::WallClock wall;
-  http::Services services{account, config, limiter, stats, wall};
-  int containers = 0;
-
-  Env() {
-    config.master_key_b64 = kEmulatorKey;
-    config.master_key = *util::Base64Decode(kEmulatorKey);
-    limiter.set_enabled(false);
-    scripting::Initialize();  // as main() does, before any script runs
-  }
-
-  // A signed request, built as tests/http/http_test_util.h builds them (protocol.md §2).
-  http::Request Build(bh::verb verb, const std::string& target, std::string body = "", const Headers& headers = {}) const {
-    http::Request req{verb, target, 11};
-    req.set(bh::field::host, "localhost:8081");
-    req.set("x-ms-version", "2020-07-15");
-    const std::string date = util::FormatRfc1123(std::chrono::system_clock::now());
-    req.set("x-ms-date", date);
-    std::vector<std::string> segments;
-    for (size_t i = 0; i < target.size();) {
-      size_t end = target.find('/', i);
-      if (end == std::string::npos) end = target.size();
-      if (end > i) segments.push_back(target.substr(i, end - i));  // no escapes in these targets
-      i = end + 1;
-    }
-    const std::string verb_text(bh::to_string(verb));
-    const auto addr = http::AddressFor(verb_text, segments);
-    req.set(bh::field::authorization,
-            util::PercentEncode("type=master&ver=1.0&sig=" + http::Sign(config.master_key, verb_text, addr, date)));
-    if (!body.empty() || verb == bh::verb::post || verb == bh::verb::put) req.set(bh::field::content_type, "application/json");
-    for (const auto& [k, v] : headers) req.set(k, v);
-    req.body() = std::move(body);
-    req.prepare_payload();
-    return req;
-  }
-  int Send(const http::Request& req) { return static_cast<int>(http::Handle(services, req).result_int()); }
-};
-
-Env& E2E() {
-  static Env* env = [] {
-    auto* e = new Env;
-    if (e->Send(e->Build(bh::verb::post, "/dbs", R"({"id":"bench"})")) != 201) std::abort();
+// The shared environment, with rate limiting off (as by default) and the JavaScript engine
+// started as main() starts it, before any script runs.
+bench::Env& E2E() {
+  static bench::Env* env = [] {
+    bench::Env* e = &bench::E2E();
+    e->limiter.set_enabled(false);
+    scripting::Initialize();
     return e;
   }();
   return *env;
 }
+using bench::Env;
 
 // A response header as text ("" when absent).
 std::string HeaderOf(const http::Response& res, const char* name) {
