@@ -119,6 +119,31 @@ class TransactionTest : public ::testing::Test {
     return out + "|" + std::to_string(page.resume_lsn);
   }
 
+  // A direct write run on its own thread (it may wait for a transaction); records "direct-write"
+  // in `events` once it returns.
+  struct BackgroundWrite {
+    std::atomic<bool> done{false};
+    WriteResult result;
+    int status = -1;
+    std::thread thread;
+    ~BackgroundWrite() {
+      if (thread.joinable()) thread.join();
+    }
+  };
+  // Starts `w` and gives it a moment to reach the partition.
+  void StartDirect(BackgroundWrite& w, Events& events, WriteKind kind, const std::string& pk, const std::string& id,
+                   int n) {
+    std::atomic<bool> started{false};
+    w.thread = std::thread([&, kind, pk, id, n] {
+      started = true;
+      w.status = StatusOf([&] { w.result = Direct(kind, pk, id, n); });
+      w.done = true;
+      events.Add("direct-write");
+    });
+    while (!started) std::this_thread::yield();
+    GiveItAMoment();
+  }
+
   PhysicalPartition p_{"0", "", "FF"};
 };
 
@@ -366,30 +391,20 @@ TEST_F(TransactionTest, DirectWriteToTheSameLogicalPartitionWaitsForCommit) {
   Events events;
   auto tx = p_.Begin(kA, kPolicy);
   Staged(*tx, WriteKind::kCreate, "t", 1);
-  std::atomic<bool> started{false};
-  std::atomic<bool> done{false};
-  WriteResult direct;
-  int status = -1;
-  std::thread writer([&] {
-    started = true;
-    status = StatusOf([&] { direct = Direct(WriteKind::kUpsert, kA, "t", 2); });
-    done = true;
-    events.Add("direct-write");
-  });
-  while (!started) std::this_thread::yield();
-  GiveItAMoment();
-  EXPECT_FALSE(done.load()) << "a direct write went through while a transaction held its logical partition";
+  BackgroundWrite direct;
+  StartDirect(direct, events, WriteKind::kUpsert, kA, "t", 2);
+  EXPECT_FALSE(direct.done.load()) << "a direct write went through while a transaction held its logical partition";
   events.Add("commit");
   EXPECT_EQ(tx->Commit(100), 1u);
   tx.reset();
-  writer.join();
+  direct.thread.join();
   EXPECT_EQ(events.All(), "commit direct-write");
   // The write saw the committed item: it replaced it, after it, with the next LSN.
-  EXPECT_EQ(status, 0);
-  EXPECT_FALSE(direct.created);
-  EXPECT_EQ(direct.lsn, 2u);
-  ASSERT_NE(direct.previous, nullptr);
-  EXPECT_EQ(direct.previous->lsn, 1u);
+  EXPECT_EQ(direct.status, 0);
+  EXPECT_FALSE(direct.result.created);
+  EXPECT_EQ(direct.result.lsn, 2u);
+  ASSERT_NE(direct.result.previous, nullptr);
+  EXPECT_EQ(direct.result.previous->lsn, 1u);
   EXPECT_EQ(N(p_.Read(kA, "t", 100, kPolicy)), 2);
 }
 
@@ -397,27 +412,17 @@ TEST_F(TransactionTest, DirectWriteToTheSameLogicalPartitionWaitsForRollback) {
   Events events;
   auto tx = p_.Begin(kA, kPolicy);
   Staged(*tx, WriteKind::kCreate, "t", 1);
-  std::atomic<bool> started{false};
-  std::atomic<bool> done{false};
-  WriteResult direct;
-  int status = -1;
-  std::thread writer([&] {
-    started = true;
-    status = StatusOf([&] { direct = Direct(WriteKind::kCreate, kA, "t", 2); });
-    done = true;
-    events.Add("direct-write");
-  });
-  while (!started) std::this_thread::yield();
-  GiveItAMoment();
-  EXPECT_FALSE(done.load());
+  BackgroundWrite direct;
+  StartDirect(direct, events, WriteKind::kCreate, kA, "t", 2);
+  EXPECT_FALSE(direct.done.load());
   events.Add("rollback");
   tx.reset();
-  writer.join();
+  direct.thread.join();
   EXPECT_EQ(events.All(), "rollback direct-write");
   // The staged create never happened: the direct create is the first write.
-  EXPECT_EQ(status, 0);
-  EXPECT_TRUE(direct.created);
-  EXPECT_EQ(direct.lsn, 1u);
+  EXPECT_EQ(direct.status, 0);
+  EXPECT_TRUE(direct.result.created);
+  EXPECT_EQ(direct.result.lsn, 1u);
   EXPECT_EQ(N(p_.Read(kA, "t", 100, kPolicy)), 2);
 }
 
