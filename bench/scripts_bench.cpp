@@ -67,12 +67,7 @@ constexpr const char* kUdf = "function plusOne(x) { return x + 1; }";
 constexpr const char* kUdfQuery = "SELECT udf.plusOne(c.n) AS t FROM c";
 constexpr const char* kPlainQuery = "SELECT c.n + 1 AS t FROM c";
 
-// `text` as a JSON string.
-std::string Quote(std::string_view text) {
-  std::string out;
-  json::WriteString(out, text);
-  return out;
-}
+using json::Quote;
 
 // The shared environment, with rate limiting off (as by default) and the JavaScript engine
 // started as main() starts it, before any script runs.

@@ -251,6 +251,12 @@ void WriteDouble(std::string& out, double d) {
   }
 }
 
+std::string Quote(std::string_view s) {
+  std::string out;
+  WriteString(out, s);
+  return out;
+}
+
 std::string FormatNumber(double d) {
   std::string s;
   WriteDouble(s, d);

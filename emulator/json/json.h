@@ -40,6 +40,8 @@ std::string Write(const Value& v);
 void WriteDouble(std::string& out, double d);
 // Appends a JSON string literal (quotes included); non-ASCII is written as UTF-8.
 void WriteString(std::string& out, std::string_view s);
+// `s` as a JSON string literal.
+std::string Quote(std::string_view s);
 
 // Formats a request charge or other figure: JavaScript number text of the value.
 std::string FormatNumber(double d);

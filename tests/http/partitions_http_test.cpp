@@ -40,14 +40,9 @@ class PartitionsTest : public EmulatorTest {
     headers.emplace_back("x-ms-documentdb-isquery", "true");
     headers.emplace_back("content-type", "application/query+json");
     headers.emplace_back("x-ms-documentdb-query-enablecrosspartition", "true");
-    return Post("/dbs/db/colls/" + coll + "/docs", "{\"query\":" + Quote(text) + "}", headers);
+    return Post("/dbs/db/colls/" + coll + "/docs", "{\"query\":" + json::Quote(text) + "}", headers);
   }
 
-  static std::string Quote(const std::string& s) {
-    std::string out;
-    json::WriteString(out, s);
-    return out;
-  }
 
   static std::string V2Epk(const std::string& key) {
     return store::EffectivePartitionKeyV2({store::PkComponent::String(key)});

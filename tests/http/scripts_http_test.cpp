@@ -32,11 +32,7 @@ constexpr const char* kOtherPartition =
     "was submitted.";
 constexpr const char* kExecPrefix = "Encountered exception while executing function. Exception = ";
 
-std::string Quote(std::string_view s) {
-  std::string out;
-  json::WriteString(out, s);
-  return out;
-}
+using json::Quote;
 
 // The charge model of a script run: 5.2 + 0.35 * the standalone charges of what it did, rounded to
 // two decimals, written as the x-ms-request-charge header writes numbers.
