@@ -2,7 +2,8 @@
 # Benchmark suite: startup time and point-read throughput of the emulator, against a minimal
 # Boost.Beast server as the baseline; or (`bench/run.sh query`) the query micro-benchmarks; or
 # (`bench/run.sh partitions`) the partition micro-benchmarks; or (`bench/run.sh changefeed`,
-# `bench/run.sh scripts`) the change feed or server-side JavaScript micro-benchmarks.
+# `bench/run.sh scripts`, `bench/run.sh batch`) the change feed, server-side JavaScript or
+# transactional batch and bulk micro-benchmarks.
 # Run on demand; never part of the test suite.
 #
 #   bench/run.sh            startup and point-read throughput (the default)
@@ -25,6 +26,12 @@
 #                           query with a UDF vs without over 100 and 1,000 items, all in process on one
 #                           logical partition); medians of SCRIPTS_REPS runs, the ratios and the cost
 #                           of one UDF call. ARGS go to scripts_bench.
+#   bench/run.sh batch [ARGS...]
+#                           only the batch micro-benchmarks (batch_bench: 100 direct creates of 1 KB
+#                           items vs one transactional batch and one bulk request of 100 creates, and
+#                           100 creates into a container with a unique key vs without, all in process
+#                           on one logical partition); medians of BATCH_REPS runs, the CPU time of one
+#                           item and the ratios. ARGS go to batch_bench.
 #
 # Settings (environment):
 #   BUILD_DIR=build-bench   build directory (Release, COSMOS_BUILD_BENCH=ON, tests off)
@@ -38,6 +45,7 @@
 #   QUERY_REPS=9            query mode: repetitions of each benchmark (medians are reported)
 #   PARTITION_REPS=9        partitions mode: the same for partition_bench (and change_feed_bench)
 #   SCRIPTS_REPS=9          scripts mode: the same for scripts_bench
+#   BATCH_REPS=9            batch mode: the same for batch_bench
 # Exit status: 0 only if the build, setup, every check and every measurement succeeded.
 set -uo pipefail
 
@@ -48,8 +56,9 @@ case ${1-} in
   partitions) MODE=partitions; shift ;;
   changefeed) MODE=changefeed; shift ;;
   scripts) MODE=scripts; shift ;;
-  -h|--help) sed -n '2,41p' "${BASH_SOURCE[0]}"; exit 0 ;;
-  *) echo "usage: bench/run.sh [query [query_bench args...] | partitions [partition_bench args...] | changefeed [change_feed_bench args...] | scripts [scripts_bench args...]]" >&2; exit 2 ;;
+  batch) MODE=batch; shift ;;
+  -h|--help) sed -n '2,49p' "${BASH_SOURCE[0]}"; exit 0 ;;
+  *) echo "usage: bench/run.sh [query [query_bench args...] | partitions [partition_bench args...] | changefeed [change_feed_bench args...] | scripts [scripts_bench args...] | batch [batch_bench args...]]" >&2; exit 2 ;;
 esac
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -73,6 +82,7 @@ QUERY_REPS=${QUERY_REPS:-9}
 QUERY_BENCH=$BUILD_DIR/bench/query_bench
 PARTITION_REPS=${PARTITION_REPS:-9}
 SCRIPTS_REPS=${SCRIPTS_REPS:-9}
+BATCH_REPS=${BATCH_REPS:-9}
 KEY='C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw=='
 PY=/usr/bin/python3
 [[ -x $PY ]] || PY=python3
@@ -228,12 +238,47 @@ scripts_ratios() {
     }' "$1"
 }
 
+# batch_ratios FILE: the CPU time of one item by each path (an iteration writes 100), a transactional
+# batch and a bulk request against direct creates, and what the unique index adds to a create.
+batch_ratios() {
+  awk '
+    function ns(v, u) { return v * (u == "ns" ? 1 : u == "us" ? 1e3 : u == "ms" ? 1e6 : 1e9) }
+    / *_median / { n = $1; sub(/_median$/, "", n); sub(/\/iterations:[0-9]+/, "", n); cpu[n] = ns($4, $5) }
+    function fmt(v) { return v >= 1e3 ? sprintf("%.2f us", v / 1e3) : sprintf("%.1f ns", v) }
+    function per_item(label, a) {
+      if (!(a in cpu)) { printf "  %-52s %8s\n", label, "n/a"; return }
+      printf "  %-52s %s\n", label, fmt(cpu[a] / 100)
+    }
+    function ratio(label, a, b) {
+      if (!(a in cpu) || !(b in cpu) || cpu[b] <= 0) { printf "  %-52s %8s\n", label, "n/a"; return }
+      printf "  %-52s %8.3f   (%s -> %s an item, %+.0f ns)\n", label, cpu[a] / cpu[b], fmt(cpu[b] / 100), fmt(cpu[a] / 100), (cpu[a] - cpu[b]) / 100
+    }
+    END {
+      print ""
+      print "CPU time of one 1 KB item (median of an iteration / 100):"
+      per_item("direct create", "BM_DirectCreate/unique:0")
+      per_item("in a transactional batch of 100", "BM_Batch")
+      per_item("in a bulk request of 100", "BM_Bulk")
+      per_item("direct create, unique key /email", "BM_DirectCreate/unique:1")
+      print ""
+      print "ratios of the median CPU times:"
+      ratio("transactional batch vs direct creates", "BM_Batch", "BM_DirectCreate/unique:0")
+      ratio("bulk request vs direct creates", "BM_Bulk", "BM_DirectCreate/unique:0")
+      ratio("direct creates, unique key vs none", "BM_DirectCreate/unique:1", "BM_DirectCreate/unique:0")
+    }' "$1"
+}
+
 # ---------------------------------------------------------------------------------------------
-# Query, partitions, changefeed and scripts modes: one Google Benchmark program (query_bench,
-# partition_bench, change_feed_bench or scripts_bench), medians of QUERY_REPS / PARTITION_REPS /
-# SCRIPTS_REPS repetitions.
-if [[ $MODE == query || $MODE == partitions || $MODE == changefeed || $MODE == scripts ]]; then
-  if [[ $MODE == scripts ]]; then
+# Query, partitions, changefeed, scripts and batch modes: one Google Benchmark program (query_bench,
+# partition_bench, change_feed_bench, scripts_bench or batch_bench), medians of QUERY_REPS /
+# PARTITION_REPS / SCRIPTS_REPS / BATCH_REPS repetitions.
+if [[ $MODE == query || $MODE == partitions || $MODE == changefeed || $MODE == scripts || $MODE == batch ]]; then
+  if [[ $MODE == batch ]]; then
+    GB_NAME=batch_bench GB_REPS=$BATCH_REPS GB_TITLE="Batch and bulk" GB_RESULTS=batch-results.txt
+    GB_NOTE="; an iteration writes 100 items; RU is the request charge of the last request"
+    # Interleaved, so that drift spreads over the variants compared (batch, bulk, unique vs direct).
+    GB_EXTRA=(--benchmark_enable_random_interleaving=true)
+  elif [[ $MODE == scripts ]]; then
     GB_NAME=scripts_bench GB_REPS=$SCRIPTS_REPS GB_TITLE="Server-side JavaScript" GB_RESULTS=scripts-results.txt
     GB_NOTE="; RU is the request charge of each call"
     # Interleaved, so that drift spreads over the variants compared (script vs direct, UDF vs none).
@@ -290,14 +335,15 @@ if [[ $MODE == query || $MODE == partitions || $MODE == changefeed || $MODE == s
     echo
     grep -E '^Benchmark' "$LOG_DIR/$GB_NAME.txt"
     # Interleaved repetitions come out in random order: sort them by name.
-    grep -E '_median ' "$LOG_DIR/$GB_NAME.txt" | if [[ $MODE == partitions || $MODE == scripts ]]; then sort -V; else cat; fi
+    grep -E '_median ' "$LOG_DIR/$GB_NAME.txt" | if [[ $MODE == partitions || $MODE == scripts || $MODE == batch ]]; then sort -V; else cat; fi
     echo
     echo "coefficient of variation of the CPU time (stddev/mean of the $QUERY_REPS runs; above ~5% means a noisy run):"
-    grep -E '_cv ' "$LOG_DIR/$GB_NAME.txt" | if [[ $MODE == partitions || $MODE == scripts ]]; then sort -V; else cat; fi |
+    grep -E '_cv ' "$LOG_DIR/$GB_NAME.txt" | if [[ $MODE == partitions || $MODE == scripts || $MODE == batch ]]; then sort -V; else cat; fi |
       awk '{printf "  %-58s %6s %%\n", $1, $4}'
     [[ $MODE == partitions ]] && partition_ratios "$LOG_DIR/$GB_NAME.txt"
     [[ $MODE == changefeed ]] && changefeed_ratios "$LOG_DIR/$GB_NAME.txt"
     [[ $MODE == scripts ]] && scripts_ratios "$LOG_DIR/$GB_NAME.txt"
+    [[ $MODE == batch ]] && batch_ratios "$LOG_DIR/$GB_NAME.txt"
     if ((${OTHERS:-0} > 10)); then
       echo
       echo "WARNING: other processes used ${OTHERS}% of the CPU during the run: the figures are likely high and noisy; run again on a quiet machine"

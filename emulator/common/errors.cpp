@@ -72,6 +72,10 @@ CosmosError Conflict() {
   return CosmosError(409, 0, "Conflict", Wrap("Resource with specified id, name, or unique index already exists."));
 }
 
+CosmosError ItemConflict() {
+  return CosmosError(409, 0, "Conflict", "Entity with the specified id already exists in the system.");
+}
+
 CosmosError PreconditionFailed() {
   return CosmosError(412, 0, "PreconditionFailed",
                      Wrap("Operation cannot be performed because one of the specified precondition is not met."));

@@ -43,6 +43,9 @@ CosmosError Forbidden(const std::string& text);
 CosmosError NotFound();
 CosmosError MethodNotAllowed();
 CosmosError Conflict();
+// An item whose id, or one of whose unique-key values, its logical partition already holds (the
+// service words both the same way, without the usual wrapper).
+CosmosError ItemConflict();
 CosmosError PreconditionFailed();
 CosmosError RequestTooLarge();
 CosmosError NotImplemented(const std::string& what);

@@ -266,7 +266,7 @@ std::string OperationOf(const http::RequestContext& ctx) {
 }  // namespace
 
 void Admit(http::Services& s, http::RequestContext& ctx, const store::ContainerPtr& c,
-           std::vector<store::PhysicalPartition*> parts, std::string operation) {
+           std::vector<store::PhysicalPartition*> parts, std::string operation, bool check_budget) {
   auto& u = ctx.usage;
   u.container = c;
   u.database = ctx.seg(1);
@@ -278,7 +278,7 @@ void Admit(http::Services& s, http::RequestContext& ctx, const store::ContainerP
   u.first_page = !cont || cont->empty();
   const bool read = ctx.verb() == http::beast_http::verb::get || u.operation == "query";
   if (read) CheckSessionToken(ctx, u.partitions);
-  s.limiter.Admit(*c, u.partitions);
+  if (check_budget) s.limiter.Admit(*c, u.partitions);
 }
 
 bool Routed::Contains(const store::Item& item) const {

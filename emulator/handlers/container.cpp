@@ -11,11 +11,16 @@ namespace {
 // The longest retention the service offers for all versions and deletes (30 days).
 constexpr int64_t kMaxChangeFeedRetentionMinutes = 30 * 24 * 60;
 
+constexpr const char* kUniqueKeyChange =
+    "The unique index cannot be modified. To change the unique index, remove the collection and re-create a new one.";
+
 // Reads the settings a create or replace may set; rejects features this emulator does not enforce.
 store::ContainerSettings SettingsFromBody(const json::Value& body) {
   store::ContainerSettings st;
   auto ip = body.FindMember("indexingPolicy");
-  st.indexing = store::IndexingPolicy::FromJson(ip == body.MemberEnd() ? nullptr : &ip->value);
+  auto geo_config = body.FindMember("geospatialConfig");
+  st.indexing = store::IndexingPolicy::FromJson(ip == body.MemberEnd() ? nullptr : &ip->value,
+                                                geo_config == body.MemberEnd() ? nullptr : &geo_config->value);
   auto ttl = body.FindMember("defaultTtl");
   if (ttl != body.MemberEnd() && !ttl->value.IsNull()) {
     if (!ttl->value.IsInt64() || ttl->value.GetInt64() == 0 || ttl->value.GetInt64() < -1)
@@ -23,11 +28,8 @@ store::ContainerSettings SettingsFromBody(const json::Value& body) {
     st.default_ttl = ttl->value.GetInt64();
   }
   auto uk = body.FindMember("uniqueKeyPolicy");
-  if (uk != body.MemberEnd() && uk->value.IsObject()) {
-    auto keys = uk->value.FindMember("uniqueKeys");
-    if (keys != uk->value.MemberEnd() && keys->value.IsArray() && !keys->value.Empty())
-      throw errors::NotImplemented("uniqueKeyPolicy");
-  }
+  if (uk != body.MemberEnd() && !uk->value.IsNull())
+    st.unique_keys = std::make_shared<const store::UniqueKeyPolicy>(store::UniqueKeyPolicy::FromJson(&uk->value));
   for (const char* k : {"computedProperties", "vectorEmbeddingPolicy", "fullTextPolicy"}) {
     auto it = body.FindMember(k);
     if (it != body.MemberEnd() && !it->value.IsNull() &&
@@ -153,6 +155,13 @@ Result ReplaceContainer(Services& s, RequestContext& ctx) {
       throw errors::BadRequest("The partition key of a container cannot be changed.");
   }
   auto settings = SettingsFromBody(body);
+  // Unique keys are fixed at creation: a replace must repeat them (403 otherwise, as the service
+  // answers, also when it leaves them out).
+  const store::UniqueKeysPtr current = c->settings()->unique_keys;
+  const bool had = current && !current->empty();
+  const bool has = settings.unique_keys && !settings.unique_keys->empty();
+  if (had != has || (had && !settings.unique_keys->SameKeys(*current))) throw errors::Forbidden(errors::Wrap(kUniqueKeyChange));
+  if (!settings.unique_keys) settings.unique_keys = current;
   if (auto precondition = ctx.Header("if-match"); precondition && *precondition != "*" && *precondition != c->etag())
     throw errors::PreconditionFailed();
   int64_t ts = util::UnixSeconds();
@@ -176,12 +185,9 @@ Result DeleteContainer(Services& s, RequestContext& ctx) {
 Result NotYetImplemented(Services&, RequestContext& ctx) {
   std::string what;
   for (auto& s : ctx.segments()) {
-    if (s == "users" || s == "permissions" || s == "offers" || s == "conflicts" || s == "attachments")
-      what = s;
+    if (s == "conflicts" || s == "attachments") what = s;
   }
-  static const std::pair<const char*, const char*> kNames[] = {
-      {"users", "Users"},         {"permissions", "Permissions"}, {"offers", "Offers (throughput)"},
-      {"conflicts", "Conflicts"}, {"attachments", "Attachments"}};
+  static const std::pair<const char*, const char*> kNames[] = {{"conflicts", "Conflicts"}, {"attachments", "Attachments"}};
   for (auto& [k, v] : kNames) {
     if (what == k) throw errors::NotImplemented(v);
   }

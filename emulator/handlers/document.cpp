@@ -6,6 +6,7 @@
 #include "common/errors.h"
 #include "handlers/common.h"
 #include "handlers/handlers.h"
+#include "handlers/items.h"
 #include "handlers/patch.h"
 #include "handlers/scripts.h"
 #include "query/condition.h"
@@ -64,6 +65,61 @@ store::ItemPtr MakeItem(Services& s, const store::Container& c, const json::Valu
   return item;
 }
 
+Target TargetOf(store::ContainerPtr c, const store::PartitionKeyValue& key) {
+  Target t;
+  t.c = std::move(c);
+  t.pk = key.Canonical();
+  t.settings = t.c->settings();
+  auto placement = t.c->Locate(key);
+  t.epk = std::move(placement.epk);
+  t.partition = placement.partition;
+  return t;
+}
+
+PartitionWrite Direct(Services& s, const Target& t) {
+  return [&s, &t](store::WriteKind kind, const std::string& id, const store::Preconditions& pre,
+                  const store::PhysicalPartition::Maker& make) {
+    return t.partition->Write(kind, t.pk, id, pre, s.clock.UnixSeconds(), t.settings->items(), make);
+  };
+}
+
+PartitionWrite Into(Services& s, store::Transaction& tx) {
+  return [&s, &tx](store::WriteKind kind, const std::string& id, const store::Preconditions& pre,
+                   const store::PhysicalPartition::Maker& make) { return tx.Write(kind, id, pre, s.clock.UnixSeconds(), make); };
+}
+
+store::WriteResult WriteItem(Services& s, const Target& t, store::WriteKind kind, const json::Value& body,
+                             const std::optional<std::string>& expected_id, const store::Preconditions& pre,
+                             const PartitionWrite& write) {
+  return ChargedWrite([&] {
+    ValidateId(body, IdKind::kItem);
+    const std::string id = IdOf(body);
+    if (expected_id && id != *expected_id)
+      throw errors::BadRequest("The id in the request body does not match the id in the URL.");
+    if (store::ExtractPartitionKey(t.c->partition_key(), body).Canonical() != t.pk)
+      throw errors::PartitionKeyMismatch();
+    ItemTtl(body);
+    return write(kind, id, pre, [&](const store::ItemPtr&, uint64_t seq, uint64_t lsn) {
+      return MakeItem(s, *t.c, body, t.pk, t.epk, seq, lsn, s.config.max_item_bytes);
+    });
+  });
+}
+
+std::pair<int, double> WriteOutcome(store::WriteKind kind, const store::WriteResult& w,
+                                    const store::ContainerSettings& st) {
+  switch (kind) {
+    case store::WriteKind::kDelete:
+      return {204, charge::Delete(Facts(*w.previous, st))};
+    case store::WriteKind::kReplace:
+      return {200, charge::Replace(Facts(*w.item, st))};
+    case store::WriteKind::kCreate:
+    case store::WriteKind::kUpsert:
+      break;
+  }
+  auto facts = Facts(*w.item, st);
+  return {w.created ? 201 : 200, w.created ? charge::Create(facts) : charge::Replace(facts)};
+}
+
 namespace {
 
 // Same as MakeItem for a patched image: keeps the stored property order, refreshes _etag and _ts.
@@ -90,8 +146,6 @@ store::ItemPtr MakePatchedItem(Services& s, const store::Item& current, const js
   return item;
 }
 
-
-
 // Parses and validates an item body: size, JSON, object, id.
 json::Document ParseItemBody(Services& s, const RequestContext& ctx) {
   if (ctx.body().size() > s.config.max_item_bytes) throw errors::RequestTooLarge();
@@ -106,26 +160,9 @@ store::Preconditions PreconditionsOf(const RequestContext& ctx) {
   return pre;
 }
 
-
-// The container, logical partition and physical partition an item request addresses.
-struct Target {
-  store::ContainerPtr c;
-  std::string pk;  // canonical partition key from the header
-  std::string epk;
-  std::shared_ptr<const store::ContainerSettings> settings;
-  store::PhysicalPartition* partition;
-};
-
 // Locates the item's partition and admits the request against its throughput (429 when spent).
 Target TargetIn(Services& s, store::ContainerPtr c, RequestContext& ctx) {
-  Target t;
-  t.c = std::move(c);
-  auto key = HeaderKey(ctx, *t.c);
-  t.pk = key.Canonical();
-  t.settings = t.c->settings();
-  auto placement = t.c->Locate(key);
-  t.epk = std::move(placement.epk);
-  t.partition = placement.partition;
+  Target t = TargetOf(c, HeaderKey(ctx, *c));
   Admit(s, ctx, t.c, {t.partition}, "");
   return t;
 }
@@ -148,54 +185,18 @@ Result WriteResponse(int status, const store::WriteResult& w, const Target& t, c
   return r;
 }
 
-// Where a write goes: straight to the partition, or into a trigger's transaction.
-using PartitionWrite = std::function<store::WriteResult(store::WriteKind, const std::string& id,
-                                                        const store::Preconditions&, const store::PhysicalPartition::Maker&)>;
-
-PartitionWrite Direct(Services& s, const Target& t) {
-  return [&s, &t](store::WriteKind kind, const std::string& id, const store::Preconditions& pre,
-                  const store::PhysicalPartition::Maker& make) {
-    return t.partition->Write(kind, t.pk, id, pre, s.clock.UnixSeconds(), t.settings->items(), make);
-  };
-}
-
-PartitionWrite Into(Services& s, store::Transaction& tx) {
-  return [&s, &tx](store::WriteKind kind, const std::string& id, const store::Preconditions& pre,
-                   const store::PhysicalPartition::Maker& make) { return tx.Write(kind, id, pre, s.clock.UnixSeconds(), make); };
-}
-
-// Writes `body` as a whole item (create, upsert or replace): validates it against the target's
-// partition key (and, for a replace, the id in the URL) before `write` applies it.
-store::WriteResult WriteBody(Services& s, const RequestContext& ctx, const Target& t, store::WriteKind kind,
-                             const json::Value& body, const PartitionWrite& write) {
-  return ChargedWrite([&] {
-    ValidateId(body, IdKind::kItem);
-    const std::string id = IdOf(body);
-    if (kind == store::WriteKind::kReplace && id != ctx.seg(5))
-      throw errors::BadRequest("The id in the request body does not match the id in the URL.");
-    if (store::ExtractPartitionKey(t.c->partition_key(), body).Canonical() != t.pk)
-      throw errors::PartitionKeyMismatch();
-    ItemTtl(body);
-    return write(kind, id, PreconditionsOf(ctx), [&](const store::ItemPtr&, uint64_t seq, uint64_t lsn) {
-      return MakeItem(s, *t.c, body, t.pk, t.epk, seq, lsn, s.config.max_item_bytes);
-    });
-  });
-}
-
 // Answers a write: directly, or (when the request names triggers) in one transaction with them.
-// `charge_of` prices the write itself; the triggers add theirs.
 Result AnswerWrite(Services& s, RequestContext& ctx, const Target& t, store::WriteKind kind, const json::Value* body,
-                   const std::string& id, const std::function<store::WriteResult(const PartitionWrite&, const json::Value*)>& apply,
-                   const std::function<std::pair<int, double>(const store::WriteResult&)>& charge_of) {
+                   const std::string& id, const std::function<store::WriteResult(const PartitionWrite&, const json::Value*)>& apply) {
   Triggers triggers = RequestTriggers(ctx, *t.c);
   if (!triggers.any()) {
     auto result = apply(Direct(s, t), body);
-    auto [status, ru] = charge_of(result);
+    auto [status, ru] = WriteOutcome(kind, result, *t.settings);
     return WriteResponse(status, result, t, ctx, ru);
   }
   auto tw = RunTriggered(s, ctx, t.c, *t.partition, t.pk, t.epk, triggers, kind, id, body,
                          [&](store::Transaction& tx, const json::Value* written) { return apply(Into(s, tx), written); });
-  auto [status, ru] = charge_of(tw.result);
+  auto [status, ru] = WriteOutcome(kind, tw.result, *t.settings);
   tw.result.lsn = tw.lsn;
   Result r = WriteResponse(status, tw.result, t, ctx, charge::Round2(ru + tw.scripts_charge));
   if (tw.response) r.body = *tw.response;
@@ -208,13 +209,9 @@ Result CreateOrUpsert(Services& s, RequestContext& ctx, store::ContainerPtr c) {
   const auto kind = upsert ? store::WriteKind::kUpsert : store::WriteKind::kCreate;
   Target t = TargetIn(s, std::move(c), ctx);
   json::Document body = ChargedWrite([&] { return ParseItemBody(s, ctx); });
-  return AnswerWrite(
-      s, ctx, t, kind, &body, IdOf(body),
-      [&](const PartitionWrite& write, const json::Value* doc) { return WriteBody(s, ctx, t, kind, *doc, write); },
-      [&](const store::WriteResult& w) {
-        auto facts = Facts(*w.item, *t.settings);
-        return std::make_pair(w.created ? 201 : 200, w.created ? charge::Create(facts) : charge::Replace(facts));
-      });
+  return AnswerWrite(s, ctx, t, kind, &body, IdOf(body), [&](const PartitionWrite& write, const json::Value* doc) {
+    return WriteItem(s, t, kind, *doc, std::nullopt, PreconditionsOf(ctx), write);
+  });
 }
 
 // Read-feed continuation: "<range id>:<last sequence number read in that range>".
@@ -231,11 +228,40 @@ std::pair<size_t, uint64_t> ParseFeedContinuation(std::string_view token,
 
 }  // namespace
 
+PatchRequest ParsePatchRequest(json::Document body, const store::PartitionKeyDefinition& pk) {
+  PatchRequest p;
+  p.doc = std::move(body);
+  p.ops = &p.doc;
+  if (p.doc.IsObject()) {
+    auto cond = p.doc.FindMember("condition");
+    if (cond != p.doc.MemberEnd() && !cond->value.IsNull()) {
+      if (!cond->value.IsString()) throw errors::BadRequest("The patch condition must be a string.");
+      p.condition = std::string(cond->value.GetString(), cond->value.GetStringLength());
+    }
+    auto it = p.doc.FindMember("operations");
+    if (it == p.doc.MemberEnd()) throw errors::BadRequest("The patch request must carry an 'operations' array.");
+    p.ops = &it->value;
+  }
+  ValidatePatchOperations(*p.ops, pk.parts);
+  return p;
+}
+
+store::WriteResult PatchItem(Services& s, const Target& t, const std::string& id, const PatchRequest& patch,
+                             const store::Preconditions& pre, const PartitionWrite& write) {
+  return ChargedWrite([&] {
+    return write(store::WriteKind::kReplace, id, pre, [&](const store::ItemPtr& current, uint64_t, uint64_t lsn) {
+      if (patch.condition && !query::EvaluatePatchCondition(*patch.condition, current->body))
+        throw errors::PreconditionFailed();
+      return MakePatchedItem(s, *current, *patch.ops, lsn, s.config.max_item_bytes);
+    });
+  });
+}
+
 Result PostDocuments(Services& s, RequestContext& ctx) {
   auto c = ResolveContainer(s, ctx.seg(1), ctx.seg(3));  // 404 before anything else, as the service answers
   if (ctx.BoolHeader("x-ms-cosmos-is-query-plan-request") || IsQueryRequest(ctx))
     return QueryDocuments(s, ctx, std::move(c));
-  if (ctx.BoolHeader("x-ms-cosmos-is-batch-request")) throw errors::NotImplemented("Transactional batch and bulk");
+  if (ctx.BoolHeader("x-ms-cosmos-is-batch-request")) return ExecuteBatch(s, ctx, std::move(c));
   return CreateOrUpsert(s, ctx, std::move(c));
 }
 
@@ -263,25 +289,21 @@ Result ReadDocument(Services& s, RequestContext& ctx) {
 Result ReplaceDocument(Services& s, RequestContext& ctx) {
   Target t = ResolveTarget(s, ctx);
   json::Document body = ChargedWrite([&] { return ParseItemBody(s, ctx); });
-  return AnswerWrite(
-      s, ctx, t, store::WriteKind::kReplace, &body, ctx.seg(5),
-      [&](const PartitionWrite& write, const json::Value* doc) {
-        return WriteBody(s, ctx, t, store::WriteKind::kReplace, *doc, write);
-      },
-      [&](const store::WriteResult& w) { return std::make_pair(200, charge::Replace(Facts(*w.item, *t.settings))); });
+  return AnswerWrite(s, ctx, t, store::WriteKind::kReplace, &body, ctx.seg(5),
+                     [&](const PartitionWrite& write, const json::Value* doc) {
+                       return WriteItem(s, t, store::WriteKind::kReplace, *doc, ctx.seg(5), PreconditionsOf(ctx), write);
+                     });
 }
 
 Result DeleteDocument(Services& s, RequestContext& ctx) {
   Target t = ResolveTarget(s, ctx);
-  return AnswerWrite(
-      s, ctx, t, store::WriteKind::kDelete, nullptr, ctx.seg(5),
-      [&](const PartitionWrite& write, const json::Value*) {
-        return ChargedWrite([&] {
-          return write(store::WriteKind::kDelete, ctx.seg(5), PreconditionsOf(ctx),
-                       [](const store::ItemPtr&, uint64_t, uint64_t) { return store::ItemPtr(); });
-        });
-      },
-      [&](const store::WriteResult& w) { return std::make_pair(204, charge::Delete(Facts(*w.previous, *t.settings))); });
+  return AnswerWrite(s, ctx, t, store::WriteKind::kDelete, nullptr, ctx.seg(5),
+                     [&](const PartitionWrite& write, const json::Value*) {
+                       return ChargedWrite([&] {
+                         return write(store::WriteKind::kDelete, ctx.seg(5), PreconditionsOf(ctx),
+                                      [](const store::ItemPtr&, uint64_t, uint64_t) { return store::ItemPtr(); });
+                       });
+                     });
 }
 
 Result PatchDocument(Services& s, RequestContext& ctx) {
@@ -290,27 +312,8 @@ Result PatchDocument(Services& s, RequestContext& ctx) {
     throw errors::BadRequest("Triggers cannot be included in a patch request by this emulator.");
   auto result = ChargedWrite([&] {
     if (ctx.body().size() > s.config.max_item_bytes) throw errors::RequestTooLarge();
-    json::Document body = ParseBody(ctx.body());
-    const json::Value* ops = &body;
-    std::optional<std::string> condition;
-    if (body.IsObject()) {
-      auto cond = body.FindMember("condition");
-      if (cond != body.MemberEnd() && !cond->value.IsNull()) {
-        if (!cond->value.IsString()) throw errors::BadRequest("The patch condition must be a string.");
-        condition = std::string(cond->value.GetString(), cond->value.GetStringLength());
-      }
-      auto it = body.FindMember("operations");
-      if (it == body.MemberEnd()) throw errors::BadRequest("The patch request must carry an 'operations' array.");
-      ops = &it->value;
-    }
-    ValidatePatchOperations(*ops, t.c->partition_key().parts);
-    return t.partition->Write(store::WriteKind::kReplace, t.pk, ctx.seg(5), PreconditionsOf(ctx),
-                           s.clock.UnixSeconds(), t.settings->items(),
-                           [&](const store::ItemPtr& current, uint64_t, uint64_t lsn) {
-                             if (condition && !query::EvaluatePatchCondition(*condition, current->body))
-                               throw errors::PreconditionFailed();
-                             return MakePatchedItem(s, *current, *ops, lsn, s.config.max_item_bytes);
-                           });
+    PatchRequest patch = ParsePatchRequest(ParseBody(ctx.body()), t.c->partition_key());
+    return PatchItem(s, t, ctx.seg(5), patch, PreconditionsOf(ctx), Direct(s, t));
   });
   return WriteResponse(200, result, t, ctx, charge::Replace(Facts(*result.item, *t.settings)));
 }

@@ -36,6 +36,8 @@ Result PatchDocument(Services& s, RequestContext& ctx);
 Result QueryDocuments(Services& s, RequestContext& ctx, store::ContainerPtr c);
 // A GET of the documents feed carrying A-IM: the change feed.
 Result ReadChangeFeed(Services& s, RequestContext& ctx, store::ContainerPtr c);
+// Transactional batch and bulk (x-ms-cosmos-is-batch-request), answered in batch.cpp.
+Result ExecuteBatch(Services& s, RequestContext& ctx, store::ContainerPtr c);
 // offer.cpp: GET /offers, POST /offers (a query), GET|PUT /offers/{id}.
 Result ListOffers(Services& s, RequestContext& ctx);
 Result PostOffers(Services& s, RequestContext& ctx);
@@ -48,6 +50,17 @@ Result ReadScript(Services& s, RequestContext& ctx);
 Result ReplaceScript(Services& s, RequestContext& ctx);
 Result DeleteScript(Services& s, RequestContext& ctx);
 Result ExecuteStoredProcedure(Services& s, RequestContext& ctx);
+// user.cpp: users and their permissions (POST to the collections also queries and upserts).
+Result PostUsers(Services& s, RequestContext& ctx);
+Result ListUsers(Services& s, RequestContext& ctx);
+Result ReadUser(Services& s, RequestContext& ctx);
+Result ReplaceUser(Services& s, RequestContext& ctx);
+Result DeleteUser(Services& s, RequestContext& ctx);
+Result PostPermissions(Services& s, RequestContext& ctx);
+Result ListPermissions(Services& s, RequestContext& ctx);
+Result ReadPermission(Services& s, RequestContext& ctx);
+Result ReplacePermission(Services& s, RequestContext& ctx);
+Result DeletePermission(Services& s, RequestContext& ctx);
 // Resource kinds the service has and this emulator does not serve yet: a clear 501.
 Result NotYetImplemented(Services& s, RequestContext& ctx);
 

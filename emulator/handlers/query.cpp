@@ -119,6 +119,10 @@ Result QueryDocuments(Services& s, RequestContext& ctx, store::ContainerPtr c) {
       !plan->sources.empty()) {
     throw CrossPartitionDisabled();
   }
+  // The backend refuses what the container's index cannot serve (the query plan above never does:
+  // the gateway does not know the policy). The settings snapshot is the current one, so a policy
+  // replace takes effect on the next request.
+  query::CheckIndexSupport(*plan, settings->indexing, ctx.BoolHeader("x-ms-documentdb-query-enable-scan"));
   Routed routed = RouteRequest(ctx, c);
   if (routed.all) {
     // The gateway sends the query only to the ranges its partition-key filter allows.

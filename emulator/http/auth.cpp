@@ -4,9 +4,81 @@
 #include <cstdlib>
 
 #include "common/errors.h"
+#include "json/json.h"
+#include "store/partition_key.h"
+#include "store/store.h"
 #include "util/util.h"
 
 namespace cosmos::http {
+namespace {
+
+// What the MAC of a resource token covers: a label (so no other signature of the master key can
+// pass for one) and the claims as sent.
+std::string ResourceMac(std::string_view key, std::string_view claims_b64) {
+  return util::Base64Encode(util::HmacSha256(key, "resource-token\n" + std::string(claims_b64)));
+}
+
+std::string ClaimsJson(const ResourceToken& t) {
+  std::string out = "{\"db\":" + json::Quote(t.scope.db_rid) + ",\"coll\":" + json::Quote(t.scope.coll_rid) +
+                    ",\"kind\":" + json::Quote(t.scope.kind) + ",\"child\":" + json::Quote(t.scope.child_id) +
+                    ",\"pk\":" + json::Quote(t.scope.pk) + ",\"mode\":" + json::Quote(t.mode) +
+                    ",\"perm\":" + json::Quote(t.permission_rid) + ",\"etag\":" + json::Quote(t.permission_etag) +
+                    ",\"start\":" + std::to_string(t.start) + ",\"expiry\":" + std::to_string(t.expiry) + "}";
+  return out;
+}
+
+CosmosError BadToken() {
+  return errors::Unauthorized(
+      "The input authorization token can't serve the request. The resource token is malformed or was not issued by "
+      "this account; use the _token of a permission as it was returned.");
+}
+
+CosmosError Insufficient() {
+  return errors::Forbidden(
+      "Insufficient permissions provided in the authorization header for the corresponding request. Please retry "
+      "with another authorization header.");
+}
+
+std::string Rfc1123At(int64_t unix_seconds) {
+  return util::FormatRfc1123(std::chrono::system_clock::time_point(std::chrono::seconds(unix_seconds)));
+}
+
+}  // namespace
+
+std::string IssueResourceToken(std::string_view key, const ResourceToken& t) {
+  const std::string claims = util::Base64Encode(ClaimsJson(t));
+  return "type=resource&ver=1&sig=" + ResourceMac(key, claims) + ";" + claims + ";";
+}
+
+std::optional<ResourceToken> VerifyResourceToken(std::string_view key, std::string_view sig) {
+  // <mac>;<claims>;
+  auto parts = util::Split(sig, ';');
+  if (parts.size() != 3 || !parts[2].empty() || parts[0].empty() || parts[1].empty()) return std::nullopt;
+  if (!util::ConstantTimeEqual(ResourceMac(key, parts[1]), parts[0])) return std::nullopt;
+  auto text = util::Base64Decode(parts[1]);
+  if (!text) return std::nullopt;
+  json::Document d;
+  if (json::Parse(*text, d) != json::ParseStatus::kOk || !d.IsObject()) return std::nullopt;
+  auto str = [&](const char* name, std::string& out) {
+    auto it = d.FindMember(name);
+    if (it == d.MemberEnd() || !it->value.IsString()) return false;
+    out.assign(it->value.GetString(), it->value.GetStringLength());
+    return true;
+  };
+  auto num = [&](const char* name, int64_t& out) {
+    auto it = d.FindMember(name);
+    if (it == d.MemberEnd() || !it->value.IsInt64()) return false;
+    out = it->value.GetInt64();
+    return true;
+  };
+  ResourceToken t;
+  if (!str("db", t.scope.db_rid) || !str("coll", t.scope.coll_rid) || !str("kind", t.scope.kind) ||
+      !str("child", t.scope.child_id) || !str("pk", t.scope.pk) || !str("mode", t.mode) ||
+      !str("perm", t.permission_rid) || !str("etag", t.permission_etag) || !num("start", t.start) ||
+      !num("expiry", t.expiry))
+    return std::nullopt;
+  return t;
+}
 
 ResourceAddress AddressFor(std::string_view verb, const std::vector<std::string>& segments) {
   ResourceAddress a;
@@ -42,7 +114,7 @@ std::string Sign(std::string_view key, std::string_view verb, const ResourceAddr
   return util::Base64Encode(util::HmacSha256(key, StringToSign(verb, addr, date)));
 }
 
-void Authenticate(const RequestContext& ctx, const Config& config) {
+std::optional<ResourceToken> Authenticate(const RequestContext& ctx, const Config& config) {
   auto header = ctx.Header("authorization");
   if (!header || header->empty())
     throw errors::Unauthorized(
@@ -66,8 +138,13 @@ void Authenticate(const RequestContext& ctx, const Config& config) {
     }
     pos = amp + 1;
   }
-  if (util::EqualsIgnoreCase(type, "resource"))
-    throw errors::Unauthorized("Resource tokens are not supported by this emulator yet; use the master key.");
+  if (util::EqualsIgnoreCase(type, "resource")) {
+    // Resource tokens carry their own lifetime: no x-ms-date is needed (the Python SDK sends none).
+    if (version != "1" && version != "1.0") throw BadToken();
+    auto token = VerifyResourceToken(config.master_key, sig);
+    if (!token) throw BadToken();
+    return token;
+  }
   if (!util::EqualsIgnoreCase(type, "master") || version != "1.0" || sig.empty())
     throw errors::Unauthorized(
         "The input authorization token can't serve the request. The authorization header must be of the form "
@@ -94,6 +171,96 @@ void Authenticate(const RequestContext& ctx, const Config& config) {
         "payload is not built as per the protocol. Server used the following payload to sign: '" +
         shown + "'");
   }
+  return std::nullopt;
+}
+
+namespace {
+
+// A POST to .../docs that reads: a query or a query plan.
+bool IsQuery(const RequestContext& ctx) {
+  if (ctx.BoolHeader("x-ms-documentdb-isquery") || ctx.BoolHeader("x-ms-cosmos-is-query-plan-request")) return true;
+  auto ct = ctx.Header("content-type");
+  return ct && util::ToLower(*ct).starts_with("application/query+json");
+}
+
+// Whether the request's x-ms-documentdb-partitionkey names exactly the token's partition key.
+bool SameKey(const RequestContext& ctx, const store::Container& c, const std::string& pk) {
+  auto h = ctx.Header("x-ms-documentdb-partitionkey");
+  if (!h) return false;
+  return store::ParsePartitionKeyHeader(c.partition_key(), *h, /*allow_prefix=*/true).Canonical() == pk;
+}
+
+// Whether a token of `scope` may make this request on container `c` (the request's path is
+// dbs/{db}/colls/{coll}[/...]); `write` is set to whether it changes anything.
+bool Grants(const RequestContext& ctx, const store::Container& c, const store::PermissionScope& scope, bool& write) {
+  using V = beast_http::verb;
+  const auto& seg = ctx.segments();
+  const V verb = ctx.verb();
+  const bool whole = scope.kind.empty() && scope.pk.empty();  // the container itself
+  write = verb != V::get;
+  if (seg.size() == 4) {
+    // The container's definition: any token under it may read it (the SDKs read it to route);
+    // only a token for the whole container may replace or delete it.
+    return !write || whole;
+  }
+  const std::string& kind = seg[4];
+  if (seg.size() == 5) {
+    if (kind == "pkranges") return !write;
+    if (kind == "docs") {
+      if (verb == V::post && IsQuery(ctx)) write = false;
+      // A query plan reads no items: any token under the container may ask for one.
+      if (verb == V::post && ctx.BoolHeader("x-ms-cosmos-is-query-plan-request")) return true;
+      // Feeds, queries and creates: the container, or the partition key the request names.
+      if (!scope.kind.empty()) return false;
+      return scope.pk.empty() || SameKey(ctx, c, scope.pk);
+    }
+    // Script lists and creates: the container's token.
+    return scope.kind.empty() && (!write || scope.pk.empty());
+  }
+  // seg.size() == 6: one item or script.
+  const std::string& id = seg[5];
+  if (kind == "docs") {
+    if (scope.kind.empty()) return scope.pk.empty() || SameKey(ctx, c, scope.pk);
+    return scope.kind == "docs" && scope.child_id == id && (scope.pk.empty() || SameKey(ctx, c, scope.pk));
+  }
+  // Scripts. Running a stored procedure (POST) can write, so it needs All; a token for one
+  // partition key may run it in that partition only, and may not change scripts.
+  if (!scope.kind.empty()) return scope.kind == kind && scope.child_id == id;
+  if (scope.pk.empty() || verb == V::get) return true;
+  return verb == V::post && SameKey(ctx, c, scope.pk);
+}
+
+}  // namespace
+
+void AuthorizeResourceToken(const Services& s, const RequestContext& ctx, const ResourceToken& t) {
+  const int64_t now = s.clock.UnixSeconds();
+  if (now >= t.expiry || now < t.start)
+    throw errors::Forbidden("The authorization token is not valid at the current time. Please create another token "
+                            "and retry (token start time: " + Rfc1123At(t.start) +
+                            ", token expiry time: " + Rfc1123At(t.expiry) +
+                            ", current server time: " + Rfc1123At(now) + ").");
+  // The permission must still exist as it was when the token was issued: deleting or replacing a
+  // permission (or deleting its user or database) revokes its tokens.
+  store::DatabasePtr db;
+  for (auto& d : s.account.Databases()) {
+    if (d->rid() == t.scope.db_rid) db = d;
+  }
+  if (!db) throw Insufficient();
+  auto perm = db->users().FindPermissionByRid(t.permission_rid);
+  if (!perm || perm->etag != t.permission_etag) throw Insufficient();
+
+  const auto& seg = ctx.segments();
+  if (seg.empty()) {
+    if (ctx.verb() == beast_http::verb::get) return;  // the account: any valid token reads it
+    throw Insufficient();
+  }
+  // Everything else a token can reach lies in one container of its database.
+  if (seg.size() < 4 || seg[0] != "dbs" || seg[2] != "colls" || seg[1] != db->id()) throw Insufficient();
+  auto c = db->FindContainer(seg[3]);
+  if (!c || c->rid() != t.scope.coll_rid) throw Insufficient();
+  bool write = false;
+  if (!Grants(ctx, *c, t.scope, write)) throw Insufficient();
+  if (write && t.mode != "All") throw Insufficient();
 }
 
 }  // namespace cosmos::http

@@ -1,11 +1,15 @@
-// Master-key authorization (docs/protocol.md §2): signature check with a clock-skew window.
+// Authorization (docs/protocol.md §2): master-key signatures with a clock-skew window, and
+// resource tokens issued from permissions (docs/users.md).
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "http/context.h"
+#include "store/users.h"
 
 namespace cosmos::http {
 
@@ -23,7 +27,29 @@ std::string StringToSign(std::string_view verb, const ResourceAddress& addr, std
 // The signature a client with `key` (decoded bytes) would send.
 std::string Sign(std::string_view key, std::string_view verb, const ResourceAddress& addr, std::string_view date);
 
-// Throws CosmosError 401/403 unless the request carries a valid master-key signature.
-void Authenticate(const RequestContext& ctx, const Config& config);
+// What a resource token grants, and until when. Carried in the token itself under a MAC keyed by
+// the master key, so it cannot be forged or altered.
+struct ResourceToken {
+  store::PermissionScope scope;
+  std::string mode;  // "Read" or "All"
+  std::string permission_rid;
+  std::string permission_etag;  // the permission's version the token was issued from
+  int64_t start = 0;            // Unix seconds (the emulator clock)
+  int64_t expiry = 0;
+};
+
+// A permission's `_token`: "type=resource&ver=1&sig=<mac>;<claims>;" (both base64), the shape of
+// the service's tokens.
+std::string IssueResourceToken(std::string_view key, const ResourceToken& t);
+// The claims of the `sig` of a token issued under `key`; nullopt when forged, altered or garbled.
+std::optional<ResourceToken> VerifyResourceToken(std::string_view key, std::string_view sig);
+
+// Throws CosmosError 401/403 unless the request carries a valid master-key signature or a resource
+// token issued by this account; returns the resource token's claims (nullopt for the master key).
+std::optional<ResourceToken> Authenticate(const RequestContext& ctx, const Config& config);
+
+// Throws 403 unless the resource token is within its lifetime on the emulator clock, the
+// permission it was issued from still exists unchanged, and it grants this request.
+void AuthorizeResourceToken(const Services& s, const RequestContext& ctx, const ResourceToken& t);
 
 }  // namespace cosmos::http

@@ -96,7 +96,7 @@ namespace {
 void Account(Services& services, const RequestContext& ctx, double charge, int status) {
   const auto& u = ctx.usage;
   if (!u.container) return;
-  if (status != 429) services.limiter.Consume(*u.container, u.partitions, charge);
+  if (status != 429 && !u.consumed) services.limiter.Consume(*u.container, u.partitions, charge);
   services.stats.Record(u, charge, status);
 }
 
@@ -169,7 +169,7 @@ Response Handle(Services& services, const Request& req) {
         break;
     }
     ctx.emplace(req, std::move(segments));
-    Authenticate(*ctx, services.config);
+    if (auto token = Authenticate(*ctx, services.config)) AuthorizeResourceToken(services, *ctx, *token);
     CheckConsistency(*ctx, services.config);
     Result result = handler(services, *ctx);
     Account(services, *ctx, result.charge, result.status);

@@ -43,6 +43,16 @@ const std::vector<Route>& Table() {
       {{"dbs", "{}", "colls", "{}", "docs", "{}"}, V::delete_, h::DeleteDocument},
       {{"dbs", "{}", "colls", "{}", "docs", "{}"}, V::patch, h::PatchDocument},
       {{"dbs", "{}", "colls", "{}", "sprocs", "{}"}, V::post, h::ExecuteStoredProcedure},
+      {{"dbs", "{}", "users"}, V::post, h::PostUsers},
+      {{"dbs", "{}", "users"}, V::get, h::ListUsers},
+      {{"dbs", "{}", "users", "{}"}, V::get, h::ReadUser},
+      {{"dbs", "{}", "users", "{}"}, V::put, h::ReplaceUser},
+      {{"dbs", "{}", "users", "{}"}, V::delete_, h::DeleteUser},
+      {{"dbs", "{}", "users", "{}", "permissions"}, V::post, h::PostPermissions},
+      {{"dbs", "{}", "users", "{}", "permissions"}, V::get, h::ListPermissions},
+      {{"dbs", "{}", "users", "{}", "permissions", "{}"}, V::get, h::ReadPermission},
+      {{"dbs", "{}", "users", "{}", "permissions", "{}"}, V::put, h::ReplacePermission},
+      {{"dbs", "{}", "users", "{}", "permissions", "{}"}, V::delete_, h::DeletePermission},
       {{"offers"}, V::get, h::ListOffers},
       {{"offers"}, V::post, h::PostOffers},
       {{"offers", "{}"}, V::get, h::ReadOffer},
@@ -54,10 +64,6 @@ const std::vector<Route>& Table() {
 // Resources of the service this emulator does not serve yet: any verb answers 501.
 const std::vector<std::vector<std::string_view>>& Unimplemented() {
   static const std::vector<std::vector<std::string_view>> kPaths = {
-      {"dbs", "{}", "users"},
-      {"dbs", "{}", "users", "{}"},
-      {"dbs", "{}", "users", "{}", "permissions"},
-      {"dbs", "{}", "users", "{}", "permissions", "{}"},
       {"dbs", "{}", "colls", "{}", "conflicts"},
       {"dbs", "{}", "colls", "{}", "conflicts", "{}"},
       {"dbs", "{}", "colls", "{}", "docs", "{}", "attachments"},

@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/errors.h"
+
 namespace cosmos::query {
 namespace {
 
@@ -35,6 +37,8 @@ bool IsTypeCheck(std::string_view fn) {
   return false;
 }
 
+bool IsSpatialMatch(std::string_view fn) { return fn == "ST_WITHIN" || fn == "ST_INTERSECTS"; }
+
 bool IsStringMatch(std::string_view fn) {
   return fn == "STARTSWITH" || fn == "ENDSWITH" || fn == "CONTAINS" || fn == "StringEquals";
 }
@@ -45,8 +49,13 @@ class Analyzer {
 
   // Index lookups of a usable predicate; nullopt when the index cannot answer it.
   std::optional<size_t> Usable(const Node& n) const {
+    // Evaluated once before any lookup: no index needed, nothing narrowed.
+    if (IsConstant(n)) return 0;
     switch (n.op) {
       case Node::Op::kAnd: {
+        // A constant conjunct leaves the candidates to the other one.
+        if (IsConstant(n.kids[0])) return Usable(n.kids[1]);
+        if (IsConstant(n.kids[1])) return Usable(n.kids[0]);
         auto a = Usable(n.kids[0]);
         auto b = Usable(n.kids[1]);
         if (a && b) return std::max(*a, *b);
@@ -66,6 +75,10 @@ class Analyzer {
         if (!IsComparison(n.bop)) return std::nullopt;
         if ((IndexedPath(n.kids[0]) && IsConstant(n.kids[1])) || (IsConstant(n.kids[0]) && IndexedPath(n.kids[1])))
           return 1;
+        // ST_DISTANCE(path, constant) compared with a constant: the spatial index answers it.
+        if ((SpatialDistance(n.kids[0]) && IsConstant(n.kids[1])) ||
+            (IsConstant(n.kids[0]) && SpatialDistance(n.kids[1])))
+          return 1;
         return std::nullopt;
       case Node::Op::kIn:
         if (!IndexedPath(n.kids[0]) || !ConstantFrom(n, 1)) return std::nullopt;
@@ -77,6 +90,9 @@ class Analyzer {
         if (n.fn == nullptr || n.kids.empty()) return std::nullopt;
         const std::string_view fn = n.fn->name;
         if (IsTypeCheck(fn)) return IndexedPath(n.kids[0]) ? std::optional<size_t>(1) : std::nullopt;
+        if (IsSpatialMatch(fn) && n.kids.size() == 2) {
+          return SpatialArgs(n) ? std::optional<size_t>(1) : std::nullopt;
+        }
         if (IsStringMatch(fn) && n.kids.size() >= 2) {
           return IndexedPath(n.kids[0]) && ConstantFrom(n, 1) ? std::optional<size_t>(1) : std::nullopt;
         }
@@ -98,20 +114,8 @@ class Analyzer {
     }
   }
 
- private:
-  // A document path the policy indexes.
-  bool IndexedPath(const Node& n) const {
-    auto p = PathOf(n, -1, 0);
-    return p && !p->empty() && policy_.IsIndexed(*p);
-  }
-
-  // kids[from..] are all constants.
-  bool ConstantFrom(const Node& n, size_t from) const {
-    for (size_t i = from; i < n.kids.size(); ++i) {
-      if (!IsConstant(n.kids[i])) return false;
-    }
-    return true;
-  }
+  // The property path from the root document that `n` reads, or nullopt (see PathOf).
+  std::optional<Path> DocumentPath(const Node& n) const { return PathOf(n, -1, 0); }
 
   // Known before the query reads a document: literals, parameters and expressions of them only.
   bool IsConstant(const Node& n) const {
@@ -124,6 +128,37 @@ class Analyzer {
       case Node::Op::kArraySubquery: return false;
       default: return ConstantFrom(n, 0);
     }
+  }
+
+ private:
+  // A document path a spatial index covers.
+  bool SpatialPath(const Node& n) const {
+    auto p = PathOf(n, -1, 0);
+    return p && !p->empty() && policy_.IsSpatiallyIndexed(*p);
+  }
+
+  // A two-argument spatial call of a spatially indexed path and a constant, in either order.
+  bool SpatialArgs(const Node& n) const {
+    return (SpatialPath(n.kids[0]) && IsConstant(n.kids[1])) || (IsConstant(n.kids[0]) && SpatialPath(n.kids[1]));
+  }
+
+  bool SpatialDistance(const Node& n) const {
+    return n.op == Node::Op::kCall && n.fn != nullptr && n.fn->name == std::string_view("ST_DISTANCE") &&
+           n.kids.size() == 2 && SpatialArgs(n);
+  }
+
+  // A document path the policy indexes.
+  bool IndexedPath(const Node& n) const {
+    auto p = PathOf(n, -1, 0);
+    return p && !p->empty() && policy_.IsIndexed(*p);
+  }
+
+  // kids[from..] are all constants.
+  bool ConstantFrom(const Node& n, size_t from) const {
+    for (size_t i = from; i < n.kids.size(); ++i) {
+      if (!IsConstant(n.kids[i])) return false;
+    }
+    return true;
   }
 
   const Source* SourceOf(int slot) const {
@@ -187,11 +222,48 @@ class Analyzer {
 }  // namespace
 
 IndexUse AnalyzeIndexUse(const Plan& plan, const store::IndexingPolicy& policy) {
-  if (!plan.where) return {};
-  if (policy.mode == "none") return {false, 1};
-  auto lookups = Analyzer(plan, policy).Usable(*plan.where);
+  Analyzer analyzer(plan, policy);
+  const bool filtered = plan.where && !analyzer.IsConstant(*plan.where);
+  if (policy.mode == "none") {
+    // Nothing is indexed: a filter or an aggregate reads every document.
+    if (filtered || (plan.aggregate_query && !plan.sources.empty())) return {false, 1};
+    return {};
+  }
+  if (!filtered) return {};
+  auto lookups = analyzer.Usable(*plan.where);
   if (!lookups) return {false, 1};
   return {true, std::max<size_t>(1, *lookups)};
+}
+
+void CheckIndexSupport(const Plan& plan, const store::IndexingPolicy& policy, bool scan_allowed) {
+  if (plan.sources.empty()) return;
+  Analyzer analyzer(plan, policy);
+  if (policy.mode == "none" && plan.where && !analyzer.IsConstant(*plan.where) && !scan_allowed) {
+    throw errors::BadRequest(
+        "An invalid query has been specified with filters against path(s) excluded from indexing. Consider adding "
+        "allow scan header in the request.");
+  }
+  if (plan.order_by.empty()) return;
+  std::vector<Path> paths;
+  std::vector<bool> descending;
+  for (const auto& key : plan.order_by) {
+    auto p = analyzer.DocumentPath(key.expr);
+    if (!p || p->empty()) return;
+    paths.push_back(std::move(*p));
+    descending.push_back(key.descending);
+  }
+  const auto excluded = [] {
+    return errors::BadRequest("The index path corresponding to the specified order-by item is excluded.");
+  };
+  if (paths.size() == 1) {
+    if (!policy.IsIndexed(paths[0])) throw excluded();
+    return;
+  }
+  if (policy.mode == "none") throw excluded();
+  if (!policy.HasCompositeFor(paths, descending)) {
+    throw errors::BadRequest(
+        "The order by query does not have a corresponding composite index that it can be served from.");
+  }
 }
 
 }  // namespace cosmos::query

@@ -22,8 +22,14 @@
 //   - AND is usable when any conjunct is: the index narrows the candidates and the rest is checked
 //     on them; lookups are the largest of the usable conjuncts'.
 //   - OR is usable only when every branch is (one unindexed branch forces a scan); lookups add up.
+//   - Spatial predicates on a path a spatial index covers (IndexingPolicy::IsSpatiallyIndexed):
+//     ST_WITHIN(path, constant), ST_INTERSECTS(path, constant) (either argument order), and
+//     ST_DISTANCE(path, constant) compared with a constant. Without a spatial index they scan.
+//   - A constant filter (WHERE true, as the SDKs' rewritten ORDER BY queries send) needs no lookup
+//     and narrows nothing: alone it is no filter, in an AND it leaves the other conjunct to decide.
 //   - Anything else is not: functions of paths (LOWER(c.x) = 'a'), arithmetic on paths, two paths
-//     compared with each other, LIKE, subqueries, ... Indexing mode "none" indexes nothing.
+//     compared with each other, LIKE, subqueries, ... Indexing mode "none" indexes nothing: every
+//     filter, and every aggregate, reads the documents.
 #pragma once
 
 #include <cstddef>
@@ -40,5 +46,13 @@ struct IndexUse {
 
 // The index use of the top-level query of `plan` under `policy`.
 IndexUse AnalyzeIndexUse(const Plan& plan, const store::IndexingPolicy& policy);
+
+// The queries the service's backend refuses under `policy` (docs/indexing.md), as it words them
+// (400, no substatus): ORDER BY over two or more paths without a composite index of exactly those
+// paths (all directions equal or all reversed); ORDER BY over one path the policy does not index
+// (an excluded path, or any path in mode "none"); in mode "none", a filter without the scan
+// header (`scan_allowed`: x-ms-documentdb-query-enable-scan). ORDER BY items that are not paths of
+// the container's documents are not judged here.
+void CheckIndexSupport(const Plan& plan, const store::IndexingPolicy& policy, bool scan_allowed);
 
 }  // namespace cosmos::query

@@ -24,6 +24,7 @@ struct Usage {
   size_t addressed = 0;     // partitions the request was sent to (a page may stop before touching all)
   bool by_range = false;    // addressed one range by x-ms-documentdb-partitionkeyrangeid (SDK fan-out)
   bool first_page = true;   // a query or feed request without continuation
+  bool consumed = false;    // the handler already spent the charge against the throughput (bulk)
 };
 
 class Report {

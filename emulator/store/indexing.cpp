@@ -1,5 +1,7 @@
 #include "store/indexing.h"
 
+#include <algorithm>
+#include <cctype>
 
 #include "common/errors.h"
 
@@ -8,47 +10,51 @@ namespace {
 
 CosmosError Invalid(const std::string& why) { return errors::BadRequest("The indexing policy is invalid: " + why); }
 
-// "/a/\"b c\"/[]/?" -> {"a","b c","[]","?"}
-std::vector<std::string> SplitIndexPath(const std::string& path) {
-  if (path.empty() || path[0] != '/') throw Invalid("the path '" + path + "' must start with '/'.");
+// The service's answer for a path it cannot parse; `pos` is where parsing stopped.
+CosmosError BadPath(const std::string& path, size_t pos) {
+  return errors::BadRequest("The indexing path '" + path + "' could not be accepted, failed near position '" +
+                            std::to_string(pos) +
+                            "'. Please ensure that the path is a valid path. Common errors include invalid "
+                            "characters or absence of quotes around labels.");
+}
+
+// "/a/\"b c\"/[]/?" -> {"a","b c","[]","?"}. `terminal`: the path must end with "/?" or "/*"
+// (included, excluded and spatial paths); composite paths must not hold "*" or "?" at all.
+std::vector<std::string> SplitPath(const std::string& path, bool terminal) {
+  if (path.empty() || path[0] != '/') throw BadPath(path, 0);
   std::vector<std::string> out;
   size_t i = 1;
   while (i < path.size()) {
     std::string seg;
+    const size_t seg_start = i;
     if (path[i] == '"') {
       size_t end = path.find('"', i + 1);
-      if (end == std::string::npos) throw Invalid("the path '" + path + "' has an unterminated quote.");
+      if (end == std::string::npos) throw BadPath(path, i);
       seg = path.substr(i + 1, end - i - 1);
       i = end + 1;
+      if (i < path.size() && path[i] != '/') throw BadPath(path, i);
     } else {
       size_t end = path.find('/', i);
       if (end == std::string::npos) end = path.size();
       seg = path.substr(i, end - i);
       i = end;
+      if (seg.empty()) throw BadPath(path, seg_start);
+      // A wildcard or "?" only ends a path; never inside it, never in a composite path.
+      if ((seg == "*" || seg == "?") && (!terminal || i < path.size())) throw BadPath(path, seg_start);
     }
-    if (seg.empty()) throw Invalid("the path '" + path + "' has an empty segment.");
     out.push_back(std::move(seg));
     ++i;
   }
-  if (out.empty()) throw Invalid("the path '" + path + "' is empty.");
-  const std::string& last = out.back();
-  if (last != "*" && last != "?") throw Invalid("the path '" + path + "' must end with '/?' or '/*'.");
-  return out;
-}
-
-std::vector<std::string> SplitPlainPath(const std::string& path) {
-  std::vector<std::string> out;
-  size_t i = 1;
-  while (i < path.size()) {
-    size_t end = path.find('/', i);
-    if (end == std::string::npos) end = path.size();
-    std::string seg = path.substr(i, end - i);
-    if (seg.size() >= 2 && seg.front() == '"' && seg.back() == '"') seg = seg.substr(1, seg.size() - 2);
-    out.push_back(seg);
-    i = end + 1;
+  if (path.size() > 1 && path.back() == '/') throw BadPath(path, path.size() - 1);
+  if (out.empty()) throw BadPath(path, path.size());
+  if (terminal) {
+    const std::string& last = out.back();
+    if (last != "*" && last != "?") throw BadPath(path, path.size());
   }
   return out;
 }
+
+std::vector<std::string> SplitIndexPath(const std::string& path) { return SplitPath(path, true); }
 
 // Does pattern (ending in ? or *) match the leaf at `path` (array elements shown as "[]")?
 // Returns the specificity (number of literal segments) or -1.
@@ -85,18 +91,29 @@ bool Covered(const IndexingPolicy& p, const std::vector<std::string>& path) {
   return best_inc >= 0 && best_inc > best_exc;
 }
 
+// A GeoJSON geometry the spatial index holds: a type it knows and an array of coordinates.
+bool IsGeoJson(const json::Value& v) {
+  if (!v.IsObject()) return false;
+  auto t = v.FindMember("type");
+  auto c = v.FindMember("coordinates");
+  if (t == v.MemberEnd() || !t->value.IsString() || c == v.MemberEnd() || !c->value.IsArray()) return false;
+  const std::string_view type(t->value.GetString(), t->value.GetStringLength());
+  return type == "Point" || type == "LineString" || type == "Polygon" || type == "MultiPolygon";
+}
+
 bool IsSystemProperty(std::string_view name) {
   return name == "_rid" || name == "_self" || name == "_etag" || name == "_attachments";
 }
 
 }  // namespace
 
-IndexingPolicy IndexingPolicy::FromJson(const json::Value* v) {
+IndexingPolicy IndexingPolicy::FromJson(const json::Value* v, const json::Value* geospatial_config) {
   IndexingPolicy p;
   auto& a = p.raw.GetAllocator();
   p.raw.SetObject();
   if (v && !v->IsNull() && !v->IsObject()) throw Invalid("indexingPolicy must be an object.");
   const bool given = v && v->IsObject();
+  bool automatic_given = false;
   if (given) {
     auto m = v->FindMember("indexingMode");
     if (m != v->MemberEnd()) {
@@ -111,7 +128,14 @@ IndexingPolicy IndexingPolicy::FromJson(const json::Value* v) {
     if (au != v->MemberEnd()) {
       if (!au->value.IsBool()) throw Invalid("automatic must be a boolean.");
       p.automatic = au->value.GetBool();
+      automatic_given = true;
     }
+  }
+  if (p.mode == "none") {
+    // Mode none indexes nothing: "automatic" may be left out (it reads back false) but not be true.
+    if (automatic_given && p.automatic)
+      throw errors::BadRequest("Indexing mode value cannot be 'none' when automatic indexing is specified as 'true'.");
+    p.automatic = false;
   }
   p.raw.AddMember("indexingMode", json::Value(p.mode.c_str(), a), a);
   p.raw.AddMember("automatic", p.automatic, a);
@@ -162,29 +186,96 @@ IndexingPolicy IndexingPolicy::FromJson(const json::Value* v) {
     p.raw.AddMember("includedPaths", inc, a);
     p.raw.AddMember("excludedPaths", exc, a);
   }
-  if (given) {
-    auto ci = v->FindMember("compositeIndexes");
-    if (ci != v->MemberEnd()) {
-      if (!ci->value.IsArray()) throw Invalid("compositeIndexes must be an array.");
-      json::Value copy(ci->value, a);
-      for (auto& idx : ci->value.GetArray()) {
-        if (!idx.IsArray() || idx.Size() < 2) throw Invalid("a composite index needs at least two paths.");
-        std::vector<std::vector<std::string>> paths;
-        for (auto& e : idx.GetArray()) {
-          if (!e.IsObject() || !e.HasMember("path") || !e["path"].IsString() || e["path"].GetString()[0] != '/')
-            throw Invalid("composite index entries must be objects with a path.");
-          auto path = e.FindMember("path");
-          paths.push_back(SplitPlainPath(path->value.GetString()));
+  if (!given) return p;
+
+  auto ci = v->FindMember("compositeIndexes");
+  if (ci != v->MemberEnd() && !ci->value.IsNull()) {
+    if (!ci->value.IsArray()) throw Invalid("compositeIndexes must be an array.");
+    for (rapidjson::SizeType i = 0; i < ci->value.Size(); ++i) {
+      const json::Value& idx = ci->value[i];
+      if (!idx.IsArray()) throw Invalid("each composite index must be an array of paths.");
+      if (idx.Size() < 2)
+        throw errors::BadRequest("The composite index at 'indexingPolicy.additionalIndexes.composite['" +
+                                 std::to_string(i) + "']' must have at least 2 paths.");
+      std::vector<std::vector<std::string>> paths;
+      std::vector<bool> descending;
+      std::vector<std::string> seen;
+      for (rapidjson::SizeType j = 0; j < idx.Size(); ++j) {
+        const json::Value& e = idx[j];
+        if (!e.IsObject() || !e.HasMember("path") || !e["path"].IsString())
+          throw Invalid("composite index entries must be objects with a string path.");
+        const std::string path = e["path"].GetString();
+        paths.push_back(SplitPath(path, false));
+        if (std::find(seen.begin(), seen.end(), path) != seen.end())
+          throw errors::BadRequest("The following path '" + path + "' was specified more than once in "
+                                   "'additionalIndexes.composite[" + std::to_string(i) + "][" + std::to_string(j) +
+                                   "]'. Remove the duplicated field.");
+        seen.push_back(path);
+        bool desc = false;
+        auto order = e.FindMember("order");
+        if (order != e.MemberEnd()) {
+          std::string o = order->value.IsString() ? order->value.GetString() : json::Write(order->value);
+          std::string lower = o;
+          for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+          if (lower != "ascending" && lower != "descending")
+            throw errors::BadRequest("The composite order '" + o +
+                                     "' is invalid. Choose between 'ascending' and 'descending'.");
+          desc = lower == "descending";
         }
-        p.composites.push_back(std::move(paths));
+        descending.push_back(desc);
       }
-      p.raw.AddMember("compositeIndexes", copy, a);
+      p.composites.push_back(std::move(paths));
+      p.composite_descending.push_back(std::move(descending));
     }
-    for (const char* k : {"spatialIndexes", "vectorIndexes", "fullTextIndexes"}) {
-      auto it = v->FindMember(k);
-      if (it != v->MemberEnd() && it->value.IsArray() && !it->value.Empty())
-        throw errors::NotImplemented(std::string("indexingPolicy.") + k);
+    p.raw.AddMember("compositeIndexes", json::Value(ci->value, a), a);
+  }
+
+  auto si = v->FindMember("spatialIndexes");
+  if (si != v->MemberEnd() && !si->value.IsNull()) {
+    if (!si->value.IsArray()) throw Invalid("spatialIndexes must be an array.");
+    const bool geometry = geospatial_config && geospatial_config->IsObject() &&
+                          geospatial_config->HasMember("type") && (*geospatial_config)["type"].IsString() &&
+                          std::string((*geospatial_config)["type"].GetString()) == "Geometry";
+    for (auto& e : si->value.GetArray()) {
+      if (!e.IsObject() || !e.HasMember("path") || !e["path"].IsString())
+        throw Invalid("spatialIndexes entries must be objects with a string path.");
+      const std::string path = e["path"].GetString();
+      auto segs = SplitIndexPath(path);
+      auto types = e.FindMember("types");
+      if (types == e.MemberEnd() || !types->value.IsArray() || types->value.Empty())
+        throw Invalid("the spatial index at path '" + path + "' needs a non-empty types array.");
+      for (auto& t : types->value.GetArray()) {
+        const std::string name = t.IsString() ? t.GetString() : json::Write(t);
+        if (name != "Point" && name != "LineString" && name != "Polygon" && name != "MultiPolygon")
+          throw Invalid("the spatial type '" + name +
+                        "' is not one of 'Point', 'LineString', 'Polygon' and 'MultiPolygon'.");
+      }
+      auto bb = e.FindMember("boundingBox");
+      if (bb != e.MemberEnd() && !bb->value.IsNull()) {
+        bool ok = bb->value.IsObject();
+        double box[4] = {0, 0, 0, 0};
+        const char* names[4] = {"xmin", "ymin", "xmax", "ymax"};
+        for (int k = 0; ok && k < 4; ++k) {
+          auto m = bb->value.FindMember(names[k]);
+          ok = m != bb->value.MemberEnd() && m->value.IsNumber();
+          if (ok) box[k] = m->value.GetDouble();
+        }
+        if (!ok || !(box[0] < box[2]) || !(box[1] < box[3]))
+          throw Invalid("the boundingBox of the spatial index at path '" + path +
+                        "' needs numbers xmin < xmax and ymin < ymax.");
+      } else if (geometry) {
+        throw Invalid("the spatial index at path '" + path +
+                      "' needs a boundingBox because the container's geospatialConfig type is Geometry.");
+      }
+      p.spatial.push_back(std::move(segs));
     }
+    p.raw.AddMember("spatialIndexes", json::Value(si->value, a), a);
+  }
+
+  for (const char* k : {"vectorIndexes", "fullTextIndexes"}) {
+    auto it = v->FindMember(k);
+    if (it != v->MemberEnd() && it->value.IsArray() && !it->value.Empty())
+      throw errors::NotImplemented(std::string("indexingPolicy.") + k);
   }
   return p;
 }
@@ -193,6 +284,35 @@ bool IndexingPolicy::IsIndexed(const std::vector<std::string>& path) const {
   if (mode == "none" || path.empty()) return false;
   if (path.size() == 1 && (path[0] == "id" || path[0] == "_ts")) return true;
   return Covered(*this, path);
+}
+
+bool IndexingPolicy::IsSpatiallyIndexed(const std::vector<std::string>& path) const {
+  if (mode == "none" || path.empty()) return false;
+  for (auto& pat : spatial) {
+    if (Match(pat, path) >= 0) return true;
+  }
+  return false;
+}
+
+bool IndexingPolicy::HasCompositeFor(const std::vector<std::vector<std::string>>& paths,
+                                     const std::vector<bool>& descending) const {
+  if (mode == "none") return false;
+  for (size_t i = 0; i < composites.size(); ++i) {
+    const auto& comp = composites[i];
+    if (comp.size() != paths.size() || descending.size() != paths.size()) continue;
+    bool same = true, reversed = true;
+    for (size_t k = 0; k < comp.size() && (same || reversed); ++k) {
+      if (comp[k] != paths[k]) {
+        same = reversed = false;
+        break;
+      }
+      const bool d = composite_descending[i][k];
+      same = same && d == descending[k];
+      reversed = reversed && d != descending[k];
+    }
+    if (same || reversed) return true;
+  }
+  return false;
 }
 
 int IndexingPolicy::CountTerms(const json::Value& doc) const {
@@ -213,6 +333,8 @@ int IndexingPolicy::CountTerms(const json::Value& doc) const {
     Item it = std::move(stack.back());
     stack.pop_back();
     const json::Value& v = *it.v;
+    // A geometry under a spatial index adds its cells; its members are range-indexed as usual.
+    if (!spatial.empty() && IsGeoJson(v) && IsSpatiallyIndexed(it.path)) ++terms;
     if (v.IsObject() && !v.ObjectEmpty()) {
       for (auto& m : v.GetObject()) {
         auto p = it.path;

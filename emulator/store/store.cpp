@@ -111,8 +111,28 @@ void PhysicalPartition::Record(Change change) {
   if (logging_) log_.push_back(std::move(change));
 }
 
+void PhysicalPartition::IndexUnique(const Item& item, bool add) {
+  if (!unique_) return;
+  for (auto& tuple : unique_->Tuples(item.body)) {
+    if (add) {
+      unique_index_[UniqueSlot(item.pk, tuple)] = item.id;
+    } else if (auto it = unique_index_.find(UniqueSlot(item.pk, tuple)); it != unique_index_.end() && it->second == item.id) {
+      unique_index_.erase(it);
+    }
+  }
+}
+
+void PhysicalPartition::CheckUniqueLocked(const Item& item) const {
+  if (!unique_) return;
+  for (auto& tuple : unique_->Tuples(item.body)) {
+    auto it = unique_index_.find(UniqueSlot(item.pk, tuple));
+    if (it != unique_index_.end() && it->second != item.id) throw errors::ItemConflict();
+  }
+}
+
 void PhysicalPartition::Remove(std::unordered_map<std::string, ItemPtr>::iterator it) {
   const Item& item = *it->second;
+  IndexUnique(item, false);
   by_seq_.erase(item.seq);
   by_lsn_.erase(item.lsn);
   if (auto pk = by_pk_lsn_.find(item.pk); pk != by_pk_lsn_.end()) {
@@ -125,6 +145,10 @@ void PhysicalPartition::Remove(std::unordered_map<std::string, ItemPtr>::iterato
 
 void PhysicalPartition::Store(const std::string& key, const ItemPtr& current, ItemPtr item) {
   auto& logical = by_pk_lsn_[item->pk];
+  if (unique_) {
+    if (current) IndexUnique(*current, false);
+    IndexUnique(*item, true);
+  }
   if (current) {
     by_lsn_.erase(current->lsn);
     logical.erase(current->lsn);
@@ -156,7 +180,7 @@ void PhysicalPartition::ExpireLocked(int64_t now, const ItemPolicy& policy) {
 void PhysicalPartition::CheckWrite(WriteKind kind, const ItemPtr& current, const Preconditions& pre) {
   switch (kind) {
     case WriteKind::kCreate:
-      if (current) throw errors::Conflict();
+      if (current) throw errors::ItemConflict();
       break;
     case WriteKind::kReplace:
     case WriteKind::kDelete:
@@ -168,6 +192,8 @@ void PhysicalPartition::CheckWrite(WriteKind kind, const ItemPtr& current, const
   if (pre.if_match && current && *pre.if_match != "*" && *pre.if_match != current->etag)
     throw errors::PreconditionFailed();
   if (pre.if_match && !current && kind == WriteKind::kUpsert && *pre.if_match != "*")
+    throw errors::PreconditionFailed();
+  if (pre.if_none_match && current && (*pre.if_none_match == "*" || *pre.if_none_match == current->etag))
     throw errors::PreconditionFailed();
 }
 
@@ -248,11 +274,36 @@ WriteResult Transaction::Write(WriteKind kind, const std::string& id, const Prec
     seq = part_.next_seq_++;  // a rolled-back create leaves a gap, as on the service
   }
   ItemPtr item = make(current, seq, 0);
+  CheckUnique(*item, now);
   ops_.push_back({id, item});
   overlay_[id] = item;
   result.item = std::move(item);
   result.created = !current;
   return result;
+}
+
+void Transaction::CheckUnique(const Item& item, int64_t now) const {
+  if (!part_.unique_) return;
+  const auto tuples = part_.unique_->Tuples(item.body);
+  auto taken = [&](const Item& other) {
+    for (auto& t : part_.unique_->Tuples(other.body)) {
+      if (std::find(tuples.begin(), tuples.end(), t) != tuples.end()) return true;
+    }
+    return false;
+  };
+  // Staged images of other items, then committed ones this transaction has not touched.
+  for (const auto& [id, staged] : overlay_) {
+    if (id != item.id && PhysicalPartition::Live(staged, now, policy_.default_ttl) && taken(*staged))
+      throw errors::Conflict();
+  }
+  std::shared_lock lock(part_.mu_);
+  for (auto& t : tuples) {
+    auto it = part_.unique_index_.find(PhysicalPartition::UniqueSlot(pk_, t));
+    if (it == part_.unique_index_.end() || it->second == item.id || overlay_.count(it->second)) continue;
+    auto holder = part_.by_key_.find(PhysicalPartition::Key(pk_, it->second));
+    if (holder != part_.by_key_.end() && PhysicalPartition::Live(holder->second, now, policy_.default_ttl))
+      throw errors::ItemConflict();
+  }
 }
 
 uint64_t Transaction::Commit(int64_t now) {
@@ -290,6 +341,7 @@ WriteResult PhysicalPartition::Write(WriteKind kind, const std::string& pk, cons
   }
   const uint64_t seq = current ? current->seq : next_seq_;
   ItemPtr item = make(current, seq, lsn_ + 1);  // may throw: nothing has changed yet
+  CheckUniqueLocked(*item);
   if (!current) ++next_seq_;
   result.lsn = Apply(it, key, item, now);
   result.item = std::move(item);
@@ -455,7 +507,8 @@ Container::Container(std::string id, std::string rid, std::string db_rid, Partit
       etag_(std::move(etag)) {
   auto bounds = RangeBoundaries(pk_, partition_count);
   for (size_t i = 0; i + 1 < bounds.size(); ++i)
-    partitions_.push_back(std::make_unique<PhysicalPartition>(std::to_string(i), bounds[i], bounds[i + 1]));
+    partitions_.push_back(
+        std::make_unique<PhysicalPartition>(std::to_string(i), bounds[i], bounds[i + 1], settings_->unique_keys));
   if (auto& o = budget_offer()) o->AddPartitions(static_cast<int>(partitions_.size()));
 }
 
@@ -597,6 +650,7 @@ std::string Container::ToJson() const {
   pk_.ToJson(pk, a);
   d.AddMember("partitionKey", pk, a);
   if (s->default_ttl) d.AddMember("defaultTtl", *s->default_ttl, a);
+  if (s->unique_keys) d.AddMember("uniqueKeyPolicy", json::Value(s->unique_keys->raw, a), a);
   if (s->extra.IsObject()) {
     for (auto& m : s->extra.GetObject()) d.AddMember(json::Value(m.name, a), json::Value(m.value, a), a);
   }

@@ -22,6 +22,8 @@
 #include "json/json.h"
 #include "store/indexing.h"
 #include "store/partition_key.h"
+#include "store/users.h"
+#include "store/unique_keys.h"
 
 namespace cosmos::store {
 
@@ -52,7 +54,8 @@ struct WriteResult {
 enum class WriteKind { kCreate, kReplace, kUpsert, kDelete };
 
 struct Preconditions {
-  std::optional<std::string> if_match;  // quoted etag or "*"
+  std::optional<std::string> if_match;       // quoted etag or "*"
+  std::optional<std::string> if_none_match;  // quoted etag or "*": 412 when the current version matches
 };
 
 // What a partition needs from its container's settings to keep items.
@@ -127,6 +130,9 @@ class Transaction {
   friend class PhysicalPartition;
   Transaction(PhysicalPartition& part, std::string pk, ItemPolicy policy)
       : part_(part), pk_(std::move(pk)), policy_(policy) {}
+  // 409 when another item of the logical partition, staged or committed, holds one of `item`'s
+  // unique-key values.
+  void CheckUnique(const Item& item, int64_t now) const;
   struct Op {
     std::string id;
     ItemPtr item;  // the new image; null for deletes
@@ -143,8 +149,12 @@ class Transaction {
 // sequence number.
 class PhysicalPartition {
  public:
-  PhysicalPartition(std::string range_id, std::string min_epk, std::string max_epk)
-      : range_id_(std::move(range_id)), min_epk_(std::move(min_epk)), max_epk_(std::move(max_epk)) {}
+  // `unique`: the container's unique keys (fixed at creation), kept per logical partition.
+  PhysicalPartition(std::string range_id, std::string min_epk, std::string max_epk, UniqueKeysPtr unique = nullptr)
+      : range_id_(std::move(range_id)),
+        min_epk_(std::move(min_epk)),
+        max_epk_(std::move(max_epk)),
+        unique_(unique && !unique->empty() ? std::move(unique) : nullptr) {}
   const std::string& range_id() const { return range_id_; }
   const std::string& min_epk() const { return min_epk_; }
   const std::string& max_epk() const { return max_epk_; }
@@ -217,6 +227,11 @@ class PhysicalPartition {
   uint64_t Apply(std::unordered_map<std::string, ItemPtr>::iterator it, const std::string& key, ItemPtr item,
                  int64_t now);
   void Store(const std::string& key, const ItemPtr& current, ItemPtr item);
+  // The unique-key index: "<pk>\x1f<tuple>" -> id of the item holding it in that logical partition.
+  static std::string UniqueSlot(const std::string& pk, const std::string& tuple) { return pk + '\x1f' + tuple; }
+  void IndexUnique(const Item& item, bool add);
+  // 409 when another live item of the logical partition holds one of `item`'s unique-key values.
+  void CheckUniqueLocked(const Item& item) const;
 
   const std::string range_id_;
   const std::string min_epk_;
@@ -235,6 +250,8 @@ class PhysicalPartition {
   int64_t log_since_ = 0;       // ... and every change committed at or after this second
   uint64_t lsn_ = 0;
   uint64_t next_seq_ = 1;
+  const UniqueKeysPtr unique_;  // null when the container has no unique keys
+  std::unordered_map<std::string, std::string> unique_index_;
   std::unordered_set<std::string> reserved_;  // logical partitions a transaction holds
   std::condition_variable_any released_;
 };
@@ -303,6 +320,7 @@ struct ContainerSettings {
   IndexingPolicy indexing;
   std::optional<int64_t> default_ttl;  // nullopt: TTL off; -1: on without default; n: seconds
   std::optional<int64_t> change_feed_retention_minutes;  // changeFeedPolicy.retentionDuration (> 0)
+  UniqueKeysPtr unique_keys;          // fixed at creation; null when the body gave no uniqueKeyPolicy
   json::Document extra;               // other properties kept as given (conflictResolutionPolicy, ...)
 
   ItemPolicy items() const {
@@ -438,6 +456,8 @@ class Database {
   void AddContainer(ContainerPtr c);
   bool RemoveContainer(const std::string& id);
   uint32_t NextContainerNumber() { return ++container_counter_; }
+  // Its users and their permissions.
+  UserSet& users() const { return users_; }
 
  private:
   const std::string id_;
@@ -448,6 +468,7 @@ class Database {
   mutable std::shared_mutex mu_;
   std::vector<ContainerPtr> containers_;  // creation order
   std::atomic<uint32_t> container_counter_{0};
+  mutable UserSet users_;
 };
 using DatabasePtr = std::shared_ptr<Database>;
 

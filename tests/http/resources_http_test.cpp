@@ -264,8 +264,7 @@ TEST_F(ResourcesTest, ContainerErrors) {
   }
   for (
       const char* unsupported :
-      {R"({"id":"c2","partitionKey":{"paths":["/pk"]},"uniqueKeyPolicy":{"uniqueKeys":[{"paths":["/email"]}]}})",
-       R"({"id":"c2","partitionKey":{"paths":["/pk"]},"computedProperties":[{"name":"x","query":"SELECT VALUE 1 FROM c"}]})",
+      {R"({"id":"c2","partitionKey":{"paths":["/pk"]},"computedProperties":[{"name":"x","query":"SELECT VALUE 1 FROM c"}]})",
        R"({"id":"c2","partitionKey":{"paths":["/pk"],"kind":"Range"}})"}) {
     auto r = Post("/dbs/db1/colls", unsupported);
     EXPECT_EQ(r.status(), 501) << unsupported;

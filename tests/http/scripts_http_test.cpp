@@ -541,8 +541,7 @@ TEST_F(ScriptsTest, UncaughtThrowIs400WithTheErrorNumberAsSubstatus) {
   auto dup = Exec("create", R"([{"id":"dup","pk":"x"}])");
   ExpectBadRequest(dup, "409");
   EXPECT_TRUE(StartsWith(ErrorText(dup), std::string(kExecPrefix) +
-                                             "Error: {\"Errors\":[\"Resource with specified id, name, or unique "
-                                             "index already exists.\"]}"))
+                                             "Error: Entity with the specified id already exists in the system."))
       << ErrorText(dup);
   EXPECT_EQ(dup.Charge(), ScriptCharge(1.24));
   // The same error reaches a callback as {number, message}; rethrowing it gives the same answer.
@@ -553,7 +552,7 @@ TEST_F(ScriptsTest, UncaughtThrowIs400WithTheErrorNumberAsSubstatus) {
   auto seen = Exec("seen");
   ASSERT_EQ(seen.status(), 200) << seen;
   EXPECT_EQ(seen.body(),
-            R"({"number":409,"message":"{\"Errors\":[\"Resource with specified id, name, or unique index already exists.\"]}","doc":true})");
+            R"({"number":409,"message":"Entity with the specified id already exists in the system.","doc":true})");
   Sproc("rethrow",
         "function () { var coll = getContext().getCollection();"
         " coll.readDocument(coll.getAltLink() + '/docs/nope', function (err) { if (err) throw err; }); }");

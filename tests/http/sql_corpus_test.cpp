@@ -25,6 +25,7 @@ struct SqlCase {
   std::string parse_error;  // non-empty: the file could not be parsed here
 
   std::vector<std::string> docs;  // the documents of the docs block in force
+  std::string policy;              // the indexing policy in force (JSON object text), or empty
   std::string query;
   std::string params;  // JSON object text {"@p": value, ...}, or empty
   bool unordered = false;
@@ -81,6 +82,7 @@ std::vector<SqlCase> ParseFile(const fs::path& path) {
   };
 
   std::vector<std::string> docs;
+  std::string policy;
   size_t i = 0;
   const size_t n = lines.size();
   while (i < n) {
@@ -90,8 +92,18 @@ std::vector<SqlCase> ParseFile(const fs::path& path) {
       continue;
     }
     const int header_line = static_cast<int>(i) + 1;
+    if (StartsWith(l, "policy ")) {
+      json::Document d;
+      if (json::Parse(l.substr(7), d) != json::ParseStatus::kOk || !d.IsObject()) {
+        fail(header_line, "a policy line is not a JSON object: " + l);
+      }
+      policy = l.substr(7);
+      ++i;
+      continue;
+    }
     if (l == "docs") {
       docs.clear();
+      policy.clear();
       ++i;
       for (; i < n && !lines[i].empty(); ++i) {
         if (lines[i][0] == '#') continue;
@@ -108,6 +120,7 @@ std::vector<SqlCase> ParseFile(const fs::path& path) {
       c.file = stem;
       c.line = header_line;
       c.docs = docs;
+      c.policy = policy;
       std::string rest = l.substr(5);
       while (!rest.empty() && rest[0] == ' ') rest.erase(0, 1);
       if (StartsWith(rest, "unordered")) {
@@ -346,7 +359,7 @@ class SqlCorpusTest : public EmulatorTest, public ::testing::WithParamInterface<
 
   void Load(const SqlCase& c) {
     MakeDatabase(kDb);
-    MakeContainer(kDb, kColl);
+    MakeContainer(kDb, kColl, c.policy.empty() ? "" : "\"indexingPolicy\":" + c.policy);
     for (const auto& doc : c.docs) {
       json::Document d;
       ASSERT_EQ(json::Parse(doc, d), json::ParseStatus::kOk) << doc;

@@ -217,6 +217,73 @@ TEST_F(AuthenticateTest, MalformedTokensAre401) {
   EXPECT_EQ(Check({{"x-ms-date", date}, {"authorization", util::PercentEncode("type=resource&ver=1.0&sig=abc")}}), 401);
 }
 
+// ---- resource tokens ------------------------------------------------------------------------
+
+ResourceToken SampleToken() {
+  ResourceToken t;
+  t.scope = {"AQBAAA==", "AQBAAIAAAAE=", "docs", "item \"1\"\n", "[\"x\"]"};
+  t.mode = "All";
+  t.permission_rid = "AQBAAAAAAQAAAAAAAAABAA==";
+  t.permission_etag = "\"00000001-0000-0100-0000-000000000000\"";
+  t.start = 1700000000;
+  t.expiry = 1700003600;
+  return t;
+}
+
+TEST(ResourceTokens, RoundTripUnderTheKey) {
+  const std::string token = IssueResourceToken(Key(), SampleToken());
+  ASSERT_EQ(token.rfind("type=resource&ver=1&sig=", 0), 0u) << token;
+  ASSERT_EQ(token.back(), ';');
+  auto t = VerifyResourceToken(Key(), token.substr(token.find("sig=") + 4));
+  ASSERT_TRUE(t.has_value());
+  EXPECT_EQ(t->scope, SampleToken().scope);
+  EXPECT_EQ(t->mode, "All");
+  EXPECT_EQ(t->permission_rid, SampleToken().permission_rid);
+  EXPECT_EQ(t->permission_etag, SampleToken().permission_etag);
+  EXPECT_EQ(t->start, 1700000000);
+  EXPECT_EQ(t->expiry, 1700003600);
+  // The MAC is HMAC-SHA256 of a label and the claims, under the master key.
+  const std::string sig = token.substr(token.find("sig=") + 4);
+  const std::string claims = sig.substr(sig.find(';') + 1, sig.size() - sig.find(';') - 2);
+  EXPECT_EQ(sig.substr(0, sig.find(';')), ReferenceSignature(Key(), "resource-token\n" + claims));
+}
+
+TEST(ResourceTokens, ForgedOrAlteredTokensDoNotVerify) {
+  const std::string sig = IssueResourceToken(Key(), SampleToken()).substr(24);
+  EXPECT_FALSE(VerifyResourceToken("another key", sig).has_value());
+  std::string altered = sig;
+  altered[sig.find(';') + 5] ^= 1;  // one claims character
+  EXPECT_FALSE(VerifyResourceToken(Key(), altered).has_value());
+  for (std::string bad : {std::string(""), std::string("abc"), std::string(";;"), sig.substr(0, sig.size() - 1),
+                          sig + "x;", sig.substr(sig.find(';'))}) {
+    EXPECT_FALSE(VerifyResourceToken(Key(), bad).has_value()) << bad;
+  }
+  // A valid MAC over claims that are not the token's JSON.
+  const std::string junk = util::Base64Encode("{\"db\":1}");
+  EXPECT_FALSE(VerifyResourceToken(Key(), ReferenceSignature(Key(), "resource-token\n" + junk) + ";" + junk + ";"));
+}
+
+TEST_F(AuthenticateTest, ResourceTokenNeedsNoDateAndReturnsItsClaims) {
+  Request req{beast_http::verb::get, "/dbs/db1", 11};
+  req.set("authorization", util::PercentEncode(IssueResourceToken(Key(), SampleToken())));
+  RequestContext ctx(req, {"dbs", "db1"});
+  auto t = Authenticate(ctx, config_);
+  ASSERT_TRUE(t.has_value());
+  EXPECT_EQ(t->scope.child_id, "item \"1\"\n");
+  // Issued under another key: 401.
+  req.set("authorization", util::PercentEncode(IssueResourceToken("another key", SampleToken())));
+  EXPECT_EQ(Check({{"authorization", util::PercentEncode(IssueResourceToken("another key", SampleToken()))}}), 401);
+  EXPECT_EQ(last_code_, "Unauthorized");
+  EXPECT_EQ(Check({{"authorization", util::PercentEncode(IssueResourceToken(Key(), SampleToken()))}}), 0);
+  // A master-key request still returns no claims.
+  auto date = DateAt(std::chrono::seconds(0));
+  Request master{beast_http::verb::get, "/dbs/db1", 11};
+  master.set("x-ms-date", date);
+  master.set("authorization", Token(SigFor(date)));
+  RequestContext mctx(master, {"dbs", "db1"});
+  EXPECT_FALSE(Authenticate(mctx, config_).has_value());
+}
+
 TEST_F(AuthenticateTest, MissingOrInvalidDateIs401) {
   auto date = DateAt(std::chrono::seconds(0));
   EXPECT_EQ(Check({{"authorization", Token(SigFor(date))}}), 401);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "common/errors.h"
 #include "json/json.h"
 #include "query/parse_cache.h"
 #include "store/indexing.h"
@@ -33,6 +34,9 @@ const std::map<std::string, IndexingPolicy>& Policies() {
     m->emplace("none", Policy(R"({"indexingMode":"none"})"));
     m->emplace("composite", Policy(R"({"compositeIndexes":[[{"path":"/a","order":"ascending"},)"
                                    R"({"path":"/b","order":"descending"}]]})"));
+    m->emplace("spatial", Policy(R"({"spatialIndexes":[{"path":"/loc/*","types":["Point","Polygon"]}]})"));
+    m->emplace("spatial_excluded", Policy(R"({"excludedPaths":[{"path":"/loc/*"}],)"
+                                          R"("spatialIndexes":[{"path":"/loc/*","types":["Point"]}]})"));
     return m;
   }();
   return *policies;
@@ -91,7 +95,15 @@ const Case kCases[] = {
     {"default", "SELECT * FROM c WHERE NOT c.flag", true, 1},
     {"default", "SELECT * FROM c WHERE NOT (c.a = 1)", true, 1},
     {"default", "SELECT * FROM c WHERE NOT (c.a = 1 OR c.b IN (1, 2))", true, 3},
-    {"default", "SELECT * FROM c WHERE true", false, 1},
+    // Constant filters need no index and narrow nothing (the SDKs' rewritten ORDER BY queries send
+    // WHERE (true), or (filter AND true)).
+    {"default", "SELECT * FROM c WHERE true", true, 1},
+    {"default", "SELECT * FROM c WHERE (true)", true, 1},
+    {"default", "SELECT * FROM c WHERE 1 = 1 AND @v > 2", true, 1},
+    {"default", "SELECT * FROM c WHERE (c.a = 1) AND (true)", true, 1},
+    {"default", "SELECT * FROM c WHERE (LOWER(c.b) = 'x') AND (true)", false, 1},
+    {"secret", "SELECT * FROM c WHERE (true) AND c.secret = 1", false, 1},
+    {"none", "SELECT * FROM c WHERE (true)", true, 1},
     // Type checks and string / array functions of a path.
     {"default", "SELECT * FROM c WHERE IS_DEFINED(c.a)", true, 1},
     {"default", "SELECT * FROM c WHERE NOT IS_DEFINED(c.a)", true, 1},
@@ -156,6 +168,25 @@ const Case kCases[] = {
     {"none", "SELECT * FROM c WHERE c.a IN (1, 2, 3)", false, 1},
     {"composite", "SELECT * FROM c WHERE c.a = 1 ORDER BY c.a, c.b DESC", true, 1},
     {"composite", "SELECT * FROM c WHERE c.a IN (1, 2) OR c.b = 3", true, 3},
+    // Mode none: aggregates read every document too.
+    {"none", "SELECT VALUE COUNT(1) FROM c", false, 1},
+    {"default", "SELECT VALUE COUNT(1) FROM c", true, 1},
+    // Spatial predicates: answered by a spatial index on the path, scans without one.
+    {"spatial", "SELECT * FROM c WHERE ST_DISTANCE(c.loc, {'type': 'Point', 'coordinates': [1, 2]}) < 3000", true, 1},
+    {"spatial", "SELECT * FROM c WHERE 3000 >= ST_DISTANCE({'type': 'Point', 'coordinates': [1, 2]}, c.loc)", true, 1},
+    {"spatial", "SELECT * FROM c WHERE ST_DISTANCE(c.loc.home, @obj) < @v", true, 1},
+    {"spatial", "SELECT * FROM c WHERE ST_WITHIN(c.loc, {'type': 'Polygon', 'coordinates': [[[0,0],[1,0],[1,1],[0,0]]]})", true, 1},
+    {"spatial", "SELECT * FROM c WHERE ST_INTERSECTS(@obj, c.loc)", true, 1},
+    {"spatial", "SELECT * FROM c WHERE NOT ST_WITHIN(c.loc, @obj)", true, 1},
+    {"spatial", "SELECT * FROM c WHERE ST_DISTANCE(c.loc, @obj) < 10 AND c.n = 1", true, 1},
+    {"spatial", "SELECT * FROM c WHERE ST_DISTANCE(c.other, @obj) < 10", false, 1},
+    {"spatial", "SELECT * FROM c WHERE ST_DISTANCE(c.loc, c.loc2) < 10", false, 1},
+    {"spatial", "SELECT * FROM c WHERE ST_DISTANCE(c.loc, @obj) < c.max", false, 1},
+    {"spatial", "SELECT * FROM c WHERE ST_ISVALID(c.loc)", false, 1},
+    {"spatial_excluded", "SELECT * FROM c WHERE ST_WITHIN(c.loc, @obj)", true, 1},
+    {"default", "SELECT * FROM c WHERE ST_DISTANCE(c.loc, {'type': 'Point', 'coordinates': [1, 2]}) < 3000", false, 1},
+    {"default", "SELECT * FROM c WHERE ST_WITHIN(c.loc, @obj)", false, 1},
+    {"none", "SELECT * FROM c WHERE ST_WITHIN(c.loc, @obj)", false, 1},
 };
 
 class IndexUseTest : public ::testing::TestWithParam<Case> {};
@@ -168,6 +199,93 @@ TEST_P(IndexUseTest, Decides) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Queries, IndexUseTest, ::testing::ValuesIn(kCases));
+
+// ---- CheckIndexSupport: the refusals -----------------------------------------------------------
+
+constexpr const char* kNoComposite =
+    "Message: {\"Errors\":[\"The order by query does not have a corresponding composite index that it can be served "
+    "from.\"]}";
+constexpr const char* kExcluded =
+    "Message: {\"Errors\":[\"The index path corresponding to the specified order-by item is excluded.\"]}";
+constexpr const char* kNeedsScan =
+    "Message: {\"Errors\":[\"An invalid query has been specified with filters against path(s) excluded from "
+    "indexing. Consider adding allow scan header in the request.\"]}";
+
+// "" when the query is served; else the 400's message.
+std::string Refusal(const std::string& policy, const std::string& text, bool scan = false) {
+  json::Document params;
+  EXPECT_EQ(json::Parse(kParams, params), json::ParseStatus::kOk);
+  Arena arena;
+  auto plan = Bind(*ParseQuery(text), &params, arena);
+  try {
+    CheckIndexSupport(*plan, Policies().at(policy), scan);
+    return "";
+  } catch (const CosmosError& e) {
+    EXPECT_EQ(e.status, 400);
+    EXPECT_EQ(e.substatus, 0);
+    EXPECT_EQ(e.code, "BadRequest");
+    return e.what();
+  }
+}
+
+TEST(CheckIndexSupport, SeveralOrderByItemsNeedAMatchingCompositeIndex) {
+  EXPECT_EQ(Refusal("default", "SELECT * FROM c ORDER BY c.a, c.b"), kNoComposite);
+  EXPECT_EQ(Refusal("default", "SELECT * FROM c ORDER BY c.id, c._ts"), kNoComposite);
+  // The composite is (/a ASC, /b DESC): served as written and with every direction reversed.
+  EXPECT_EQ(Refusal("composite", "SELECT * FROM c ORDER BY c.a, c.b DESC"), "");
+  EXPECT_EQ(Refusal("composite", "SELECT * FROM c ORDER BY c.a ASC, c.b DESC"), "");
+  EXPECT_EQ(Refusal("composite", "SELECT * FROM c ORDER BY c.a DESC, c.b ASC"), "");
+  EXPECT_EQ(Refusal("composite", "SELECT * FROM c ORDER BY c.a DESC, c.b"), "");
+  EXPECT_EQ(Refusal("composite", "SELECT * FROM c ORDER BY c.a, c.b"), kNoComposite);
+  EXPECT_EQ(Refusal("composite", "SELECT * FROM c ORDER BY c.a DESC, c.b DESC"), kNoComposite);
+  EXPECT_EQ(Refusal("composite", "SELECT * FROM c ORDER BY c.b DESC, c.a"), kNoComposite);
+  EXPECT_EQ(Refusal("composite", "SELECT * FROM c ORDER BY c.a, c.b DESC, c.c"), kNoComposite);
+  // A filter does not change the rule; the SDKs' rewritten form is judged the same way.
+  EXPECT_EQ(Refusal("composite", "SELECT * FROM c WHERE c.x = 1 ORDER BY c.a, c.b DESC"), "");
+  EXPECT_EQ(Refusal("composite", "SELECT * FROM c WHERE c.x = 1 ORDER BY c.a, c.x"), kNoComposite);
+  EXPECT_EQ(Refusal("default",
+                    "SELECT c._rid, [{\"item\": c.a}, {\"item\": c.b}] AS orderByItems, c AS payload FROM c "
+                    "WHERE (true) ORDER BY c.a, c.b"),
+            kNoComposite);
+  EXPECT_EQ(Refusal("composite", "SELECT c._rid, [{\"item\": c.a}, {\"item\": c.b}] AS orderByItems, c AS payload "
+                                 "FROM c WHERE (true) ORDER BY c.a, c.b DESC"),
+            "");
+  // Aliases over the root resolve to their paths; a composite index does not need the range index.
+  EXPECT_EQ(Refusal("composite", "SELECT * FROM r ORDER BY r[\"a\"], r.b DESC"), "");
+  EXPECT_EQ(Refusal("composite", "SELECT x FROM c.a x ORDER BY x"), "");
+}
+
+TEST(CheckIndexSupport, OneOrderByItemNeedsItsRangeIndex) {
+  EXPECT_EQ(Refusal("default", "SELECT * FROM c ORDER BY c.a"), "");
+  EXPECT_EQ(Refusal("default", "SELECT * FROM c WHERE c.b = 1 ORDER BY c.a DESC"), "");
+  EXPECT_EQ(Refusal("secret", "SELECT * FROM c ORDER BY c.secret"), kExcluded);
+  EXPECT_EQ(Refusal("secret", "SELECT * FROM c ORDER BY c.secret.x"), "");
+  EXPECT_EQ(Refusal("only_a", "SELECT * FROM c ORDER BY c.b"), kExcluded);
+  EXPECT_EQ(Refusal("only_a", "SELECT * FROM c ORDER BY c.a DESC"), "");
+  EXPECT_EQ(Refusal("only_a", "SELECT * FROM c ORDER BY c.id"), "");
+  EXPECT_EQ(Refusal("only_a", "SELECT * FROM c ORDER BY c._ts DESC"), "");
+  EXPECT_EQ(Refusal("no_tags", "SELECT VALUE t FROM c JOIN t IN c.tags ORDER BY t"), kExcluded);
+  EXPECT_EQ(Refusal("default", "SELECT * FROM c ORDER BY c._etag"), kExcluded);
+  EXPECT_EQ(Refusal("only_a", "SELECT TOP 1 * FROM c ORDER BY c.b"), kExcluded);
+}
+
+TEST(CheckIndexSupport, ModeNone) {
+  // Filters need the scan header; a query without one runs.
+  EXPECT_EQ(Refusal("none", "SELECT * FROM c WHERE c.id = 'x'"), kNeedsScan);
+  EXPECT_EQ(Refusal("none", "SELECT VALUE COUNT(1) FROM c WHERE c.a > 1"), kNeedsScan);
+  EXPECT_EQ(Refusal("none", "SELECT * FROM c WHERE c.id = 'x'", true), "");
+  EXPECT_EQ(Refusal("none", "SELECT * FROM c"), "");
+  EXPECT_EQ(Refusal("none", "SELECT VALUE COUNT(1) FROM c"), "");
+  EXPECT_EQ(Refusal("none", "SELECT * FROM c WHERE (true)"), "");
+  EXPECT_EQ(Refusal("none", "SELECT 1 AS one"), "");
+  // ORDER BY cannot be served at all, scan header or not.
+  EXPECT_EQ(Refusal("none", "SELECT * FROM c ORDER BY c.id"), kExcluded);
+  EXPECT_EQ(Refusal("none", "SELECT * FROM c ORDER BY c.id", true), kExcluded);
+  EXPECT_EQ(Refusal("none", "SELECT * FROM c ORDER BY c.a, c.b", true), kExcluded);
+  // The scan header changes nothing in consistent mode.
+  EXPECT_EQ(Refusal("default", "SELECT * FROM c ORDER BY c.a, c.b", true), kNoComposite);
+  EXPECT_EQ(Refusal("secret", "SELECT * FROM c WHERE c.secret = 1"), "");
+}
 
 // ---- IndexingPolicy::IsIndexed ----------------------------------------------------------------
 

@@ -30,6 +30,32 @@ int PolicyError(const std::string& text) {
   }
 }
 
+// The message of the 400 a policy gets ("" when accepted).
+std::string PolicyMessage(const std::string& text, const std::string& geo = "") {
+  try {
+    auto d = J(text);
+    if (geo.empty()) {
+      IndexingPolicy::FromJson(&d);
+    } else {
+      auto g = J(geo);
+      IndexingPolicy::FromJson(&d, &g);
+    }
+    return "";
+  } catch (const CosmosError& e) {
+    EXPECT_EQ(e.status, 400);
+    EXPECT_EQ(e.code, "BadRequest");
+    return e.what();
+  }
+}
+
+std::string Wrapped(const std::string& text) { return "Message: {\"Errors\":[\"" + text + "\"]}"; }
+
+std::string BadPathText(const std::string& path, int pos) {
+  return Wrapped("The indexing path '" + path + "' could not be accepted, failed near position '" + std::to_string(pos) +
+                 "'. Please ensure that the path is a valid path. Common errors include invalid characters or "
+                 "absence of quotes around labels.");
+}
+
 int Terms(const IndexingPolicy& p, const std::string& doc) { return p.CountTerms(J(doc)); }
 
 // A stored item as the emulator writes it: user properties then the five system properties.
@@ -77,6 +103,12 @@ TEST(IndexingPolicy, LazyIsConsistentAndNoneHasNoPaths) {
   EXPECT_EQ(none.mode, "none");
   EXPECT_EQ(json::Write(none.raw),
             R"({"indexingMode":"none","automatic":false,"includedPaths":[],"excludedPaths":[]})");
+  // Left out, automatic reads back false; true is refused.
+  EXPECT_EQ(json::Write(Policy(R"({"indexingMode":"none"})").raw),
+            R"({"indexingMode":"none","automatic":false,"includedPaths":[],"excludedPaths":[]})");
+  EXPECT_FALSE(Policy(R"({"indexingMode":"None"})").automatic);
+  EXPECT_EQ(PolicyMessage(R"({"indexingMode":"none","automatic":true})"),
+            Wrapped("Indexing mode value cannot be 'none' when automatic indexing is specified as 'true'."));
 }
 
 TEST(IndexingPolicy, CompositeIndexesAreKept) {
@@ -95,16 +127,110 @@ TEST(IndexingPolicy, InvalidPoliciesAre400) {
         R"({"includedPaths":{}})", R"({"includedPaths":[{"path":"a/*"}]})", R"({"includedPaths":[{"path":"/a"}]})",
         R"({"includedPaths":[{"path":"/a//?"}]})", R"({"excludedPaths":[{"path":"/\"a/?"}]})",
         R"({"compositeIndexes":{}})", R"({"compositeIndexes":[[{"path":"/a"}]]})",
-        R"({"compositeIndexes":[[{"path":"/a"},{"path":"b"}]]})"}) {
+        R"({"compositeIndexes":[[{"path":"/a"},{"path":"b"}]]})", R"({"spatialIndexes":{}})",
+        R"({"spatialIndexes":[{"path":"/loc","types":["Point"]}]})"}) {
     EXPECT_EQ(PolicyError(bad), 400) << bad;
   }
 }
 
-TEST(IndexingPolicy, SpatialVectorFullTextAreNotImplemented) {
-  EXPECT_EQ(PolicyError(R"({"spatialIndexes":[{"path":"/loc/*","types":["Point"]}]})"), 501);
+TEST(IndexingPolicy, PathErrorsNameThePathAndPosition) {
+  EXPECT_EQ(PolicyMessage(R"({"includedPaths":[{"path":"a/*"}]})"), BadPathText("a/*", 0));
+  EXPECT_EQ(PolicyMessage(R"({"includedPaths":[{"path":"/passwordHash"}]})"), BadPathText("/passwordHash", 13));
+  EXPECT_EQ(PolicyMessage(R"({"excludedPaths":[{"path":"/a//?"}]})"), BadPathText("/a//?", 3));
+  EXPECT_EQ(PolicyMessage(R"({"excludedPaths":[{"path":"/lineItems/*/name/?"}]})"),
+            BadPathText("/lineItems/*/name/?", 11));
+  EXPECT_EQ(PolicyMessage(R"({"excludedPaths":[{"path":"/\"a/?"}]})"), BadPathText("/\\\"a/?", 1));
+  EXPECT_EQ(PolicyMessage(R"({"excludedPaths":[{"path":"/a/"}]})"), BadPathText("/a/", 2));
+  // Quoted labels, array elements and wildcards at the end are fine.
+  EXPECT_EQ(PolicyMessage(R"({"excludedPaths":[{"path":"/\"a b\"/[]/c/?"},{"path":"/x/*"}]})"), "");
+}
+
+TEST(IndexingPolicy, CompositeIndexValidation) {
+  EXPECT_EQ(PolicyMessage(R"({"compositeIndexes":[[{"path":"/a"},{"path":"/b"}],[{"path":"/a"}]]})"),
+            Wrapped("The composite index at 'indexingPolicy.additionalIndexes.composite['1']' must have at least 2 "
+                    "paths."));
+  EXPECT_EQ(PolicyMessage(R"({"compositeIndexes":[[]]})"),
+            Wrapped("The composite index at 'indexingPolicy.additionalIndexes.composite['0']' must have at least 2 "
+                    "paths."));
+  // Composite paths name a property: no wildcard, no "?".
+  EXPECT_EQ(PolicyMessage(R"({"compositeIndexes":[[{"path":"/a/*"},{"path":"/b"}]]})"), BadPathText("/a/*", 3));
+  EXPECT_EQ(PolicyMessage(R"({"compositeIndexes":[[{"path":"/a"},{"path":"/b/?"}]]})"), BadPathText("/b/?", 3));
+  EXPECT_EQ(PolicyMessage(R"({"compositeIndexes":[[{"path":"/a"},{"path":"/a","order":"descending"}]]})"),
+            Wrapped("The following path '/a' was specified more than once in 'additionalIndexes.composite[0][1]'. "
+                    "Remove the duplicated field."));
+  EXPECT_EQ(PolicyMessage(R"({"compositeIndexes":[[{"path":"/a","order":"up"},{"path":"/b"}]]})"),
+            Wrapped("The composite order 'up' is invalid. Choose between 'ascending' and 'descending'."));
+  auto p = Policy(R"({"compositeIndexes":[[{"path":"/a","order":"Descending"},{"path":"/\"b c\"/d"}]]})");
+  ASSERT_EQ(p.composites.size(), 1u);
+  EXPECT_EQ(p.composites[0], (std::vector<std::vector<std::string>>{{"a"}, {"b c", "d"}}));
+  EXPECT_EQ(p.composite_descending[0], (std::vector<bool>{true, false}));
+}
+
+TEST(IndexingPolicy, CompositeMatchingIsExactOrAllReversed) {
+  auto p = Policy(R"({"compositeIndexes":[[{"path":"/name","order":"ascending"},{"path":"/age","order":"descending"}],)"
+                  R"([{"path":"/a"},{"path":"/b"},{"path":"/c"}]]})");
+  const std::vector<std::vector<std::string>> name_age{{"name"}, {"age"}};
+  EXPECT_TRUE(p.HasCompositeFor(name_age, {false, true}));
+  EXPECT_TRUE(p.HasCompositeFor(name_age, {true, false}));  // every direction reversed
+  EXPECT_FALSE(p.HasCompositeFor(name_age, {false, false}));
+  EXPECT_FALSE(p.HasCompositeFor(name_age, {true, true}));
+  EXPECT_FALSE(p.HasCompositeFor({{"age"}, {"name"}}, {true, false}));  // other sequence
+  EXPECT_TRUE(p.HasCompositeFor({{"a"}, {"b"}, {"c"}}, {false, false, false}));
+  EXPECT_FALSE(p.HasCompositeFor({{"a"}, {"b"}}, {false, false}));  // a prefix is not served
+  EXPECT_FALSE(Policy(R"({"indexingMode":"none","compositeIndexes":[[{"path":"/a"},{"path":"/b"}]]})")
+                   .HasCompositeFor({{"a"}, {"b"}}, {false, false}));
+}
+
+TEST(IndexingPolicy, SpatialIndexesAreStoredAndReturned) {
+  auto p = Policy(R"({"spatialIndexes":[{"path":"/location/*","types":["Point","Polygon"]},)"
+                  R"({"path":"/area/?","types":["MultiPolygon","LineString"]}]})");
+  EXPECT_EQ(json::Write(p.raw),
+            R"({"indexingMode":"consistent","automatic":true,"includedPaths":[{"path":"/*"}],)"
+            R"("excludedPaths":[{"path":"/\"_etag\"/?"}],)"
+            R"("spatialIndexes":[{"path":"/location/*","types":["Point","Polygon"]},)"
+            R"({"path":"/area/?","types":["MultiPolygon","LineString"]}]})");
+  EXPECT_EQ(p.spatial, (std::vector<std::vector<std::string>>{{"location", "*"}, {"area", "?"}}));
+  EXPECT_TRUE(p.IsSpatiallyIndexed({"location"}));
+  EXPECT_TRUE(p.IsSpatiallyIndexed({"location", "home"}));
+  EXPECT_TRUE(p.IsSpatiallyIndexed({"area"}));
+  EXPECT_FALSE(p.IsSpatiallyIndexed({"area", "x"}));
+  EXPECT_FALSE(p.IsSpatiallyIndexed({"other"}));
+  EXPECT_FALSE(IndexingPolicy::FromJson(nullptr).IsSpatiallyIndexed({"location"}));
+  EXPECT_TRUE(Policy(R"({"spatialIndexes":[{"path":"/*","types":["Point"]}]})").IsSpatiallyIndexed({"a", "b"}));
+  EXPECT_EQ(PolicyError(R"({"spatialIndexes":[]})"), 0);
+}
+
+TEST(IndexingPolicy, SpatialIndexValidation) {
+  EXPECT_EQ(PolicyMessage(R"({"spatialIndexes":[{"path":"/loc","types":["Point"]}]})"), BadPathText("/loc", 4));
+  EXPECT_EQ(PolicyMessage(R"({"spatialIndexes":[{"path":"/loc/*","types":["Circle"]}]})"),
+            Wrapped("The indexing policy is invalid: the spatial type 'Circle' is not one of 'Point', 'LineString', "
+                    "'Polygon' and 'MultiPolygon'."));
+  EXPECT_EQ(PolicyMessage(R"({"spatialIndexes":[{"path":"/loc/*","types":[]}]})"),
+            Wrapped("The indexing policy is invalid: the spatial index at path '/loc/*' needs a non-empty types "
+                    "array."));
+  EXPECT_EQ(PolicyMessage(R"({"spatialIndexes":[{"path":"/loc/*"}]})"),
+            Wrapped("The indexing policy is invalid: the spatial index at path '/loc/*' needs a non-empty types "
+                    "array."));
+  // Geometry containers need a bounding box on every spatial path; geography ones do not.
+  const std::string geometry = R"({"type":"Geometry"})";
+  EXPECT_EQ(PolicyMessage(R"({"spatialIndexes":[{"path":"/loc/*","types":["Point"]}]})", geometry),
+            Wrapped("The indexing policy is invalid: the spatial index at path '/loc/*' needs a boundingBox because "
+                    "the container's geospatialConfig type is Geometry."));
+  EXPECT_EQ(PolicyMessage(R"({"spatialIndexes":[{"path":"/loc/*","types":["Point"]}]})", R"({"type":"Geography"})"), "");
+  EXPECT_EQ(PolicyMessage(R"({"spatialIndexes":[{"path":"/loc/*","types":["Polygon"],)"
+                          R"("boundingBox":{"xmin":0,"ymin":0,"xmax":10,"ymax":10}}]})",
+                          geometry),
+            "");
+  EXPECT_EQ(PolicyMessage(R"({"spatialIndexes":[{"path":"/loc/*","types":["Polygon"],)"
+                          R"("boundingBox":{"xmin":10,"ymin":0,"xmax":0,"ymax":10}}]})"),
+            Wrapped("The indexing policy is invalid: the boundingBox of the spatial index at path '/loc/*' needs "
+                    "numbers xmin < xmax and ymin < ymax."));
+}
+
+TEST(IndexingPolicy, VectorAndFullTextAreNotImplemented) {
   EXPECT_EQ(PolicyError(R"({"vectorIndexes":[{"path":"/v","type":"flat"}]})"), 501);
   EXPECT_EQ(PolicyError(R"({"fullTextIndexes":[{"path":"/t"}]})"), 501);
-  EXPECT_EQ(PolicyError(R"({"spatialIndexes":[]})"), 0);
+  EXPECT_EQ(PolicyError(R"({"vectorIndexes":[],"fullTextIndexes":[]})"), 0);
 }
 
 // ---- CountTerms -----------------------------------------------------------------------------
@@ -153,6 +279,24 @@ TEST(CountTerms, CompositeIndexesAddOneEachWhenAllPathsAreScalars) {
   EXPECT_EQ(Terms(p, R"({"id":"1","a":1})"), 2);
   EXPECT_EQ(Terms(p, R"({"id":"1","a":1,"b":{"x":1}})"), 3);
   EXPECT_EQ(Terms(p, R"({"id":"1","a":1,"b":[1]})"), 3);
+}
+
+TEST(CountTerms, SpatialIndexAddsOnePerCoveredGeometry) {
+  auto p = Policy(R"({"spatialIndexes":[{"path":"/loc/*","types":["Point","Polygon","LineString","MultiPolygon"]}]})");
+  auto plain = IndexingPolicy::FromJson(nullptr);
+  const std::string point = R"({"id":"1","loc":{"type":"Point","coordinates":[31.9,-4.7]}})";
+  // id, loc/type, loc/coordinates/[] x2 = 4 range terms; + 1 for the point.
+  EXPECT_EQ(Terms(plain, point), 4);
+  EXPECT_EQ(Terms(p, point), 5);
+  // Nested geometries under the spatial path count too; non-GeoJSON objects and other paths do not.
+  EXPECT_EQ(Terms(p, R"({"id":"1","loc":{"home":{"type":"Polygon","coordinates":[[[0,0],[1,0],[1,1],[0,0]]]}}})"), 1 + 1 + 8 + 1);
+  EXPECT_EQ(Terms(p, R"({"id":"1","loc":{"type":"Circle","coordinates":[1,2]}})"), 4);
+  EXPECT_EQ(Terms(p, R"({"id":"1","loc":{"type":"Point"}})"), 2);
+  EXPECT_EQ(Terms(p, R"({"id":"1","elsewhere":{"type":"Point","coordinates":[1,2]}})"), 4);
+  // A spatial index on every path, and mode none.
+  auto all = Policy(R"({"spatialIndexes":[{"path":"/*","types":["Point"]}]})");
+  EXPECT_EQ(Terms(all, R"({"id":"1","a":{"type":"Point","coordinates":[1,2]},"b":{"type":"LineString","coordinates":[[1,2],[3,4]]}})"),
+            1 + 3 + 5 + 2);
 }
 
 TEST(CountTerms, ModeNoneIsZero) {

@@ -28,12 +28,20 @@ function makeDocs() {
 }
 
 const DOCS = makeDocs();
+const COMPOSITES = [
+  [{ path: "/x", order: "descending" }, { path: "/n", order: "ascending" }],
+  [{ path: "/x", order: "ascending" }, { path: "/n", order: "ascending" }],
+  [{ path: "/x", order: "descending" }, { path: "/f", order: "ascending" }],
+  [{ path: "/cat", order: "ascending" }, { path: "/n", order: "descending" }],
+];
 let db;
 let container;
 let stored = []; // the created resources (with system properties), in creation order
 const ctx = useEmulatorWithDatabase(
   async (f) => {
     ({ db, container } = f);
+    // Several ORDER BY items need a composite index (same paths, directions as indexed or all reversed).
+    await container.replace({ id: "query", partitionKey: { paths: ["/pk"] }, indexingPolicy: { compositeIndexes: COMPOSITES } });
     for (const d of DOCS) stored.push((await container.items.create(d)).resource);
   },
   { containerId: "query" },

@@ -40,7 +40,13 @@ class QueryTest(EmulatorTestCase):
     @classmethod
     def setUpClass(cls):
         super(QueryTest, cls).setUpClass()
-        cls.client.CreateContainer(cls.db_link, {"id": "query", "partitionKey": {"paths": ["/pk"], "kind": "Hash"}})
+        # Several ORDER BY items need a composite index (same paths, directions as indexed or all reversed).
+        composites = [[{"path": "/x", "order": "descending"}, {"path": "/n", "order": "ascending"}],
+                      [{"path": "/x", "order": "ascending"}, {"path": "/n", "order": "ascending"}],
+                      [{"path": "/x", "order": "descending"}, {"path": "/f", "order": "ascending"}],
+                      [{"path": "/cat", "order": "ascending"}, {"path": "/n", "order": "descending"}]]
+        cls.client.CreateContainer(cls.db_link, {"id": "query", "partitionKey": {"paths": ["/pk"], "kind": "Hash"},
+                                                 "indexingPolicy": {"compositeIndexes": composites}})
         cls.link = cls.db_link + "/colls/query"
         cls.stored = [cls.client.CreateItem(cls.link, d) for d in DOCS]
         cls.by_id = {d["id"]: d for d in cls.stored}

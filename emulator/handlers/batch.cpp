@@ -1,0 +1,335 @@
+// POST .../docs with x-ms-cosmos-is-batch-request: a transactional batch (x-ms-cosmos-batch-atomic:
+// true; one logical partition, all or nothing) or a bulk request (atomic false; one partition key
+// range, each operation on its own). docs/batch.md describes both.
+#include <cmath>
+
+#include "charge/charge.h"
+#include "common/errors.h"
+#include "handlers/common.h"
+#include "handlers/handlers.h"
+#include "handlers/items.h"
+#include "util/util.h"
+
+namespace cosmos::handlers {
+namespace {
+
+// The service's limits on one batch request.
+constexpr size_t kMaxOperations = 100;
+constexpr size_t kMaxBodyBytes = 2202010;
+
+// What one operation answered.
+struct OpResult {
+  int status = 0;
+  int substatus = 0;
+  double charge = 0;
+  store::ItemPtr item;  // the image to return (writes other than delete, reads)
+  int retry_after_ms = 0;
+  bool failed() const { return status >= 400; }
+};
+
+OpResult Failure(const CosmosError& e) {
+  OpResult r;
+  r.status = e.status;
+  r.substatus = e.substatus;
+  r.charge = e.charge;
+  r.retry_after_ms = e.retry_after_ms;
+  return r;
+}
+
+enum class OpType { kCreate, kUpsert, kRead, kReplace, kDelete, kPatch };
+
+OpType ParseOpType(const json::Value& op) {
+  auto it = op.FindMember("operationType");
+  if (it == op.MemberEnd() || !it->value.IsString())
+    throw errors::BadRequest("Every batch operation needs an operationType.");
+  std::string_view t(it->value.GetString(), it->value.GetStringLength());
+  static const std::pair<std::string_view, OpType> kTypes[] = {
+      {"Create", OpType::kCreate},   {"Upsert", OpType::kUpsert}, {"Read", OpType::kRead},
+      {"Replace", OpType::kReplace}, {"Delete", OpType::kDelete}, {"Patch", OpType::kPatch}};
+  for (auto& [name, type] : kTypes) {
+    if (util::EqualsIgnoreCase(t, name)) return type;
+  }
+  throw errors::BadRequest("The batch operation type '" + std::string(t) + "' is not valid.");
+}
+
+std::optional<std::string> StringField(const json::Value& op, const char* name) {
+  auto it = op.FindMember(name);
+  if (it == op.MemberEnd() || it->value.IsNull()) return std::nullopt;
+  if (!it->value.IsString()) throw errors::BadRequest(std::string("The batch operation's ") + name + " must be a string.");
+  return std::string(it->value.GetString(), it->value.GetStringLength());
+}
+
+std::string RequiredId(const json::Value& op) {
+  auto id = StringField(op, "id");
+  if (!id || id->empty()) throw errors::BadRequest("This batch operation needs the id of the item it addresses.");
+  return *id;
+}
+
+const json::Value& RequiredBody(const json::Value& op) {
+  auto it = op.FindMember("resourceBody");
+  if (it == op.MemberEnd() || !it->value.IsObject())
+    throw errors::BadRequest("This batch operation needs a resourceBody object.");
+  return it->value;
+}
+
+// The operation's own partitionKey (a JSON text such as "[\"a\"]"), when it carries one.
+std::optional<store::PartitionKeyValue> OpKey(const json::Value& op, const store::Container& c) {
+  auto text = StringField(op, "partitionKey");
+  if (!text) return std::nullopt;
+  return store::ParsePartitionKeyHeader(c.partition_key(), *text);
+}
+
+// Runs one operation against `t` through `write` (writes) and `read` (reads). Failures come back as
+// results, never as exceptions.
+OpResult RunOp(Services& s, const RequestContext& ctx, const Target& t, const json::Value& op,
+               const PartitionWrite& write, const std::function<store::ItemPtr(const std::string&)>& read) {
+  try {
+    const OpType type = ParseOpType(op);
+    store::Preconditions pre;
+    pre.if_match = StringField(op, "ifMatch");
+    pre.if_none_match = StringField(op, "ifNoneMatch");
+    OpResult r;
+    if (type == OpType::kRead) {
+      const std::string id = RequiredId(op);
+      r.item = read(id);
+      if (!r.item) {
+        auto e = errors::NotFound();
+        e.charge = charge::PointReadNotFound();
+        throw e;
+      }
+      r.charge = charge::PointRead({static_cast<double>(r.item->text.size()) / 1024.0, 0}, ReadConsistency(s, ctx));
+      if (pre.if_match && *pre.if_match != "*" && *pre.if_match != r.item->etag) {
+        auto e = errors::PreconditionFailed();
+        e.charge = r.charge;
+        throw e;
+      }
+      r.status = 200;
+      if (pre.if_none_match && (*pre.if_none_match == "*" || *pre.if_none_match == r.item->etag)) {
+        r.status = 304;
+        r.item = nullptr;
+      }
+      return r;
+    }
+    store::WriteKind kind = store::WriteKind::kReplace;
+    store::WriteResult w;
+    switch (type) {
+      case OpType::kCreate:
+      case OpType::kUpsert:
+        kind = type == OpType::kCreate ? store::WriteKind::kCreate : store::WriteKind::kUpsert;
+        w = WriteItem(s, t, kind, RequiredBody(op), std::nullopt, pre, write);
+        break;
+      case OpType::kReplace: {
+        const std::string id = RequiredId(op);
+        w = WriteItem(s, t, kind, RequiredBody(op), id, pre, write);
+        break;
+      }
+      case OpType::kDelete: {
+        kind = store::WriteKind::kDelete;
+        const std::string id = RequiredId(op);
+        w = ChargedWrite([&] {
+          return write(kind, id, pre, [](const store::ItemPtr&, uint64_t, uint64_t) { return store::ItemPtr(); });
+        });
+        break;
+      }
+      case OpType::kPatch: {
+        const std::string id = RequiredId(op);
+        json::Document body;
+        body.CopyFrom(RequiredBody(op), body.GetAllocator());
+        PatchRequest patch = ChargedWrite([&] { return ParsePatchRequest(std::move(body), t.c->partition_key()); });
+        w = PatchItem(s, t, id, patch, pre, write);
+        break;
+      }
+      case OpType::kRead:
+        break;
+    }
+    auto [status, ru] = WriteOutcome(kind, w, *t.settings);
+    r.status = status;
+    r.charge = ru;
+    r.item = w.item;
+    return r;
+  } catch (CosmosError& e) {
+    return Failure(e);
+  }
+}
+
+// [{"statusCode":..,"requestCharge":..,"eTag":..,"resourceBody":{..}}, ...]. `minimal`: the client
+// asked for no write bodies (Prefer: return=minimal).
+std::string ResultsJson(const std::vector<OpResult>& results, const std::vector<bool>& is_read, bool minimal,
+                        bool with_substatus) {
+  std::string out = "[";
+  for (size_t i = 0; i < results.size(); ++i) {
+    const OpResult& r = results[i];
+    if (i) out += ',';
+    out += "{\"statusCode\":" + std::to_string(r.status);
+    if (with_substatus && r.substatus) out += ",\"subStatusCode\":" + std::to_string(r.substatus);
+    out += ",\"requestCharge\":";
+    json::WriteDouble(out, charge::Round2(r.charge));
+    if (r.retry_after_ms) out += ",\"retryAfterMilliseconds\":" + std::to_string(r.retry_after_ms);
+    if (r.item) {
+      out += ",\"eTag\":";
+      json::WriteString(out, r.item->etag);
+      if (!minimal || is_read[i]) out += ",\"resourceBody\":" + r.item->text;
+    }
+    out += '}';
+  }
+  out += ']';
+  return out;
+}
+
+bool IsRead(const json::Value& op) {
+  auto it = op.FindMember("operationType");
+  return it != op.MemberEnd() && it->value.IsString() && util::EqualsIgnoreCase(it->value.GetString(), "Read");
+}
+
+Result Answer(const RequestContext& ctx, std::vector<OpResult> results, const json::Value& ops,
+              const store::Container& c, const store::PhysicalPartition& p, uint64_t lsn, bool atomic) {
+  Result r;
+  bool all_ok = true;  // every operation 2xx (a 304 read neither fails a batch nor keeps it 200)
+  double total = 0;
+  std::vector<bool> is_read;
+  for (size_t i = 0; i < results.size(); ++i) {
+    all_ok &= results[i].status >= 200 && results[i].status < 300;
+    total += charge::Round2(results[i].charge);
+    is_read.push_back(IsRead(ops[static_cast<rapidjson::SizeType>(i)]));
+  }
+  r.status = all_ok ? 200 : 207;
+  auto prefer = ctx.Header("prefer");
+  const bool minimal = prefer && util::EqualsIgnoreCase(*prefer, "return=minimal");
+  r.body = ResultsJson(results, is_read, minimal, !atomic);
+  r.headers.emplace_back("x-ms-item-count", std::to_string(results.size()));
+  ItemHeaders(r, ctx, c, p, lsn);
+  r.charge = charge::Round2(total);
+  return r;
+}
+
+// Parses the body: a JSON array of 1..100 operations, at most the service's batch size.
+json::Document ParseOperations(const RequestContext& ctx) {
+  if (ctx.body().size() > kMaxBodyBytes) throw errors::RequestTooLarge();
+  json::Document ops = ParseBody(ctx.body());
+  if (!ops.IsArray()) throw errors::BadRequest("The batch request body must be a JSON array of operations.");
+  if (ops.Empty()) throw errors::BadRequest("Batch request has no operations.");
+  if (ops.Size() > kMaxOperations) throw errors::BadRequest("Batch request has more operations than what is supported.");
+  for (auto& op : ops.GetArray()) {
+    if (!op.IsObject()) throw errors::BadRequest("Every batch operation must be a JSON object.");
+  }
+  return ops;
+}
+
+// All or nothing, in the logical partition of the partition key header.
+Result Atomic(Services& s, RequestContext& ctx, store::ContainerPtr c) {
+  json::Document ops = ParseOperations(ctx);
+  Target t = TargetOf(c, HeaderKey(ctx, *c));
+  Admit(s, ctx, t.c, {t.partition}, "batch");
+  const int64_t now = s.clock.UnixSeconds();
+  auto tx = t.partition->Begin(t.pk, t.settings->items());
+  auto write = Into(s, *tx);
+  auto read = [&](const std::string& id) { return tx->Read(id, now); };
+  std::vector<OpResult> results(ops.Size());
+  std::optional<size_t> failed;
+  for (size_t i = 0; i < ops.Size() && !failed; ++i) {
+    const json::Value& op = ops[static_cast<rapidjson::SizeType>(i)];
+    std::optional<store::PartitionKeyValue> key;
+    try {
+      key = OpKey(op, *c);
+    } catch (CosmosError& e) {
+      results[i] = Failure(e);
+    }
+    if (key && key->Canonical() != t.pk) {
+      auto e = errors::PartitionKeyMismatch();
+      e.charge = charge::RejectedWrite();
+      results[i] = Failure(e);
+    }
+    if (!results[i].failed()) results[i] = RunOp(s, ctx, t, op, write, read);
+    if (results[i].failed()) failed = i;
+  }
+  uint64_t lsn = 0;
+  if (failed) {
+    // Nothing is applied: the transaction rolls back when it ends. The operations before the
+    // failing one keep the charge of the work they did; those after it never ran.
+    for (size_t i = 0; i < results.size(); ++i) {
+      if (i == *failed) continue;
+      results[i] = OpResult{424, 0, i < *failed ? results[i].charge : 0, nullptr, 0};
+    }
+    lsn = t.partition->lsn();
+  } else {
+    lsn = tx->Commit(now);
+  }
+  tx.reset();
+  // The failing operation's substatus travels in the response header (its result carries none).
+  const int substatus = failed ? results[*failed].substatus : 0;
+  Result r = Answer(ctx, std::move(results), ops, *c, *t.partition, lsn, true);
+  if (substatus) r.headers.emplace_back("x-ms-substatus", std::to_string(substatus));
+  return r;
+}
+
+// Each operation on its own, in the addressed partition key range (or logical partition).
+Result NonAtomic(Services& s, RequestContext& ctx, store::ContainerPtr c) {
+  json::Document ops = ParseOperations(ctx);
+  const bool continue_on_error = ctx.BoolHeader("x-ms-cosmos-batch-continue-on-error");
+  std::optional<store::PartitionKeyValue> header_key;
+  store::PhysicalPartition* partition = nullptr;
+  if (ctx.Header("x-ms-documentdb-partitionkey")) {
+    header_key = HeaderKey(ctx, *c);
+    partition = &c->PartitionFor(*header_key);
+  } else if (auto range = ctx.Header("x-ms-documentdb-partitionkeyrangeid")) {
+    partition = c->PartitionById(*range);
+    if (!partition)
+      throw CosmosError(410, 1002, "Gone",
+                        errors::Wrap("The partition key range '" + std::string(*range) +
+                                     "' is gone (it was split or never existed)."));
+  } else {
+    throw errors::BadRequest(
+        "A non-atomic batch must name its partition key (x-ms-documentdb-partitionkey) or partition key range "
+        "(x-ms-documentdb-partitionkeyrangeid).");
+  }
+  // Throughput is spent operation by operation: each one may be throttled on its own.
+  Admit(s, ctx, c, {partition}, "bulk", /*check_budget=*/false);
+  ctx.usage.consumed = true;
+  const int64_t now = s.clock.UnixSeconds();
+  std::vector<OpResult> results(ops.Size());
+  bool stopped = false;
+  std::optional<CosmosError> throttled;  // once the budget is spent, the rest of the request waits alike
+  for (size_t i = 0; i < ops.Size(); ++i) {
+    if (stopped) {
+      results[i] = OpResult{424, 0, 0, nullptr, 0};
+      continue;
+    }
+    const json::Value& op = ops[static_cast<rapidjson::SizeType>(i)];
+    OpResult& r = results[i];
+    try {
+      auto key = OpKey(op, *c);
+      if (header_key && key && key->Canonical() != header_key->Canonical()) throw errors::PartitionKeyMismatch();
+      if (!key) key = header_key;
+      if (!key) throw errors::BadRequest("Every operation of a bulk request needs its partitionKey.");
+      Target t = TargetOf(c, *key);
+      if (t.partition != partition)
+        throw CosmosError(410, 1002, "Gone",
+                          errors::Wrap("The operation's partition key belongs to another partition key range."));
+      if (throttled) throw *throttled;
+      try {
+        s.limiter.Admit(*c, {partition});
+      } catch (CosmosError& e) {
+        throttled = e;
+        throw;
+      }
+      r = RunOp(s, ctx, t, op, Direct(s, t),
+                [&](const std::string& id) { return partition->Read(t.pk, id, now, t.settings->items()); });
+      s.limiter.Consume(*c, {partition}, r.charge);
+    } catch (CosmosError& e) {
+      r = Failure(e);
+      if (e.status != 429) s.limiter.Consume(*c, {partition}, r.charge);
+    }
+    if (r.failed() && !continue_on_error) stopped = true;
+  }
+  return Answer(ctx, std::move(results), ops, *c, *partition, partition->lsn(), false);
+}
+
+}  // namespace
+
+Result ExecuteBatch(Services& s, RequestContext& ctx, store::ContainerPtr c) {
+  auto atomic = ctx.Header("x-ms-cosmos-batch-atomic");
+  if (atomic && util::EqualsIgnoreCase(*atomic, "false")) return NonAtomic(s, ctx, std::move(c));
+  return Atomic(s, ctx, std::move(c));
+}
+
+}  // namespace cosmos::handlers

@@ -1,0 +1,54 @@
+// Item writes shared by the item routes (document.cpp) and transactional batch and bulk
+// (batch.cpp): where an item lives, how a whole-item write or a patch is validated and applied,
+// and what it is charged.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "handlers/common.h"
+
+namespace cosmos::handlers {
+
+// The container, logical partition and physical partition an item request addresses.
+struct Target {
+  store::ContainerPtr c;
+  std::string pk;  // canonical partition key
+  std::string epk;
+  std::shared_ptr<const store::ContainerSettings> settings;
+  store::PhysicalPartition* partition = nullptr;
+};
+// The target of partition key `key` in `c` (not admitted against the throughput).
+Target TargetOf(store::ContainerPtr c, const store::PartitionKeyValue& key);
+
+// Where a write goes: straight to the partition, or into a transaction (a script's or a batch's).
+using PartitionWrite = std::function<store::WriteResult(store::WriteKind, const std::string& id,
+                                                        const store::Preconditions&, const store::PhysicalPartition::Maker&)>;
+PartitionWrite Direct(http::Services& s, const Target& t);
+PartitionWrite Into(http::Services& s, store::Transaction& tx);
+
+// Writes `body` as a whole item (create, upsert or replace) after validating it: id, partition key
+// (400/1001 when it is not the target's), ttl; `expected_id`: the id a replace addresses, which the
+// body must carry. A failure after the write reached the partition is charged as the service does.
+store::WriteResult WriteItem(http::Services& s, const Target& t, store::WriteKind kind, const json::Value& body,
+                             const std::optional<std::string>& expected_id, const store::Preconditions& pre,
+                             const PartitionWrite& write);
+
+// A patch request's body: the operations, and the condition when one was given.
+struct PatchRequest {
+  json::Document doc;  // owns the operations
+  const json::Value* ops = nullptr;
+  std::optional<std::string> condition;
+};
+// Reads `[ops...]` or `{"condition":..., "operations":[...]}` from `body`; 400 when malformed.
+PatchRequest ParsePatchRequest(json::Document body, const store::PartitionKeyDefinition& pk);
+// Applies a patch to item `id` (404 when missing, 412 when the condition is false).
+store::WriteResult PatchItem(http::Services& s, const Target& t, const std::string& id, const PatchRequest& patch,
+                             const store::Preconditions& pre, const PartitionWrite& write);
+
+// The status and charge of a successful write.
+std::pair<int, double> WriteOutcome(store::WriteKind kind, const store::WriteResult& w,
+                                    const store::ContainerSettings& st);
+
+}  // namespace cosmos::handlers
