@@ -62,18 +62,9 @@ Env& E2E() {
   return *env;
 }
 
-// A response header as text ("" when absent).
-std::string HeaderOf(const http::Response& res, const char* name) {
-  auto it = res.find(name);
-  if (it == res.end()) return "";
-  return std::string(it->value().data(), it->value().size());
-}
-
-double ChargeOf(const http::Response& res) { return std::strtod(HeaderOf(res, "x-ms-request-charge").c_str(), nullptr); }
-
-std::string Failure(const char* what, const http::Response& res) {
-  return std::string(what) + " answered " + std::to_string(res.result_int()) + ": " + res.body().substr(0, 400);
-}
+using bench::ChargeOf;
+using bench::Failure;
+using bench::HeaderOf;
 
 // Where the 8 digits of an item's number sit in a request body: in its id and in its email.
 struct Slot {

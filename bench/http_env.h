@@ -77,4 +77,20 @@ inline Env& E2E() {
   return *env;
 }
 
+// A response header as text ("" when absent).
+inline std::string HeaderOf(const http::Response& res, const char* name) {
+  auto it = res.find(name);
+  if (it == res.end()) return "";
+  return std::string(it->value().data(), it->value().size());
+}
+
+inline double ChargeOf(const http::Response& res) {
+  return std::strtod(HeaderOf(res, "x-ms-request-charge").c_str(), nullptr);
+}
+
+// "<what> answered <status>: <body start>", for a benchmark's SkipWithError.
+inline std::string Failure(const char* what, const http::Response& res) {
+  return std::string(what) + " answered " + std::to_string(res.result_int()) + ": " + res.body().substr(0, 400);
+}
+
 }  // namespace cosmos::bench

@@ -82,18 +82,9 @@ bench::Env& E2E() {
 }
 using bench::Env;
 
-// A response header as text ("" when absent).
-std::string HeaderOf(const http::Response& res, const char* name) {
-  auto it = res.find(name);
-  if (it == res.end()) return "";
-  return std::string(it->value().data(), it->value().size());
-}
-
-double ChargeOf(const http::Response& res) { return std::strtod(HeaderOf(res, "x-ms-request-charge").c_str(), nullptr); }
-
-std::string Failure(const char* what, const http::Response& res) {
-  return std::string(what) + " answered " + std::to_string(res.result_int()) + ": " + res.body().substr(0, 400);
-}
+using bench::ChargeOf;
+using bench::Failure;
+using bench::HeaderOf;
 
 // A 1 KB item: {"id":"it-00000000","pk":"bench-pk","n":42,"payload":"xxx..."}. The id has a fixed
 // width, so a request body can be given a new id in place (SetId); *id_at: where its digits start.

@@ -136,7 +136,7 @@ OpResult RunOp(Services& s, const RequestContext& ctx, const Target& t, const js
         json::Document body;
         body.CopyFrom(RequiredBody(op), body.GetAllocator());
         PatchRequest patch = ChargedWrite([&] { return ParsePatchRequest(std::move(body), t.c->partition_key()); });
-        w = PatchItem(s, t, id, patch, pre, write);
+        w = PatchItem(s, id, patch, pre, write);
         break;
       }
       case OpType::kRead:

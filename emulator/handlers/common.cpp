@@ -5,6 +5,8 @@
 
 #include "charge/charge.h"
 #include "common/errors.h"
+#include "query/executor.h"
+#include "query/parse_cache.h"
 #include "store/epk.h"
 #include "util/util.h"
 
@@ -340,5 +342,46 @@ charge::Consistency ReadConsistency(const http::Services& s, const http::Request
              ? charge::Consistency::kStrong
              : charge::Consistency::kWeak;
 }
+
+http::Result QueryResources(http::Services& s, http::RequestContext& ctx, const char* key, const std::string& rid,
+                      const std::vector<std::pair<std::string, std::string>>& resources) {
+  QueryBody body = ParseQueryBody(ctx.body());
+  auto ast = query::ParseQuery(body.text);
+  query::Arena constants;
+  auto plan = query::Bind(*ast, body.params, constants);
+  const int64_t now = util::UnixSeconds();
+  store::PhysicalPartition part("0", "", "FF");
+  for (const auto& [id, text] : resources) {
+    part.Write(store::WriteKind::kCreate, id, id, store::Preconditions{}, now, store::ItemPolicy{},
+               [&, &id = id, &text = text](const store::ItemPtr&, uint64_t seq, uint64_t lsn) {
+                 auto item = std::make_shared<store::Item>();
+                 item->id = id;
+                 item->pk = id;
+                 if (json::Parse(text, item->body) != json::ParseStatus::kOk)
+                   throw errors::Internal("resource JSON did not parse");
+                 item->text = text;
+                 item->rid = id;
+                 item->lsn = lsn;
+                 item->seq = seq;
+                 return store::ItemPtr(std::move(item));
+               });
+  }
+  query::Scope scope;
+  scope.partitions.push_back(&part);
+  scope.now_seconds = now;
+  query::PageRequest req;
+  req.max_items = MaxItemCount(ctx).value_or(100).value_or(SIZE_MAX);
+  if (auto h = ctx.Header("x-ms-continuation"); h && !h->empty()) req.continuation = std::string(*h);
+  req.query_text = body.text;
+  req.now_ms = s.clock.UnixMs();
+  query::Page page = query::ExecutePage(*plan, scope, req);
+  http::Result r;
+  r.body = FeedJson(rid, key, page.rows);
+  r.headers.emplace_back("x-ms-item-count", std::to_string(page.rows.size()));
+  if (page.continuation) r.headers.emplace_back("x-ms-continuation", *page.continuation);
+  r.charge = charge::MetadataRead();
+  return r;
+}
+
 
 }  // namespace cosmos::handlers

@@ -47,6 +47,13 @@ struct QueryBody {
 };
 QueryBody ParseQueryBody(const std::string& body);
 
+// A query over metadata resources (offers, users, permissions) given as (id, JSON) in list order:
+// they are loaded into a transient partition that the query engine reads like a container's.
+// Continuations record the position in that order, so paging is stable while the list does not
+// change between pages. Answers the feed {"_rid":rid,"<key>":[...]} charged as a metadata read.
+http::Result QueryResources(http::Services& s, http::RequestContext& ctx, const char* key, const std::string& rid,
+                            const std::vector<std::pair<std::string, std::string>>& resources);
+
 // {"_rid":rid,"<key>":[items...],"_count":n} from already-serialised items.
 std::string FeedJson(const std::string& rid, const char* key, const std::vector<std::string>& items);
 

@@ -246,7 +246,7 @@ PatchRequest ParsePatchRequest(json::Document body, const store::PartitionKeyDef
   return p;
 }
 
-store::WriteResult PatchItem(Services& s, const Target& t, const std::string& id, const PatchRequest& patch,
+store::WriteResult PatchItem(Services& s, const std::string& id, const PatchRequest& patch,
                              const store::Preconditions& pre, const PartitionWrite& write) {
   return ChargedWrite([&] {
     return write(store::WriteKind::kReplace, id, pre, [&](const store::ItemPtr& current, uint64_t, uint64_t lsn) {
@@ -313,7 +313,7 @@ Result PatchDocument(Services& s, RequestContext& ctx) {
   auto result = ChargedWrite([&] {
     if (ctx.body().size() > s.config.max_item_bytes) throw errors::RequestTooLarge();
     PatchRequest patch = ParsePatchRequest(ParseBody(ctx.body()), t.c->partition_key());
-    return PatchItem(s, t, ctx.seg(5), patch, PreconditionsOf(ctx), Direct(s, t));
+    return PatchItem(s, ctx.seg(5), patch, PreconditionsOf(ctx), Direct(s, t));
   });
   return WriteResponse(200, result, t, ctx, charge::Replace(Facts(*result.item, *t.settings)));
 }

@@ -44,7 +44,7 @@ struct PatchRequest {
 // Reads `[ops...]` or `{"condition":..., "operations":[...]}` from `body`; 400 when malformed.
 PatchRequest ParsePatchRequest(json::Document body, const store::PartitionKeyDefinition& pk);
 // Applies a patch to item `id` (404 when missing, 412 when the condition is false).
-store::WriteResult PatchItem(http::Services& s, const Target& t, const std::string& id, const PatchRequest& patch,
+store::WriteResult PatchItem(http::Services& s, const std::string& id, const PatchRequest& patch,
                              const store::Preconditions& pre, const PartitionWrite& write);
 
 // The status and charge of a successful write.

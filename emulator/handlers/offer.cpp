@@ -69,53 +69,11 @@ store::OfferPtr ResolveOffer(Services& s, const std::string& id) {
 }
 
 
-// A query over the offers: the offers are loaded, in list order, into a transient partition that
-// the query engine reads like a container's (one item per offer; pk and id are the offer id).
-// Continuations record the position in that order, so paging is stable while no offer is added or
-// removed between pages.
+// A query over the offers (one resource per offer, in list order).
 Result QueryOffers(Services& s, RequestContext& ctx) {
-  QueryBody body = ParseQueryBody(ctx.body());
-  auto ast = query::ParseQuery(body.text);
-  query::Arena constants;
-  auto plan = query::Bind(*ast, body.params, constants);
-
-  const int64_t now = util::UnixSeconds();
-  store::PhysicalPartition part("0", "", "FF");
-  for (const auto& o : s.account.Offers()) {
-    std::string text = OfferJson(*o);
-    part.Write(store::WriteKind::kCreate, o->id(), o->id(), store::Preconditions{}, now, store::ItemPolicy{},
-               [&](const store::ItemPtr&, uint64_t seq, uint64_t lsn) {
-                 auto item = std::make_shared<store::Item>();
-                 item->id = o->id();
-                 item->pk = o->id();
-                 if (json::Parse(text, item->body) != json::ParseStatus::kOk)
-                   throw errors::Internal("offer JSON did not parse");
-                 item->text = std::move(text);
-                 item->rid = o->id();
-                 item->etag = o->etag();
-                 item->ts = o->ts();
-                 item->lsn = lsn;
-                 item->seq = seq;
-                 return store::ItemPtr(std::move(item));
-               });
-  }
-
-  query::Scope scope;
-  scope.partitions.push_back(&part);
-  scope.now_seconds = now;
-  query::PageRequest req;
-  req.max_items = MaxItemCount(ctx).value_or(100).value_or(SIZE_MAX);
-  if (auto h = ctx.Header("x-ms-continuation"); h && !h->empty()) req.continuation = std::string(*h);
-  req.query_text = body.text;
-  req.now_ms = s.clock.UnixMs();
-  query::Page page = query::ExecutePage(*plan, scope, req);
-
-  Result r;
-  r.body = FeedJson("", "Offers", page.rows);
-  r.headers.emplace_back("x-ms-item-count", std::to_string(page.rows.size()));
-  if (page.continuation) r.headers.emplace_back("x-ms-continuation", *page.continuation);
-  r.charge = charge::MetadataRead();
-  return r;
+  std::vector<std::pair<std::string, std::string>> offers;
+  for (const auto& o : s.account.Offers()) offers.emplace_back(o->id(), OfferJson(*o));
+  return QueryResources(s, ctx, "Offers", "", offers);
 }
 
 CosmosError InvalidThroughput(int min, int step) {

@@ -71,48 +71,6 @@ store::User ResolveUser(const store::Database& db, const std::string& id) {
   return *u;
 }
 
-// A query over users or permissions: loaded, in list order, into a transient partition that the
-// query engine reads like a container's (as offers are queried).
-Result QueryResources(Services& s, RequestContext& ctx, const char* key, const std::string& rid,
-                      const std::vector<std::pair<std::string, std::string>>& resources) {
-  QueryBody body = ParseQueryBody(ctx.body());
-  auto ast = query::ParseQuery(body.text);
-  query::Arena constants;
-  auto plan = query::Bind(*ast, body.params, constants);
-  const int64_t now = util::UnixSeconds();
-  store::PhysicalPartition part("0", "", "FF");
-  for (const auto& [id, text] : resources) {
-    part.Write(store::WriteKind::kCreate, id, id, store::Preconditions{}, now, store::ItemPolicy{},
-               [&, &id = id, &text = text](const store::ItemPtr&, uint64_t seq, uint64_t lsn) {
-                 auto item = std::make_shared<store::Item>();
-                 item->id = id;
-                 item->pk = id;
-                 if (json::Parse(text, item->body) != json::ParseStatus::kOk)
-                   throw errors::Internal("resource JSON did not parse");
-                 item->text = text;
-                 item->rid = id;
-                 item->lsn = lsn;
-                 item->seq = seq;
-                 return store::ItemPtr(std::move(item));
-               });
-  }
-  query::Scope scope;
-  scope.partitions.push_back(&part);
-  scope.now_seconds = now;
-  query::PageRequest req;
-  req.max_items = MaxItemCount(ctx).value_or(100).value_or(SIZE_MAX);
-  if (auto h = ctx.Header("x-ms-continuation"); h && !h->empty()) req.continuation = std::string(*h);
-  req.query_text = body.text;
-  req.now_ms = s.clock.UnixMs();
-  query::Page page = query::ExecutePage(*plan, scope, req);
-  Result r;
-  r.body = FeedJson(rid, key, page.rows);
-  r.headers.emplace_back("x-ms-item-count", std::to_string(page.rows.size()));
-  if (page.continuation) r.headers.emplace_back("x-ms-continuation", *page.continuation);
-  r.charge = charge::MetadataRead();
-  return r;
-}
-
 std::optional<std::string> IfMatch(const RequestContext& ctx) {
   auto h = ctx.Header("if-match");
   if (!h || h->empty()) return std::nullopt;

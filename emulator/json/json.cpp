@@ -344,4 +344,15 @@ bool Equal(const Value& a, const Value& b) {
   }
 }
 
+const Value* AtPath(const Value& root, const std::vector<std::string>& path) {
+  const Value* cur = &root;
+  for (const auto& name : path) {
+    if (!cur->IsObject()) return nullptr;
+    auto it = cur->FindMember(Value(rapidjson::StringRef(name.data(), static_cast<rapidjson::SizeType>(name.size()))));
+    if (it == cur->MemberEnd()) return nullptr;
+    cur = &it->value;
+  }
+  return cur;
+}
+
 }  // namespace cosmos::json

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace cosmos::json {
 
@@ -45,6 +46,10 @@ std::string Quote(std::string_view s);
 
 // Formats a request charge or other figure: JavaScript number text of the value.
 std::string FormatNumber(double d);
+
+// The value reached from `root` through the property names `path` (nested objects), or null when
+// one is missing or a step is not an object.
+const Value* AtPath(const Value& root, const std::vector<std::string>& path);
 
 // Deep equality of two JSON values, with numbers compared by value (1 == 1.0).
 bool Equal(const Value& a, const Value& b);

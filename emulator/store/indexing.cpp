@@ -71,17 +71,6 @@ int Match(const std::vector<std::string>& pattern, const std::vector<std::string
   return static_cast<int>(n) * 2 + (star ? 0 : 1);
 }
 
-const json::Value* Resolve(const json::Value& doc, const std::vector<std::string>& path) {
-  const json::Value* cur = &doc;
-  for (auto& seg : path) {
-    if (!cur->IsObject()) return nullptr;
-    auto it = cur->FindMember(json::Value(rapidjson::StringRef(seg.data(), static_cast<rapidjson::SizeType>(seg.size()))));
-    if (it == cur->MemberEnd()) return nullptr;
-    cur = &it->value;
-  }
-  return cur;
-}
-
 // The most specific matching pattern decides: indexed when an included path matches more
 // specifically than every excluded one.
 bool Covered(const IndexingPolicy& p, const std::vector<std::string>& path) {
@@ -354,7 +343,7 @@ int IndexingPolicy::CountTerms(const json::Value& doc) const {
   for (auto& comp : composites) {
     bool all = true;
     for (auto& p : comp) {
-      const json::Value* v = Resolve(doc, p);
+      const json::Value* v = json::AtPath(doc, p);
       if (!v || v->IsObject() || v->IsArray()) {
         all = false;
         break;

@@ -39,17 +39,6 @@ std::vector<std::string> SplitUniquePath(const std::string& path) {
   return out;
 }
 
-const json::Value* Resolve(const json::Value& doc, const std::vector<std::string>& path) {
-  const json::Value* cur = &doc;
-  for (auto& seg : path) {
-    if (!cur->IsObject()) return nullptr;
-    auto it = cur->FindMember(json::Value(rapidjson::StringRef(seg.data(), static_cast<rapidjson::SizeType>(seg.size()))));
-    if (it == cur->MemberEnd()) return nullptr;
-    cur = &it->value;
-  }
-  return cur;
-}
-
 }  // namespace
 
 UniqueKeyPolicy UniqueKeyPolicy::FromJson(const json::Value* v) {
@@ -101,7 +90,7 @@ std::vector<std::string> UniqueKeyPolicy::Tuples(const json::Value& doc) const {
     std::string t = std::to_string(k) + ":[";
     for (size_t i = 0; i < keys[k].size(); ++i) {
       if (i) t += ',';
-      const json::Value* v = Resolve(doc, keys[k][i]);
+      const json::Value* v = json::AtPath(doc, keys[k][i]);
       t += v ? json::Write(*v) : "null";
     }
     t += ']';
