@@ -24,6 +24,7 @@ struct OpResult {
   double charge = 0;
   store::ItemPtr item;  // the image to return (writes other than delete, reads)
   int retry_after_ms = 0;
+  bool read = false;  // a Read operation: its body is returned even under Prefer: return=minimal
   bool failed() const { return status >= 400; }
 };
 
@@ -90,6 +91,7 @@ OpResult RunOp(Services& s, const RequestContext& ctx, const Target& t, const js
     pre.if_none_match = StringField(op, "ifNoneMatch");
     OpResult r;
     if (type == OpType::kRead) {
+      r.read = true;
       const std::string id = RequiredId(op);
       r.item = read(id);
       if (!r.item) {
@@ -154,8 +156,7 @@ OpResult RunOp(Services& s, const RequestContext& ctx, const Target& t, const js
 
 // [{"statusCode":..,"requestCharge":..,"eTag":..,"resourceBody":{..}}, ...]. `minimal`: the client
 // asked for no write bodies (Prefer: return=minimal).
-std::string ResultsJson(const std::vector<OpResult>& results, const std::vector<bool>& is_read, bool minimal,
-                        bool with_substatus) {
+std::string ResultsJson(const std::vector<OpResult>& results, bool minimal, bool with_substatus) {
   std::string out = "[";
   for (size_t i = 0; i < results.size(); ++i) {
     const OpResult& r = results[i];
@@ -168,7 +169,7 @@ std::string ResultsJson(const std::vector<OpResult>& results, const std::vector<
     if (r.item) {
       out += ",\"eTag\":";
       json::WriteString(out, r.item->etag);
-      if (!minimal || is_read[i]) out += ",\"resourceBody\":" + r.item->text;
+      if (!minimal || r.read) out += ",\"resourceBody\":" + r.item->text;
     }
     out += '}';
   }
@@ -176,26 +177,19 @@ std::string ResultsJson(const std::vector<OpResult>& results, const std::vector<
   return out;
 }
 
-bool IsRead(const json::Value& op) {
-  auto it = op.FindMember("operationType");
-  return it != op.MemberEnd() && it->value.IsString() && util::EqualsIgnoreCase(it->value.GetString(), "Read");
-}
-
-Result Answer(const RequestContext& ctx, std::vector<OpResult> results, const json::Value& ops,
-              const store::Container& c, const store::PhysicalPartition& p, uint64_t lsn, bool atomic) {
+Result Answer(const RequestContext& ctx, const std::vector<OpResult>& results, const store::Container& c,
+              const store::PhysicalPartition& p, uint64_t lsn, bool atomic) {
   Result r;
   bool all_ok = true;  // every operation 2xx (a 304 read neither fails a batch nor keeps it 200)
   double total = 0;
-  std::vector<bool> is_read;
-  for (size_t i = 0; i < results.size(); ++i) {
-    all_ok &= results[i].status >= 200 && results[i].status < 300;
-    total += charge::Round2(results[i].charge);
-    is_read.push_back(IsRead(ops[static_cast<rapidjson::SizeType>(i)]));
+  for (const auto& result : results) {
+    all_ok &= result.status >= 200 && result.status < 300;
+    total += charge::Round2(result.charge);
   }
   r.status = all_ok ? 200 : 207;
   auto prefer = ctx.Header("prefer");
   const bool minimal = prefer && util::EqualsIgnoreCase(*prefer, "return=minimal");
-  r.body = ResultsJson(results, is_read, minimal, !atomic);
+  r.body = ResultsJson(results, minimal, !atomic);
   r.headers.emplace_back("x-ms-item-count", std::to_string(results.size()));
   ItemHeaders(r, ctx, c, p, lsn);
   r.charge = charge::Round2(total);
@@ -257,7 +251,7 @@ Result Atomic(Services& s, RequestContext& ctx, store::ContainerPtr c) {
   tx.reset();
   // The failing operation's substatus travels in the response header (its result carries none).
   const int substatus = failed ? results[*failed].substatus : 0;
-  Result r = Answer(ctx, std::move(results), ops, *c, *t.partition, lsn, true);
+  Result r = Answer(ctx, results, *c, *t.partition, lsn, true);
   if (substatus) r.headers.emplace_back("x-ms-substatus", std::to_string(substatus));
   return r;
 }
@@ -273,10 +267,7 @@ Result NonAtomic(Services& s, RequestContext& ctx, store::ContainerPtr c) {
     partition = &c->PartitionFor(*header_key);
   } else if (auto range = ctx.Header("x-ms-documentdb-partitionkeyrangeid")) {
     partition = c->PartitionById(*range);
-    if (!partition)
-      throw CosmosError(410, 1002, "Gone",
-                        errors::Wrap("The partition key range '" + std::string(*range) +
-                                     "' is gone (it was split or never existed)."));
+    if (!partition) throw RangeGone(*range);
   } else {
     throw errors::BadRequest(
         "A non-atomic batch must name its partition key (x-ms-documentdb-partitionkey) or partition key range "
@@ -321,7 +312,7 @@ Result NonAtomic(Services& s, RequestContext& ctx, store::ContainerPtr c) {
     }
     if (r.failed() && !continue_on_error) stopped = true;
   }
-  return Answer(ctx, std::move(results), ops, *c, *partition, partition->lsn(), false);
+  return Answer(ctx, results, *c, *partition, partition->lsn(), false);
 }
 
 }  // namespace

@@ -289,6 +289,18 @@ bool Routed::Contains(const store::Item& item) const {
   return true;
 }
 
+CosmosError RangeGone(std::string_view range) {
+  return CosmosError(410, 1002, "Gone",
+                     errors::Wrap("The partition key range '" + std::string(range) +
+                                  "' is gone (it was split or never existed)."));
+}
+
+std::optional<std::string> IfMatchHeader(const http::RequestContext& ctx) {
+  auto h = ctx.Header("if-match");
+  if (!h || h->empty()) return std::nullopt;
+  return std::string(*h);
+}
+
 Routed RouteRequest(const http::RequestContext& ctx, const store::ContainerPtr& c) {
   Routed r;
   const auto& def = c->partition_key();
@@ -308,10 +320,7 @@ Routed RouteRequest(const http::RequestContext& ctx, const store::ContainerPtr& 
     }
   } else if (auto range = ctx.Header("x-ms-documentdb-partitionkeyrangeid")) {
     store::PhysicalPartition* p = c->PartitionById(*range);
-    if (p == nullptr)
-      throw CosmosError(410, 1002, "Gone",
-                        errors::Wrap("The partition key range '" + std::string(*range) +
-                                     "' is gone (it was split or never existed)."));
+    if (p == nullptr) throw RangeGone(*range);
     r.partitions.push_back(p);
     if (start && (*start > p->min_epk() || *end < p->max_epk())) r.epk.emplace(*start, *end);
   } else if (start) {

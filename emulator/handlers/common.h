@@ -90,6 +90,12 @@ struct Routed {
   bool all = false;                                        // every partition, unfiltered
   bool Contains(const store::Item& item) const;
 };
+// 410/1002: the partition key range `range` does not exist (split, or never did); the SDKs then
+// refresh their routing map.
+CosmosError RangeGone(std::string_view range);
+// The If-Match header: nullopt when absent or empty.
+std::optional<std::string> IfMatchHeader(const http::RequestContext& ctx);
+
 // Routes by x-ms-documentdb-partitionkey (a full key, or a prefix of a hierarchical key), by
 // x-ms-documentdb-partitionkeyrangeid (410/1002 when the range does not exist), by
 // x-ms-start-epk/x-ms-end-epk, or to every partition. The caller then admits the request.

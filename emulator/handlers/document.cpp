@@ -156,7 +156,7 @@ json::Document ParseItemBody(Services& s, const RequestContext& ctx) {
 
 store::Preconditions PreconditionsOf(const RequestContext& ctx) {
   store::Preconditions pre;
-  if (auto h = ctx.Header("if-match"); h && !h->empty()) pre.if_match = std::string(*h);
+  pre.if_match = IfMatchHeader(ctx);
   return pre;
 }
 

@@ -174,9 +174,9 @@ Result ReplaceOffer(Services& s, RequestContext& ctx) {
   // The new RU/s take effect at once: the rate limiter reads Offer::throughput() (through
   // PartitionBudget) on every request. The number of physical partitions does NOT change on a
   // replace: the budget is split over the partitions the containers were created with.
-  std::optional<std::string_view> if_match;
-  if (auto h = ctx.Header("if-match"); h && !h->empty()) if_match = *h;
-  if (!offer->Replace(next, ts, s.account.NewEtag(ts), if_match)) throw errors::PreconditionFailed();
+  const auto if_match = IfMatchHeader(ctx);
+  if (!offer->Replace(next, ts, s.account.NewEtag(ts), if_match ? std::optional<std::string_view>(*if_match) : std::nullopt))
+    throw errors::PreconditionFailed();
   Result r;
   r.body = OfferJson(*offer);
   r.headers.emplace_back("etag", offer->etag());

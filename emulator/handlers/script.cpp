@@ -499,9 +499,7 @@ Result ReplaceScript(Services& s, RequestContext& ctx) {
   r->rid = current->rid;
   r->ts = s.clock.UnixSeconds();
   r->etag = s.account.NewEtag(r->ts);
-  std::optional<std::string> if_match;
-  if (auto h = ctx.Header("if-match"); h && !h->empty()) if_match = std::string(*h);
-  c->scripts().Replace(kind, r, if_match);
+  c->scripts().Replace(kind, r, IfMatchHeader(ctx));
   return ScriptResponse(200, *c, kind, *r, charge::MetadataWrite());
 }
 

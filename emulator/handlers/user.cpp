@@ -71,12 +71,6 @@ store::User ResolveUser(const store::Database& db, const std::string& id) {
   return *u;
 }
 
-std::optional<std::string> IfMatch(const RequestContext& ctx) {
-  auto h = ctx.Header("if-match");
-  if (!h || h->empty()) return std::nullopt;
-  return std::string(*h);
-}
-
 // Runs a metadata write; a failure once the request reached the store (conflict, precondition)
 // is charged as a rejected write.
 template <typename F>
@@ -288,7 +282,7 @@ Result ReplaceUser(Services& s, RequestContext& ctx) {
   const std::string id = IdOf(body);
   const int64_t ts = util::UnixSeconds();
   MetadataWrite([&] {
-    db->users().ReplaceUser(ctx.seg(3), store::User{id, "", s.account.NewEtag(ts), ts}, IfMatch(ctx));
+    db->users().ReplaceUser(ctx.seg(3), store::User{id, "", s.account.NewEtag(ts), ts}, IfMatchHeader(ctx));
     return 0;
   });
   auto u = ResolveUser(*db, id);
@@ -374,7 +368,7 @@ Result ReplacePermission(Services& s, RequestContext& ctx) {
   store::Permission p = PermissionFromBody(s, *db, body);
   const std::string id = p.id;
   MetadataWrite([&] {
-    db->users().ReplacePermission(u.id, ctx.seg(5), Stamp(s, std::move(p), existing->rid), IfMatch(ctx));
+    db->users().ReplacePermission(u.id, ctx.seg(5), Stamp(s, std::move(p), existing->rid), IfMatchHeader(ctx));
     return 0;
   });
   auto stored = db->users().FindPermission(u.id, id);

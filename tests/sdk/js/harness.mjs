@@ -270,11 +270,17 @@ export function kbOf(docOrText) {
   return Buffer.byteLength(text, "utf8") / 1024;
 }
 
+/** Create = 4.6 + 0.6 KB + 0.38 T, unrounded; `terms` defaults to the default policy's count. */
+const createModel = (docOrText, terms) => 4.6 + 0.6 * kbOf(docOrText) + 0.38 * terms;
 export function createCharge(doc, text) {
-  return round2(4.6 + 0.6 * kbOf(text ?? doc) + 0.38 * countTerms(doc));
+  return round2(createModel(text ?? doc, countTerms(doc)));
+}
+/** The create charge of `doc` under a policy that indexes `terms` terms. */
+export function createChargeWithTerms(doc, terms) {
+  return round2(createModel(doc, terms));
 }
 export function replaceCharge(doc, text) {
-  return round2(1.85 * (4.6 + 0.6 * kbOf(text ?? doc) + 0.38 * countTerms(doc)));
+  return round2(1.85 * createModel(text ?? doc, countTerms(doc)));
 }
 export const deleteCharge = createCharge;
 export function readCharge(doc, text) {

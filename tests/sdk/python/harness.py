@@ -212,14 +212,18 @@ def round2(x):
     return int(x * 100 + 0.5) / 100.0
 
 
-def create_charge(doc, size=None):
+def _create_model(doc, size, terms):
+    """Create = 4.6 + 0.6 KB + 0.38 T, unrounded; T defaults to the default policy's count."""
     kb = kb_of(size if size is not None else doc)
-    return round2(4.6 + 0.6 * kb + 0.38 * count_terms(doc))
+    return 4.6 + 0.6 * kb + 0.38 * (count_terms(doc) if terms is None else terms)
+
+
+def create_charge(doc, size=None, terms=None):
+    return round2(_create_model(doc, size, terms))
 
 
 def replace_charge(doc, size=None):
-    kb = kb_of(size if size is not None else doc)
-    return round2(1.85 * (4.6 + 0.6 * kb + 0.38 * count_terms(doc)))
+    return round2(1.85 * _create_model(doc, size, None))
 
 
 delete_charge = create_charge

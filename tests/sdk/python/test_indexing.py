@@ -9,7 +9,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # also runnable as a file path
 
-from harness import EmulatorTestCase, count_terms, kb_of, round2  # noqa: E402
+from harness import EmulatorTestCase, count_terms, create_charge, kb_of, round2  # noqa: E402
 
 ETAG = {"path": '/"_etag"/?'}
 NO_COMPOSITE = "The order by query does not have a corresponding composite index that it can be served from."
@@ -22,10 +22,6 @@ NONE_POLICY = {"indexingMode": "none", "automatic": False, "includedPaths": [], 
 def query_charge(loaded, scanned=()):
     """One query page on one partition: 2.7 + 0.1/doc + 0.068/KB loaded, 0.02/doc + 0.0072/KB scanned."""
     return round2(2.7 + sum(0.1 + 0.068 * kb_of(d) for d in loaded) + sum(0.02 + 0.0072 * kb_of(d) for d in scanned))
-
-
-def create_model(doc, terms):
-    return round2(4.6 + 0.6 * kb_of(doc) + 0.38 * terms)
 
 
 class IndexingTest(EmulatorTestCase):
@@ -114,7 +110,7 @@ class IndexingTest(EmulatorTestCase):
         stored = []
         for d in [{"id": "1", "pk": "p", "n": 1}, {"id": "2", "pk": "p", "n": 2}]:
             created = self.client.CreateItem(link, d)
-            self.assertLastCharge(create_model(created, 0))
+            self.assertLastCharge(create_charge(created, terms=0))
             stored.append(created)
         self.assertRefused(link, "SELECT * FROM c WHERE c.id = '1'", NEEDS_SCAN)
         rows = self.run_query(link, "SELECT * FROM c WHERE c.id = '1'", enableScanInQuery=True)
@@ -135,9 +131,9 @@ class IndexingTest(EmulatorTestCase):
             doc = {"id": "d%d" % i, "pk": "p", "loc": {"type": "Point", "coordinates": [10.5 + i, 20.5]}}
             self.assertEqual(count_terms(doc) + 1, 6)  # id pk loc.type two coordinates _ts
             p = self.client.CreateItem(plain, doc)
-            self.assertLastCharge(create_model(p, 6))
+            self.assertLastCharge(create_charge(p, terms=6))
             g = self.client.CreateItem(geo, doc)
-            self.assertLastCharge(create_model(g, 7))  # + the point's spatial term
+            self.assertLastCharge(create_charge(g, terms=7))  # + the point's spatial term
             plain_stored.append(p)
             geo_stored.append(g)
         q = "SELECT VALUE c.id FROM c WHERE ST_DISTANCE(c.loc, {'type': 'Point', 'coordinates': [10.5, 20.5]}) < 1000"
@@ -157,10 +153,10 @@ class IndexingTest(EmulatorTestCase):
         fewer, _ = self.container({"excludedPaths": [{"path": "/c/*"}, {"path": "/d/*"}]})
         r1 = self.client.CreateItem(everything, doc)
         c1 = self.charge()
-        self.assertCharge(c1, create_model(r1, 9))  # id pk a b c[0..2] d.e _ts
+        self.assertCharge(c1, create_charge(r1, terms=9))  # id pk a b c[0..2] d.e _ts
         r2 = self.client.CreateItem(fewer, doc)
         c2 = self.charge()
-        self.assertCharge(c2, create_model(r2, 5))
+        self.assertCharge(c2, create_charge(r2, terms=5))
         self.assertLess(float(c2), float(c1))
 
 
