@@ -28,8 +28,8 @@ if [ "${#missing[@]}" -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-# SDK test dependencies (the official @azure/cosmos 4.x), pinned by package-lock.json.
-for dir in "$ROOT/tests/sdk/js"; do
+# The official @azure/cosmos 4.x for the SDK tests and the blog sample, pinned by package-lock.json.
+for dir in "$ROOT/tests/sdk/js" "$ROOT/samples/blog"; do
   if [ -f "$dir/package.json" ] && { [ ! -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules" ]; }; then
     (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error && touch node_modules)
   fi

@@ -27,11 +27,20 @@
 
 namespace cosmos::store {
 
+inline constexpr size_t kItemPoolChunkBytes = 1024;
+
 // One stored version of an item, with its system properties already in `body` and `text`.
 struct Item {
+  Item() : body(&pool) {}
+  Item(const Item&) = delete;
+  Item& operator=(const Item&) = delete;
+
   std::string id;
   std::string pk;  // canonical partition key text
   std::string epk;  // effective partition key: places the item on the range ring
+  // The body's own pool, in small chunks: a document's default pool starts with a 64 KB chunk, which
+  // for millions of small items was most of the emulator's memory. Declared before `body`.
+  json::Allocator pool{kItemPoolChunkBytes};
   json::Document body;
   std::string text;  // compact JSON of body, as returned to clients
   std::string rid;
