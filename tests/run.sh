@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets everything up (emulator/setup.sh) and runs every test: unit and in-process HTTP tests (ctest),
 # then the official SDKs against the built binary (@azure/cosmos with node's test runner, and
-# Debian's python3-azure-cosmos). Ends with one line "N passed, N failed" over the suites.
+# Debian's python3-azure-cosmos), and the blog sample at a small scale. Ends with one line "N passed, N failed" over the suites.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export BUILD_DIR="${BUILD_DIR:-$ROOT/build}"
@@ -24,6 +24,10 @@ fi
 if [ -d "$ROOT/tests/sdk/python" ]; then
   suite "Python SDK (python3-azure-cosmos) against the binary" \
     /usr/bin/python3 -m unittest discover -s "$ROOT/tests/sdk/python" -p 'test_*.py' -v
+fi
+
+if [ -d "$ROOT/samples/blog/test" ]; then
+  suite "blog sample, small scale, end to end (samples/blog)" bash -c "cd '$ROOT/samples/blog' && node --test --test-concurrency=1 test/"
 fi
 
 echo

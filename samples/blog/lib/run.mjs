@@ -93,7 +93,7 @@ async function measure(design, data, runs) {
       await fn(m, r);
       samples.push({ ru: m.ru, ms: round(performance.now() - t0), calls: m.calls });
     }
-    out[id] = { ru: median(samples.map((s) => s.ru)), ms: median(samples.map((s) => s.ms)), calls: median(samples.map((s) => s.calls)), samples };
+    out[id] = { ru: round(median(samples.map((s) => s.ru))), ms: round(median(samples.map((s) => s.ms))), calls: median(samples.map((s) => s.calls)), samples };
   };
   const check = (cond, what) => {
     if (!cond) throw new Error(`${design.constructor.label}: ${what}`);
