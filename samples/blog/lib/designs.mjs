@@ -136,10 +136,7 @@ export class V1 {
 
   // Q4 list a post's comments with their authors' usernames
   async Q4(m, postId) {
-    const comments = await queryAll(this.posts, m, listOf("comment"), [{ name: "@postId", value: postId }], { partitionKey: postId });
-    const out = [];
-    for (const c of comments) out.push(await this.usernameOf(m, c));
-    return out;
+    return this.listWithUsernames(m, postId, "comment");
   }
 
   // C4 like a post
@@ -149,9 +146,14 @@ export class V1 {
 
   // Q5 list a post's likes with their authors' usernames
   async Q5(m, postId) {
-    const likes = await queryAll(this.posts, m, listOf("like"), [{ name: "@postId", value: postId }], { partitionKey: postId });
+    return this.listWithUsernames(m, postId, "like");
+  }
+
+  // V1's lists of comments and likes: the query in the post's partition, then each author's username.
+  async listWithUsernames(m, postId, type) {
+    const items = await queryAll(this.posts, m, listOf(type), [{ name: "@postId", value: postId }], { partitionKey: postId });
     const out = [];
-    for (const l of likes) out.push(await this.usernameOf(m, l));
+    for (const i of items) out.push(await this.usernameOf(m, i));
     return out;
   }
 
