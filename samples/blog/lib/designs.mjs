@@ -34,6 +34,7 @@ export function short(post) {
 
 export class V1 {
   static label = "V1";
+  static usersKey = "/id";
 
   constructor(client, { databasePrefix = "blog", postsThroughput, quiet = false }) {
     this.client = client;
@@ -46,7 +47,7 @@ export class V1 {
 
   async setup() {
     this.database = await freshDatabase(this.client, this.databaseId);
-    this.users = await createContainer(this.database, "users", "/id");
+    this.users = await createContainer(this.database, "users", this.constructor.usersKey);
     this.posts = await createContainer(this.database, "posts", "/postId", this.postsThroughput);
     this.partitions = await physicalPartitions(this.posts);
   }
@@ -72,8 +73,12 @@ export class V1 {
     return { id: l.id, type: "like", postId: post.id, userId: l.userId, creationDate: iso(l.created) };
   }
 
-  async loadData(data) {
+  async loadUsers(data) {
     await bulkCreate(this.users, "users", data.users.length, data.users.map((u) => [u.id, this.userItem(u)]), this.load, { quiet: this.quiet });
+  }
+
+  async loadData(data) {
+    await this.loadUsers(data);
     const total = data.counts.posts + data.counts.comments + data.counts.likes;
     await bulkCreate(this.posts, "posts, comments and likes", total, this.postsWithReactions(data), this.load, { quiet: this.quiet });
   }
@@ -149,9 +154,14 @@ export class V1 {
     return this.listWithUsernames(m, postId, "like");
   }
 
-  // V1's lists of comments and likes: the query in the post's partition, then each author's username.
+  // A post's comments or likes: one query in the post's partition.
+  async list(m, postId, type) {
+    return queryAll(this.posts, m, listOf(type), [{ name: "@postId", value: postId }], { partitionKey: postId });
+  }
+
+  // V1's lists of comments and likes: the list, then each author's username.
   async listWithUsernames(m, postId, type) {
-    const items = await queryAll(this.posts, m, listOf(type), [{ name: "@postId", value: postId }], { partitionKey: postId });
+    const items = await this.list(m, postId, type);
     const out = [];
     for (const i of items) out.push(await this.usernameOf(m, i));
     return out;
@@ -269,7 +279,7 @@ export class V2 extends V1 {
   }
 
   async Q4(m, postId) {
-    return queryAll(this.posts, m, listOf("comment"), [{ name: "@postId", value: postId }], { partitionKey: postId });
+    return this.list(m, postId, "comment");
   }
 
   // C4: the createLike stored procedure in the post's partition
@@ -279,7 +289,7 @@ export class V2 extends V1 {
   }
 
   async Q5(m, postId) {
-    return queryAll(this.posts, m, listOf("like"), [{ name: "@postId", value: postId }], { partitionKey: postId });
+    return this.list(m, postId, "like");
   }
 
   async Q6(m) {
@@ -332,16 +342,11 @@ export class V2 extends V1 {
 
 export class V3 extends V2 {
   static label = "V3";
+  static usersKey = "/userId";
 
   async setup() {
-    this.database = await freshDatabase(this.client, this.databaseId);
-    this.users = await createContainer(this.database, "users", "/userId");
-    this.posts = await createContainer(this.database, "posts", "/postId", this.postsThroughput);
+    await super.setup();
     this.feed = await createContainer(this.database, "feed", "/type");
-    this.partitions = await physicalPartitions(this.posts);
-    for (const id of ["createComment", "createLike", "updateUsernames"]) {
-      await this.posts.scripts.storedProcedures.create({ id, body: script(id) });
-    }
     await this.feed.scripts.triggers.create({
       id: "truncateFeed",
       body: script("truncateFeed"),
@@ -365,7 +370,7 @@ export class V3 extends V2 {
   // The posts are loaded after the workers start, so that the posts worker copies every one of them
   // into users and feed, as it would for posts written by the application.
   async loadData(data) {
-    await bulkCreate(this.users, "users", data.users.length, data.users.map((u) => [u.id, this.userItem(u)]), this.load, { quiet: this.quiet });
+    await this.loadUsers(data);
     const reactions = data.counts.comments + data.counts.likes;
     await bulkCreate(this.posts, "comments and likes", reactions, this.postsWithReactions(data, { posts: false }), this.load, { quiet: this.quiet });
     await this.startWorkers();
@@ -388,10 +393,6 @@ export class V3 extends V2 {
     await inParallel(posts, 16, async (p) => m.add(await this.users.items.upsert(p)));
     // one at a time: each write's trigger counts the feed and deletes the oldest beyond 100
     for (const p of posts) m.add(await this.feed.items.upsert(p, { postTriggerInclude: ["truncateFeed"] }));
-  }
-
-  async Q1(m, userId) {
-    return m.add(await this.users.item(userId, userId).read()).resource;
   }
 
   // Q3: a single-partition query on users

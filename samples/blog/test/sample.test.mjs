@@ -3,41 +3,14 @@
 // happens here too, and every denormalised copy converges after a username change (usernames,
 // counts, the feed holds exactly the 100 newest posts).
 //
-// Starts the emulator binary ($COSMOS_EMULATOR_BIN, else build/emulator/cosmos-emulator) on a free
-// port; with COSMOS_ENDPOINT set, runs against that account instead and skips the emulator's exact
-// charges.
+// Starts the emulator binary on a free port through the SDK tests' harness (tests/sdk/js/harness.mjs:
+// $COSMOS_EMULATOR_BIN, else build/emulator/cosmos-emulator); with COSMOS_ENDPOINT set, runs against
+// that account instead and skips the emulator's exact charges.
 import { after, before, describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { dirname, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { LOCAL, startEmulator } from "../../../tests/sdk/js/harness.mjs";
 import { analyse, markdown } from "../lib/report.mjs";
 import { run } from "../lib/run.mjs";
-
-const here = dirname(fileURLToPath(import.meta.url));
-const LOCAL = !process.env.COSMOS_ENDPOINT;
-
-async function startEmulator() {
-  const bin = process.env.COSMOS_EMULATOR_BIN || resolve(here, "../../../build/emulator/cosmos-emulator");
-  const child = spawn(bin, ["--host", "127.0.0.1", "--port", "0"], { stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
-  const endpoint = await new Promise((ok, fail) => {
-    const timer = setTimeout(() => fail(new Error(`the emulator did not start in 10 s:\n${output}`)), 10000);
-    const onData = (chunk) => {
-      output += chunk;
-      const m = output.match(/Started on (http:\/\/[^/\s]+\/)/);
-      if (m) {
-        clearTimeout(timer);
-        ok(m[1]);
-      }
-    };
-    child.stdout.on("data", onData);
-    child.stderr.on("data", onData);
-    child.on("error", fail);
-    child.on("exit", (code) => fail(new Error(`the emulator exited with ${code}:\n${output}`)));
-  });
-  return { endpoint, stop: () => child.kill("SIGTERM") };
-}
 
 // The RU table at this scale (seed 1, 60 users): the emulator's charges are deterministic, so any
 // change to them, to the data or to the requests shows here.
@@ -60,11 +33,11 @@ describe("the blog sample at a small scale", () => {
   let analysis;
 
   before(async () => {
-    emulator = LOCAL ? await startEmulator() : null;
-    results = await run({ users: 60, runs: 2, quiet: true, endpoint: emulator?.endpoint, databasePrefix: "blog-test" });
+    emulator = await startEmulator();
+    results = await run({ users: 60, runs: 2, quiet: true, endpoint: emulator.endpoint, key: emulator.key, databasePrefix: "blog-test" });
     analysis = analyse(results);
   });
-  after(() => emulator?.stop());
+  after(() => emulator.stop());
 
   it("generates the scenario's shape and finds the targets", () => {
     assert.deepEqual(results.dataset, { users: 60, posts: 1806, comments: 23352, likes: 54759 });
