@@ -36,7 +36,7 @@ Options (each also read from the environment variable shown; a flag wins over th
   --header-timeout-ms N  idle keep-alive / header read limit COSMOS_EMULATOR_HEADER_TIMEOUT_MS (default 120000)
   --body-timeout-ms N    request body read limit             COSMOS_EMULATOR_BODY_TIMEOUT_MS (default 30000)
   --partition-count N    physical partitions of every new     COSMOS_EMULATOR_PARTITION_COUNT (default: as the
-                         container (1-1024)                  service: max(1, ceil(RU/s / 10,000)))
+                         container (1-1024)                  service: max(1, ceil(RU/s / 6,000)))
   --rate-limit on|off    429 when a partition spends its     COSMOS_EMULATOR_RATE_LIMIT (default off)
                          share of the provisioned RU/s
   --script-timeout-ms N  wall-clock limit of one stored       COSMOS_EMULATOR_SCRIPT_TIMEOUT_MS (default 5000)

@@ -21,6 +21,8 @@ struct CosmosError : std::runtime_error {
   int retry_after_ms = 0;
   // Further response headers (a failed script's log).
   std::vector<std::pair<std::string, std::string>> headers;
+  // The body's "additionalErrorInfo" string (the query plan of a 400/1004), empty for none.
+  std::string additional_error_info;
 };
 
 // The service wraps most messages as Message: {"Errors":["..."]}; we do the same so SDK error text matches.

@@ -153,7 +153,8 @@ std::string Etag(const std::vector<store::PhysicalPartition*>& parts, const std:
 
 }  // namespace
 
-Result ReadChangeFeed(Services& s, RequestContext& ctx, store::ContainerPtr c) {
+Result ReadChangeFeed(Services& s, RequestContext& ctx) {
+  auto c = ResolveContainer(s, ctx.Param("db"), ctx.Param("coll"));
   const Mode mode = ModeOf(ctx);
   Routed routed = RouteRequest(ctx, c);
   Admit(s, ctx, c, routed.partitions, "changeFeed");

@@ -81,12 +81,6 @@ void ValidateId(const json::Value& doc, IdKind kind) {
   if (id.find_first_of("/\\?#") != std::string::npos) throw errors::InvalidId(id);
 }
 
-bool IsQueryRequest(const http::RequestContext& ctx) {
-  if (ctx.BoolHeader("x-ms-documentdb-isquery")) return true;
-  auto ct = ctx.Header("content-type");
-  return ct && util::ToLower(*ct).starts_with("application/query+json");
-}
-
 QueryBody ParseQueryBody(const std::string& body) {
   QueryBody q;
   if (json::Parse(body, q.doc) != json::ParseStatus::kOk) {
@@ -176,7 +170,7 @@ void ItemHeaders(http::Result& r, const http::RequestContext& ctx, const store::
                  uint64_t lsn) {
   r.headers.emplace_back("x-ms-session-token", p.range_id() + ":-1#" + std::to_string(lsn));
   r.headers.emplace_back("x-ms-content-path", c.rid());
-  r.headers.emplace_back("x-ms-alt-content-path", "dbs/" + ctx.seg(1) + "/colls/" + ctx.seg(3));
+  r.headers.emplace_back("x-ms-alt-content-path", "dbs/" + ctx.Param("db") + "/colls/" + ctx.Param("coll"));
   r.headers.emplace_back("x-ms-documentdb-partitionkeyrangeid", p.range_id());
   r.headers.emplace_back("lsn", std::to_string(lsn));
 }
@@ -194,7 +188,7 @@ void SessionHeaders(http::Result& r, const http::RequestContext& ctx, const stor
   }
   if (!token.empty()) r.headers.emplace_back("x-ms-session-token", token);
   r.headers.emplace_back("x-ms-content-path", c.rid());
-  r.headers.emplace_back("x-ms-alt-content-path", "dbs/" + ctx.seg(1) + "/colls/" + ctx.seg(3));
+  r.headers.emplace_back("x-ms-alt-content-path", "dbs/" + ctx.Param("db") + "/colls/" + ctx.Param("coll"));
 }
 
 namespace {
@@ -260,7 +254,7 @@ std::string OperationOf(const http::RequestContext& ctx) {
     case V::put: return "replace";
     case V::delete_: return "delete";
     case V::patch: return "patch";
-    case V::post: return ctx.BoolHeader("x-ms-documentdb-is-upsert") ? "upsert" : "create";
+    case V::post: return ctx.operation() == http::Operation::kUpsert ? "upsert" : "create";
     default: return "other";
   }
 }
@@ -271,7 +265,7 @@ void Admit(http::Services& s, http::RequestContext& ctx, const store::ContainerP
            std::vector<store::PhysicalPartition*> parts, std::string operation, bool check_budget) {
   auto& u = ctx.usage;
   u.container = c;
-  u.database = ctx.seg(1);
+  u.database = ctx.Param("db");
   u.operation = operation.empty() ? OperationOf(ctx) : std::move(operation);
   u.partitions = std::move(parts);
   u.addressed = u.partitions.size();

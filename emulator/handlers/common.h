@@ -35,9 +35,6 @@ enum class IdKind { kResourceName, kItem };
 void ValidateId(const json::Value& doc, IdKind kind = IdKind::kResourceName);
 std::string IdOf(const json::Value& doc);
 
-// A POST that carries a query: x-ms-documentdb-isquery, or the application/query+json content type.
-bool IsQueryRequest(const http::RequestContext& ctx);
-
 // A query request's body: {"query": "...", "parameters": [{"name": "@p", "value": ...}]}, or a
 // bare query text (the service takes both). Throws 400 when malformed or a parameter is unnamed.
 struct QueryBody {

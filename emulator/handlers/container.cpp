@@ -102,7 +102,7 @@ std::optional<int> PartitionCountFromHeader(const RequestContext& ctx) {
 }  // namespace
 
 Result CreateContainer(Services& s, RequestContext& ctx) {
-  auto db = ResolveDatabase(s, ctx.seg(1));
+  auto db = ResolveDatabase(s, ctx.Param("db"));
   json::Document body = ParseObjectBody(ctx.body());
   ValidateId(body);
   auto pk = PartitionKeyFromBody(body, *db);
@@ -124,7 +124,7 @@ Result CreateContainer(Services& s, RequestContext& ctx) {
 }
 
 Result ListContainers(Services& s, RequestContext& ctx) {
-  auto db = ResolveDatabase(s, ctx.seg(1));
+  auto db = ResolveDatabase(s, ctx.Param("db"));
   std::vector<std::string> items;
   for (auto& c : db->Containers()) items.push_back(c->ToJson());
   Result r;
@@ -133,8 +133,15 @@ Result ListContainers(Services& s, RequestContext& ctx) {
   return r;
 }
 
+Result QueryContainers(Services& s, RequestContext& ctx) {
+  auto db = ResolveDatabase(s, ctx.Param("db"));
+  std::vector<std::pair<std::string, std::string>> all;
+  for (auto& c : db->Containers()) all.emplace_back(c->rid(), c->ToJson());
+  return QueryResources(s, ctx, "DocumentCollections", db->rid(), all);
+}
+
 Result ReadContainer(Services& s, RequestContext& ctx) {
-  auto c = ResolveContainer(s, ctx.seg(1), ctx.seg(3));  // a 404 is charged as a metadata lookup
+  auto c = ResolveContainer(s, ctx.Param("db"), ctx.Param("coll"));  // a 404 is charged as a metadata lookup
   Result r;
   r.body = c->ToJson();
   r.headers.emplace_back("etag", c->etag());
@@ -143,7 +150,7 @@ Result ReadContainer(Services& s, RequestContext& ctx) {
 }
 
 Result ReplaceContainer(Services& s, RequestContext& ctx) {
-  auto c = ResolveContainer(s, ctx.seg(1), ctx.seg(3));
+  auto c = ResolveContainer(s, ctx.Param("db"), ctx.Param("coll"));
   json::Document body = ParseObjectBody(ctx.body());
   ValidateId(body);
   if (IdOf(body) != c->id())
@@ -174,8 +181,8 @@ Result ReplaceContainer(Services& s, RequestContext& ctx) {
 }
 
 Result DeleteContainer(Services& s, RequestContext& ctx) {
-  auto db = ResolveDatabase(s, ctx.seg(1));
-  if (!db->RemoveContainer(ctx.seg(3))) throw MetadataNotFound();
+  auto db = ResolveDatabase(s, ctx.Param("db"));
+  if (!db->RemoveContainer(ctx.Param("coll"))) throw MetadataNotFound();
   Result r;
   r.status = 204;
   r.charge = charge::MetadataWrite();

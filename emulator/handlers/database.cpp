@@ -33,8 +33,14 @@ Result ListDatabases(Services& s, RequestContext& ctx) {
   return r;
 }
 
+Result QueryDatabases(Services& s, RequestContext& ctx) {
+  std::vector<std::pair<std::string, std::string>> all;
+  for (auto& db : s.account.Databases()) all.emplace_back(db->rid(), db->ToJson());
+  return QueryResources(s, ctx, "Databases", "", all);
+}
+
 Result ReadDatabase(Services& s, RequestContext& ctx) {
-  auto db = ResolveDatabase(s, ctx.seg(1));  // a 404 is charged as a metadata lookup
+  auto db = ResolveDatabase(s, ctx.Param("db"));  // a 404 is charged as a metadata lookup
   Result r;
   r.body = db->ToJson();
   r.headers.emplace_back("etag", db->etag());
@@ -43,7 +49,7 @@ Result ReadDatabase(Services& s, RequestContext& ctx) {
 }
 
 Result DeleteDatabase(Services& s, RequestContext& ctx) {
-  if (!s.account.DeleteDatabase(ctx.seg(1))) throw MetadataNotFound();
+  if (!s.account.DeleteDatabase(ctx.Param("db"))) throw MetadataNotFound();
   Result r;
   r.status = 204;
   r.charge = charge::MetadataWrite();

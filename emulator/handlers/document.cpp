@@ -168,7 +168,7 @@ Target TargetIn(Services& s, store::ContainerPtr c, RequestContext& ctx) {
 }
 
 Target ResolveTarget(Services& s, RequestContext& ctx) {
-  return TargetIn(s, ResolveContainer(s, ctx.seg(1), ctx.seg(3)), ctx);
+  return TargetIn(s, ResolveContainer(s, ctx.Param("db"), ctx.Param("coll")), ctx);
 }
 
 // A successful item write's response: the new image (if any), etag and session headers.
@@ -204,10 +204,9 @@ Result AnswerWrite(Services& s, RequestContext& ctx, const Target& t, store::Wri
   return r;
 }
 
-Result CreateOrUpsert(Services& s, RequestContext& ctx, store::ContainerPtr c) {
-  const bool upsert = ctx.BoolHeader("x-ms-documentdb-is-upsert");
-  const auto kind = upsert ? store::WriteKind::kUpsert : store::WriteKind::kCreate;
-  Target t = TargetIn(s, std::move(c), ctx);
+Result CreateOrUpsert(Services& s, RequestContext& ctx, store::WriteKind kind) {
+  // 404 for the container before anything else, as the service answers.
+  Target t = TargetIn(s, ResolveContainer(s, ctx.Param("db"), ctx.Param("coll")), ctx);
   json::Document body = ChargedWrite([&] { return ParseItemBody(s, ctx); });
   return AnswerWrite(s, ctx, t, kind, &body, IdOf(body), [&](const PartitionWrite& write, const json::Value* doc) {
     return WriteItem(s, t, kind, *doc, std::nullopt, PreconditionsOf(ctx), write);
@@ -257,17 +256,13 @@ store::WriteResult PatchItem(Services& s, const std::string& id, const PatchRequ
   });
 }
 
-Result PostDocuments(Services& s, RequestContext& ctx) {
-  auto c = ResolveContainer(s, ctx.seg(1), ctx.seg(3));  // 404 before anything else, as the service answers
-  if (ctx.BoolHeader("x-ms-cosmos-is-query-plan-request") || IsQueryRequest(ctx))
-    return QueryDocuments(s, ctx, std::move(c));
-  if (ctx.BoolHeader("x-ms-cosmos-is-batch-request")) return ExecuteBatch(s, ctx, std::move(c));
-  return CreateOrUpsert(s, ctx, std::move(c));
-}
+Result CreateDocument(Services& s, RequestContext& ctx) { return CreateOrUpsert(s, ctx, store::WriteKind::kCreate); }
+
+Result UpsertDocument(Services& s, RequestContext& ctx) { return CreateOrUpsert(s, ctx, store::WriteKind::kUpsert); }
 
 Result ReadDocument(Services& s, RequestContext& ctx) {
   Target t = ResolveTarget(s, ctx);
-  auto item = t.partition->Read(t.pk, ctx.seg(5), s.clock.UnixSeconds(), t.settings->items());
+  auto item = t.partition->Read(t.pk, ctx.Param("id"), s.clock.UnixSeconds(), t.settings->items());
   if (!item) {
     auto e = errors::NotFound();
     e.charge = charge::PointReadNotFound();
@@ -289,18 +284,18 @@ Result ReadDocument(Services& s, RequestContext& ctx) {
 Result ReplaceDocument(Services& s, RequestContext& ctx) {
   Target t = ResolveTarget(s, ctx);
   json::Document body = ChargedWrite([&] { return ParseItemBody(s, ctx); });
-  return AnswerWrite(s, ctx, t, store::WriteKind::kReplace, &body, ctx.seg(5),
+  return AnswerWrite(s, ctx, t, store::WriteKind::kReplace, &body, ctx.Param("id"),
                      [&](const PartitionWrite& write, const json::Value* doc) {
-                       return WriteItem(s, t, store::WriteKind::kReplace, *doc, ctx.seg(5), PreconditionsOf(ctx), write);
+                       return WriteItem(s, t, store::WriteKind::kReplace, *doc, ctx.Param("id"), PreconditionsOf(ctx), write);
                      });
 }
 
 Result DeleteDocument(Services& s, RequestContext& ctx) {
   Target t = ResolveTarget(s, ctx);
-  return AnswerWrite(s, ctx, t, store::WriteKind::kDelete, nullptr, ctx.seg(5),
+  return AnswerWrite(s, ctx, t, store::WriteKind::kDelete, nullptr, ctx.Param("id"),
                      [&](const PartitionWrite& write, const json::Value*) {
                        return ChargedWrite([&] {
-                         return write(store::WriteKind::kDelete, ctx.seg(5), PreconditionsOf(ctx),
+                         return write(store::WriteKind::kDelete, ctx.Param("id"), PreconditionsOf(ctx),
                                       [](const store::ItemPtr&, uint64_t, uint64_t) { return store::ItemPtr(); });
                        });
                      });
@@ -313,14 +308,13 @@ Result PatchDocument(Services& s, RequestContext& ctx) {
   auto result = ChargedWrite([&] {
     if (ctx.body().size() > s.config.max_item_bytes) throw errors::RequestTooLarge();
     PatchRequest patch = ParsePatchRequest(ParseBody(ctx.body()), t.c->partition_key());
-    return PatchItem(s, ctx.seg(5), patch, PreconditionsOf(ctx), Direct(s, t));
+    return PatchItem(s, ctx.Param("id"), patch, PreconditionsOf(ctx), Direct(s, t));
   });
   return WriteResponse(200, result, t, ctx, charge::Replace(Facts(*result.item, *t.settings)));
 }
 
 Result ReadDocumentFeed(Services& s, RequestContext& ctx) {
-  auto c = ResolveContainer(s, ctx.seg(1), ctx.seg(3));
-  if (ctx.Header("a-im")) return ReadChangeFeed(s, ctx, std::move(c));
+  auto c = ResolveContainer(s, ctx.Param("db"), ctx.Param("coll"));
   auto settings = c->settings();
   Routed routed = RouteRequest(ctx, c);
   Admit(s, ctx, c, routed.partitions, "");

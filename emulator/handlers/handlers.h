@@ -14,49 +14,59 @@ using http::Services;
 Result ReadAccount(Services& s, RequestContext& ctx);
 // database.cpp
 Result CreateDatabase(Services& s, RequestContext& ctx);
+Result QueryDatabases(Services& s, RequestContext& ctx);
 Result ListDatabases(Services& s, RequestContext& ctx);
 Result ReadDatabase(Services& s, RequestContext& ctx);
 Result DeleteDatabase(Services& s, RequestContext& ctx);
 // container.cpp
 Result CreateContainer(Services& s, RequestContext& ctx);
 Result ListContainers(Services& s, RequestContext& ctx);
+Result QueryContainers(Services& s, RequestContext& ctx);
 Result ReadContainer(Services& s, RequestContext& ctx);
 Result ReplaceContainer(Services& s, RequestContext& ctx);
 Result DeleteContainer(Services& s, RequestContext& ctx);
 // pkrange.cpp
 Result ListPartitionKeyRanges(Services& s, RequestContext& ctx);
 // document.cpp
-Result PostDocuments(Services& s, RequestContext& ctx);
+Result CreateDocument(Services& s, RequestContext& ctx);
+Result UpsertDocument(Services& s, RequestContext& ctx);
 Result ReadDocumentFeed(Services& s, RequestContext& ctx);
 Result ReadDocument(Services& s, RequestContext& ctx);
 Result ReplaceDocument(Services& s, RequestContext& ctx);
 Result DeleteDocument(Services& s, RequestContext& ctx);
 Result PatchDocument(Services& s, RequestContext& ctx);
-// query.cpp: a query POSTed to .../docs (PostDocuments dispatches here).
-Result QueryDocuments(Services& s, RequestContext& ctx, store::ContainerPtr c);
-// A GET of the documents feed carrying A-IM: the change feed.
-Result ReadChangeFeed(Services& s, RequestContext& ctx, store::ContainerPtr c);
-// Transactional batch and bulk (x-ms-cosmos-is-batch-request), answered in batch.cpp.
-Result ExecuteBatch(Services& s, RequestContext& ctx, store::ContainerPtr c);
+// query.cpp: a query POSTed to .../docs, and the query plan the SDKs ask for.
+Result QueryDocuments(Services& s, RequestContext& ctx);
+Result QueryPlan(Services& s, RequestContext& ctx);
+// change_feed.cpp: a GET of the documents feed carrying A-IM.
+Result ReadChangeFeed(Services& s, RequestContext& ctx);
+// batch.cpp: transactional batch and bulk (x-ms-cosmos-is-batch-request).
+Result ExecuteBatch(Services& s, RequestContext& ctx);
 // offer.cpp: GET /offers, POST /offers (a query), GET|PUT /offers/{id}.
 Result ListOffers(Services& s, RequestContext& ctx);
-Result PostOffers(Services& s, RequestContext& ctx);
+Result QueryOffers(Services& s, RequestContext& ctx);
 Result ReadOffer(Services& s, RequestContext& ctx);
 Result ReplaceOffer(Services& s, RequestContext& ctx);
 // script.cpp: stored procedures, triggers and user-defined functions (the kind from the path).
 Result CreateScript(Services& s, RequestContext& ctx);
+Result UpsertScript(Services& s, RequestContext& ctx);
+Result QueryScripts(Services& s, RequestContext& ctx);
 Result ListScripts(Services& s, RequestContext& ctx);
 Result ReadScript(Services& s, RequestContext& ctx);
 Result ReplaceScript(Services& s, RequestContext& ctx);
 Result DeleteScript(Services& s, RequestContext& ctx);
 Result ExecuteStoredProcedure(Services& s, RequestContext& ctx);
-// user.cpp: users and their permissions (POST to the collections also queries and upserts).
-Result PostUsers(Services& s, RequestContext& ctx);
+// user.cpp: users and their permissions.
+Result CreateUser(Services& s, RequestContext& ctx);
+Result UpsertUser(Services& s, RequestContext& ctx);
+Result QueryUsers(Services& s, RequestContext& ctx);
 Result ListUsers(Services& s, RequestContext& ctx);
 Result ReadUser(Services& s, RequestContext& ctx);
 Result ReplaceUser(Services& s, RequestContext& ctx);
 Result DeleteUser(Services& s, RequestContext& ctx);
-Result PostPermissions(Services& s, RequestContext& ctx);
+Result CreatePermission(Services& s, RequestContext& ctx);
+Result UpsertPermission(Services& s, RequestContext& ctx);
+Result QueryPermissions(Services& s, RequestContext& ctx);
 Result ListPermissions(Services& s, RequestContext& ctx);
 Result ReadPermission(Services& s, RequestContext& ctx);
 Result ReplacePermission(Services& s, RequestContext& ctx);

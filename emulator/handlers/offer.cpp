@@ -69,13 +69,6 @@ store::OfferPtr ResolveOffer(Services& s, const std::string& id) {
 }
 
 
-// A query over the offers (one resource per offer, in list order).
-Result QueryOffers(Services& s, RequestContext& ctx) {
-  std::vector<std::pair<std::string, std::string>> offers;
-  for (const auto& o : s.account.Offers()) offers.emplace_back(o->id(), OfferJson(*o));
-  return QueryResources(s, ctx, "Offers", "", offers);
-}
-
 CosmosError InvalidThroughput(int min, int step) {
   return errors::BadRequest("The offer should have valid throughput values between " + std::to_string(min) + " and " +
                             std::to_string(Limits::kMax) + " inclusive in increments of " + std::to_string(step) +
@@ -116,14 +109,15 @@ Result ListOffers(Services& s, RequestContext& ctx) {
   return r;
 }
 
-Result PostOffers(Services& s, RequestContext& ctx) {
-  // Offers are created with their database or container; POST only queries them.
-  if (!IsQueryRequest(ctx)) throw errors::MethodNotAllowed();
-  return QueryOffers(s, ctx);
+// A query over the offers (one resource per offer, in list order).
+Result QueryOffers(Services& s, RequestContext& ctx) {
+  std::vector<std::pair<std::string, std::string>> offers;
+  for (const auto& o : s.account.Offers()) offers.emplace_back(o->id(), OfferJson(*o));
+  return QueryResources(s, ctx, "Offers", "", offers);
 }
 
 Result ReadOffer(Services& s, RequestContext& ctx) {
-  auto offer = ResolveOffer(s, ctx.seg(1));
+  auto offer = ResolveOffer(s, ctx.Param("id"));
   Result r;
   r.body = OfferJson(*offer);
   r.headers.emplace_back("etag", offer->etag());
@@ -135,7 +129,7 @@ Result ReadOffer(Services& s, RequestContext& ctx) {
 }
 
 Result ReplaceOffer(Services& s, RequestContext& ctx) {
-  auto offer = ResolveOffer(s, ctx.seg(1));
+  auto offer = ResolveOffer(s, ctx.Param("id"));
   json::Document body = ParseObjectBody(ctx.body());
   ValidateId(body);
   if (IdOf(body) != offer->id())

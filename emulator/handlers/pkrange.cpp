@@ -6,7 +6,7 @@
 namespace cosmos::handlers {
 
 Result ListPartitionKeyRanges(Services& s, RequestContext& ctx) {
-  auto c = ResolveContainer(s, ctx.seg(1), ctx.seg(3));
+  auto c = ResolveContainer(s, ctx.Param("db"), ctx.Param("coll"));
   // The range layout only changes when a container is created, so its etag is the container's.
   const std::string etag = c->etag();
   Result r;

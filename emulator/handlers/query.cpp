@@ -31,6 +31,44 @@ CosmosError CrossPartitionDisabled() {
                      "revise your query to avoid this exception.");
 }
 
+// Whether the plan's queryInfo asks the client to merge the partitions' results: DISTINCT, TOP,
+// OFFSET/LIMIT, ORDER BY, GROUP BY or aggregates.
+bool NeedsClientMerge(const std::string& plan_json) {
+  json::Document d;
+  if (json::Parse(plan_json, d) != json::ParseStatus::kOk || !d.IsObject()) return false;
+  auto qi = d.FindMember("queryInfo");
+  if (qi == d.MemberEnd() || !qi->value.IsObject()) return false;
+  const auto& info = qi->value;
+  auto non_empty = [&](const char* name) {
+    auto it = info.FindMember(name);
+    if (it == info.MemberEnd()) return false;
+    if (it->value.IsArray()) return !it->value.Empty();
+    if (it->value.IsObject()) return !it->value.ObjectEmpty();
+    if (it->value.IsString()) return std::string_view(it->value.GetString()) != "None";
+    return !it->value.IsNull();
+  };
+  auto hybrid = d.FindMember("hybridSearchQueryInfo");
+  return non_empty("distinctType") || non_empty("top") || non_empty("offset") || non_empty("limit") ||
+         non_empty("orderBy") || non_empty("groupByExpressions") || non_empty("aggregates") ||
+         non_empty("groupByAliasToAggregateType") || (hybrid != d.MemberEnd() && !hybrid->value.IsNull());
+}
+
+// The gateway answers a query that names no partition itself only when the partitions' results
+// need no merging. Otherwise it refuses with 400/1004 and the query plan in additionalErrorInfo
+// (recording cosmos-119/123); the SDKs then fetch the plan and query each partition key range,
+// merging on the client, as they do against the service.
+void CheckGatewayServable(const sql::Query& ast, const QueryBody& body, const store::Container& c) {
+  std::string plan = query::QueryPlanJson(ast, body.params, c.partition_key());
+  if (!NeedsClientMerge(plan)) return;
+  CosmosError e(400, 1004, "BadRequest",
+                "The provided cross partition query can not be directly served by the gateway. This is a first chance "
+                "(internal) exception that all newer clients will know how to handle gracefully. This exception is "
+                "traced, but unless you see it bubble up as an exception (which only happens on older SDK clients), "
+                "then you can safely ignore this message.");
+  e.additional_error_info = std::move(plan);
+  throw e;
+}
+
 // What x-ms-documentdb-query-metrics reports for one page: measured times and the page's facts.
 struct Metrics {
   double compile_ms = 0;  // parse (cached) and bind
@@ -92,17 +130,21 @@ double QueryCharge(const query::Plan& plan, const query::IndexUse& use, const qu
   return charge::QueryPage(f, consistency);
 }
 
-Result QueryDocuments(Services& s, RequestContext& ctx, store::ContainerPtr c) {
-  const auto started = std::chrono::steady_clock::now();
+Result QueryPlan(Services& s, RequestContext& ctx) {
+  auto c = ResolveContainer(s, ctx.Param("db"), ctx.Param("coll"));
   QueryBody body = ParseQueryBody(ctx.body());
   auto ast = query::ParseQuery(body.text);
+  Result r;
+  r.body = query::QueryPlanJson(*ast, body.params, c->partition_key());
+  r.charge = 0;
+  return r;
+}
 
-  if (ctx.BoolHeader("x-ms-cosmos-is-query-plan-request")) {
-    Result r;
-    r.body = query::QueryPlanJson(*ast, body.params, c->partition_key());
-    r.charge = 0;
-    return r;
-  }
+Result QueryDocuments(Services& s, RequestContext& ctx) {
+  const auto started = std::chrono::steady_clock::now();
+  auto c = ResolveContainer(s, ctx.Param("db"), ctx.Param("coll"));  // 404 before anything else
+  QueryBody body = ParseQueryBody(ctx.body());
+  auto ast = query::ParseQuery(body.text);
 
   query::Arena constants;
   ContainerUdfs udfs(s, *c);
@@ -119,6 +161,7 @@ Result QueryDocuments(Services& s, RequestContext& ctx, store::ContainerPtr c) {
       !plan->sources.empty()) {
     throw CrossPartitionDisabled();
   }
+  if (!scoped && !c->partition_key().system_key && !plan->sources.empty()) CheckGatewayServable(*ast, body, *c);
   // The backend refuses what the container's index cannot serve (the query plan above never does:
   // the gateway does not know the policy). The settings snapshot is the current one, so a policy
   // replace takes effect on the next request.

@@ -423,7 +423,7 @@ Result ScriptResponse(int status, const store::Container& c, ScriptKind kind, co
   return out;
 }
 
-std::string AltLink(const RequestContext& ctx) { return "dbs/" + ctx.seg(1) + "/colls/" + ctx.seg(3); }
+std::string AltLink(const RequestContext& ctx) { return "dbs/" + ctx.Param("db") + "/colls/" + ctx.Param("coll"); }
 
 }  // namespace
 
@@ -446,7 +446,7 @@ std::optional<std::pair<std::string, std::string>> ScriptLogHeader(const Request
 // ---- Script resources ----
 
 Result CreateScript(Services& s, RequestContext& ctx) {
-  auto c = ResolveContainer(s, ctx.seg(1), ctx.seg(3));
+  auto c = ResolveContainer(s, ctx.Param("db"), ctx.Param("coll"));
   const ScriptKind kind = KindOf(ctx);
   json::Document body = ParseObjectBody(ctx.body());
   auto r = std::make_shared<store::ScriptResource>(ScriptFromBody(kind, body));
@@ -462,8 +462,40 @@ Result CreateScript(Services& s, RequestContext& ctx) {
   return ScriptResponse(201, *c, kind, *r, charge::MetadataWrite());
 }
 
+Result UpsertScript(Services& s, RequestContext& ctx) {
+  auto c = ResolveContainer(s, ctx.Param("db"), ctx.Param("coll"));
+  const ScriptKind kind = KindOf(ctx);
+  json::Document body = ParseObjectBody(ctx.body());
+  auto r = std::make_shared<store::ScriptResource>(ScriptFromBody(kind, body));
+  r->ts = s.clock.UnixSeconds();
+  r->etag = s.account.NewEtag(r->ts);
+  // An existing script keeps its rid and is replaced (200); a new one is created (201). A script
+  // created between the two steps makes the create fail with 409, as two racing creates would.
+  if (auto current = c->scripts().Find(kind, r->id)) {
+    r->rid = current->rid;
+    c->scripts().Replace(kind, r, IfMatchHeader(ctx));
+    return ScriptResponse(200, *c, kind, *r, charge::MetadataWrite());
+  }
+  r->rid = c->ScriptRid(kind, c->scripts().NextNumber());
+  try {
+    c->scripts().Create(kind, r);
+  } catch (CosmosError& e) {
+    e.charge = charge::RejectedWrite();
+    throw;
+  }
+  return ScriptResponse(201, *c, kind, *r, charge::MetadataWrite());
+}
+
+Result QueryScripts(Services& s, RequestContext& ctx) {
+  auto c = ResolveContainer(s, ctx.Param("db"), ctx.Param("coll"));
+  const ScriptKind kind = KindOf(ctx);
+  std::vector<std::pair<std::string, std::string>> all;
+  for (const auto& r : c->scripts().List(kind)) all.emplace_back(r->rid, ScriptJson(*c, kind, *r));
+  return QueryResources(s, ctx, FeedKey(kind), c->rid(), all);
+}
+
 Result ListScripts(Services& s, RequestContext& ctx) {
-  auto c = ResolveContainer(s, ctx.seg(1), ctx.seg(3));
+  auto c = ResolveContainer(s, ctx.Param("db"), ctx.Param("coll"));
   const ScriptKind kind = KindOf(ctx);
   std::vector<std::string> all;
   for (const auto& r : c->scripts().List(kind)) all.push_back(ScriptJson(*c, kind, *r));
@@ -476,9 +508,9 @@ Result ListScripts(Services& s, RequestContext& ctx) {
 }
 
 Result ReadScript(Services& s, RequestContext& ctx) {
-  auto c = ResolveContainer(s, ctx.seg(1), ctx.seg(3));
+  auto c = ResolveContainer(s, ctx.Param("db"), ctx.Param("coll"));
   const ScriptKind kind = KindOf(ctx);
-  auto r = c->scripts().Find(kind, ctx.seg(5));
+  auto r = c->scripts().Find(kind, ctx.Param("id"));
   if (!r) throw MetadataNotFound();
   Result out = ScriptResponse(200, *c, kind, *r, charge::MetadataRead());
   if (auto inm = ctx.Header("if-none-match"); inm && *inm == r->etag) {
@@ -489,11 +521,11 @@ Result ReadScript(Services& s, RequestContext& ctx) {
 }
 
 Result ReplaceScript(Services& s, RequestContext& ctx) {
-  auto c = ResolveContainer(s, ctx.seg(1), ctx.seg(3));
+  auto c = ResolveContainer(s, ctx.Param("db"), ctx.Param("coll"));
   const ScriptKind kind = KindOf(ctx);
   json::Document body = ParseObjectBody(ctx.body());
   auto r = std::make_shared<store::ScriptResource>(ScriptFromBody(kind, body));
-  if (r->id != ctx.seg(5)) throw errors::BadRequest("The id in the request body does not match the id in the URL.");
+  if (r->id != ctx.Param("id")) throw errors::BadRequest("The id in the request body does not match the id in the URL.");
   auto current = c->scripts().Find(kind, r->id);
   if (!current) throw MetadataNotFound();
   r->rid = current->rid;
@@ -504,8 +536,8 @@ Result ReplaceScript(Services& s, RequestContext& ctx) {
 }
 
 Result DeleteScript(Services& s, RequestContext& ctx) {
-  auto c = ResolveContainer(s, ctx.seg(1), ctx.seg(3));
-  if (!c->scripts().Delete(KindOf(ctx), ctx.seg(5))) throw MetadataNotFound();
+  auto c = ResolveContainer(s, ctx.Param("db"), ctx.Param("coll"));
+  if (!c->scripts().Delete(KindOf(ctx), ctx.Param("id"))) throw MetadataNotFound();
   Result out;
   out.status = 204;
   out.charge = charge::MetadataWrite();
@@ -515,10 +547,10 @@ Result DeleteScript(Services& s, RequestContext& ctx) {
 // ---- Stored procedure execution ----
 
 Result ExecuteStoredProcedure(Services& s, RequestContext& ctx) {
-  auto c = ResolveContainer(s, ctx.seg(1), ctx.seg(3));
+  auto c = ResolveContainer(s, ctx.Param("db"), ctx.Param("coll"));
   if (ctx.Header("x-ms-documentdb-pre-trigger-include") || ctx.Header("x-ms-documentdb-post-trigger-include"))
     throw errors::BadRequest("Triggers cannot be included in a stored procedure execution.");
-  auto sproc = c->scripts().Find(ScriptKind::kStoredProcedure, ctx.seg(5));
+  auto sproc = c->scripts().Find(ScriptKind::kStoredProcedure, ctx.Param("id"));
   if (!sproc) throw MetadataNotFound();
   std::string params = ctx.body().empty() ? "[]" : ctx.body();
   {

@@ -222,13 +222,17 @@ Result PermissionResult(Services& s, const store::Database& db, const store::Use
 
 // ---- users ----
 
-Result PostUsers(Services& s, RequestContext& ctx) {
-  auto db = ResolveDatabase(s, ctx.seg(1));
-  if (IsQueryRequest(ctx)) {
-    std::vector<std::pair<std::string, std::string>> all;
-    for (const auto& u : db->users().Users()) all.emplace_back(u.rid, UserJson(*db, u));
-    return QueryResources(s, ctx, "Users", db->rid(), all);
-  }
+Result QueryUsers(Services& s, RequestContext& ctx) {
+  auto db = ResolveDatabase(s, ctx.Param("db"));
+  std::vector<std::pair<std::string, std::string>> all;
+  for (const auto& u : db->users().Users()) all.emplace_back(u.rid, UserJson(*db, u));
+  return QueryResources(s, ctx, "Users", db->rid(), all);
+}
+
+namespace {
+
+Result WriteUser(Services& s, RequestContext& ctx, bool upsert) {
+  auto db = ResolveDatabase(s, ctx.Param("db"));
   json::Document body = ParseObjectBody(ctx.body());
   ValidateId(body);
   const std::string id = IdOf(body);
@@ -236,7 +240,7 @@ Result PostUsers(Services& s, RequestContext& ctx) {
   Result r;
   r.charge = charge::MetadataWrite();
   MetadataWrite([&] {
-    if (ctx.BoolHeader("x-ms-documentdb-is-upsert") && db->users().FindUser(id)) {
+    if (upsert && db->users().FindUser(id)) {
       store::User u{id, "", s.account.NewEtag(ts), ts};
       db->users().ReplaceUser(id, u, std::nullopt);
       r.status = 200;
@@ -253,8 +257,13 @@ Result PostUsers(Services& s, RequestContext& ctx) {
   return r;
 }
 
+}  // namespace
+
+Result CreateUser(Services& s, RequestContext& ctx) { return WriteUser(s, ctx, false); }
+Result UpsertUser(Services& s, RequestContext& ctx) { return WriteUser(s, ctx, true); }
+
 Result ListUsers(Services& s, RequestContext& ctx) {
-  auto db = ResolveDatabase(s, ctx.seg(1));
+  auto db = ResolveDatabase(s, ctx.Param("db"));
   std::vector<std::string> items;
   for (const auto& u : db->users().Users()) items.push_back(UserJson(*db, u));
   Result r;
@@ -264,8 +273,8 @@ Result ListUsers(Services& s, RequestContext& ctx) {
 }
 
 Result ReadUser(Services& s, RequestContext& ctx) {
-  auto db = ResolveDatabase(s, ctx.seg(1));
-  auto u = ResolveUser(*db, ctx.seg(3));
+  auto db = ResolveDatabase(s, ctx.Param("db"));
+  auto u = ResolveUser(*db, ctx.Param("user"));
   Result r;
   r.body = UserJson(*db, u);
   r.headers.emplace_back("etag", u.etag);
@@ -274,15 +283,15 @@ Result ReadUser(Services& s, RequestContext& ctx) {
 }
 
 Result ReplaceUser(Services& s, RequestContext& ctx) {
-  auto db = ResolveDatabase(s, ctx.seg(1));
-  ResolveUser(*db, ctx.seg(3));
+  auto db = ResolveDatabase(s, ctx.Param("db"));
+  ResolveUser(*db, ctx.Param("user"));
   json::Document body = ParseObjectBody(ctx.body());
   ValidateId(body);
   // The body's id may differ: a replace renames the user (its rid and permissions stay).
   const std::string id = IdOf(body);
   const int64_t ts = util::UnixSeconds();
   MetadataWrite([&] {
-    db->users().ReplaceUser(ctx.seg(3), store::User{id, "", s.account.NewEtag(ts), ts}, IfMatchHeader(ctx));
+    db->users().ReplaceUser(ctx.Param("user"), store::User{id, "", s.account.NewEtag(ts), ts}, IfMatchHeader(ctx));
     return 0;
   });
   auto u = ResolveUser(*db, id);
@@ -294,8 +303,8 @@ Result ReplaceUser(Services& s, RequestContext& ctx) {
 }
 
 Result DeleteUser(Services& s, RequestContext& ctx) {
-  auto db = ResolveDatabase(s, ctx.seg(1));
-  if (!db->users().DeleteUser(ctx.seg(3))) throw MetadataNotFound();
+  auto db = ResolveDatabase(s, ctx.Param("db"));
+  if (!db->users().DeleteUser(ctx.Param("user"))) throw MetadataNotFound();
   Result r;
   r.status = 204;
   r.charge = charge::MetadataWrite();
@@ -304,22 +313,28 @@ Result DeleteUser(Services& s, RequestContext& ctx) {
 
 // ---- permissions ----
 
-Result PostPermissions(Services& s, RequestContext& ctx) {
-  auto db = ResolveDatabase(s, ctx.seg(1));
-  auto u = ResolveUser(*db, ctx.seg(3));
+Result QueryPermissions(Services& s, RequestContext& ctx) {
+  auto db = ResolveDatabase(s, ctx.Param("db"));
+  auto u = ResolveUser(*db, ctx.Param("user"));
   const int64_t lifetime = ExpirySeconds(ctx);
-  if (IsQueryRequest(ctx)) {
-    std::vector<std::pair<std::string, std::string>> all;
-    for (const auto& p : db->users().Permissions(u.id).value_or(std::vector<store::PermissionPtr>{}))
-      all.emplace_back(p->rid, PermissionJson(s, *db, u, *p, lifetime));
-    return QueryResources(s, ctx, "Permissions", u.rid, all);
-  }
+  std::vector<std::pair<std::string, std::string>> all;
+  for (const auto& p : db->users().Permissions(u.id).value_or(std::vector<store::PermissionPtr>{}))
+    all.emplace_back(p->rid, PermissionJson(s, *db, u, *p, lifetime));
+  return QueryResources(s, ctx, "Permissions", u.rid, all);
+}
+
+namespace {
+
+Result WritePermission(Services& s, RequestContext& ctx, bool upsert) {
+  auto db = ResolveDatabase(s, ctx.Param("db"));
+  auto u = ResolveUser(*db, ctx.Param("user"));
+  const int64_t lifetime = ExpirySeconds(ctx);
   json::Document body = ParseObjectBody(ctx.body());
   store::Permission p = PermissionFromBody(s, *db, body);
   const std::string id = p.id;
   int status = 201;
   MetadataWrite([&] {
-    auto existing = ctx.BoolHeader("x-ms-documentdb-is-upsert") ? db->users().FindPermission(u.id, id) : nullptr;
+    auto existing = upsert ? db->users().FindPermission(u.id, id) : nullptr;
     if (existing) {
       db->users().ReplacePermission(u.id, id, Stamp(s, std::move(p), existing->rid), std::nullopt);
       status = 200;
@@ -334,9 +349,14 @@ Result PostPermissions(Services& s, RequestContext& ctx) {
   return PermissionResult(s, *db, u, *stored, lifetime, status, charge::MetadataWrite());
 }
 
+}  // namespace
+
+Result CreatePermission(Services& s, RequestContext& ctx) { return WritePermission(s, ctx, false); }
+Result UpsertPermission(Services& s, RequestContext& ctx) { return WritePermission(s, ctx, true); }
+
 Result ListPermissions(Services& s, RequestContext& ctx) {
-  auto db = ResolveDatabase(s, ctx.seg(1));
-  auto u = ResolveUser(*db, ctx.seg(3));
+  auto db = ResolveDatabase(s, ctx.Param("db"));
+  auto u = ResolveUser(*db, ctx.Param("user"));
   const int64_t lifetime = ExpirySeconds(ctx);
   std::vector<std::string> items;
   // Every listed permission carries a new token.
@@ -349,26 +369,26 @@ Result ListPermissions(Services& s, RequestContext& ctx) {
 }
 
 Result ReadPermission(Services& s, RequestContext& ctx) {
-  auto db = ResolveDatabase(s, ctx.seg(1));
-  auto u = ResolveUser(*db, ctx.seg(3));
+  auto db = ResolveDatabase(s, ctx.Param("db"));
+  auto u = ResolveUser(*db, ctx.Param("user"));
   const int64_t lifetime = ExpirySeconds(ctx);
-  auto p = db->users().FindPermission(u.id, ctx.seg(5));
+  auto p = db->users().FindPermission(u.id, ctx.Param("id"));
   if (!p) throw MetadataNotFound();
   return PermissionResult(s, *db, u, *p, lifetime, 200, charge::MetadataRead());
 }
 
 Result ReplacePermission(Services& s, RequestContext& ctx) {
-  auto db = ResolveDatabase(s, ctx.seg(1));
-  auto u = ResolveUser(*db, ctx.seg(3));
+  auto db = ResolveDatabase(s, ctx.Param("db"));
+  auto u = ResolveUser(*db, ctx.Param("user"));
   const int64_t lifetime = ExpirySeconds(ctx);
-  auto existing = db->users().FindPermission(u.id, ctx.seg(5));
+  auto existing = db->users().FindPermission(u.id, ctx.Param("id"));
   if (!existing) throw MetadataNotFound();
   json::Document body = ParseObjectBody(ctx.body());
   // The body's id may differ: a replace renames the permission.
   store::Permission p = PermissionFromBody(s, *db, body);
   const std::string id = p.id;
   MetadataWrite([&] {
-    db->users().ReplacePermission(u.id, ctx.seg(5), Stamp(s, std::move(p), existing->rid), IfMatchHeader(ctx));
+    db->users().ReplacePermission(u.id, ctx.Param("id"), Stamp(s, std::move(p), existing->rid), IfMatchHeader(ctx));
     return 0;
   });
   auto stored = db->users().FindPermission(u.id, id);
@@ -377,9 +397,9 @@ Result ReplacePermission(Services& s, RequestContext& ctx) {
 }
 
 Result DeletePermission(Services& s, RequestContext& ctx) {
-  auto db = ResolveDatabase(s, ctx.seg(1));
-  auto u = ResolveUser(*db, ctx.seg(3));
-  if (!db->users().DeletePermission(u.id, ctx.seg(5))) throw MetadataNotFound();
+  auto db = ResolveDatabase(s, ctx.Param("db"));
+  auto u = ResolveUser(*db, ctx.Param("user"));
+  if (!db->users().DeletePermission(u.id, ctx.Param("id"))) throw MetadataNotFound();
   Result r;
   r.status = 204;
   r.charge = charge::MetadataWrite();

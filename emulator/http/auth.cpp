@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "common/errors.h"
+#include "http/rid_links.h"
 #include "json/json.h"
 #include "store/partition_key.h"
 #include "store/store.h"
@@ -98,6 +99,9 @@ ResourceAddress AddressFor(std::string_view verb, const std::vector<std::string>
     a.type = segments.back();
     a.link = join(segments.size() - 1);
   }
+  // A rid link (dbs/{rid}/...) is signed with the lower-cased rid of its last resource: the
+  // resource itself, or the parent of a feed.
+  if (IsRidPath(segments)) a.link = util::ToLower(segments.size() % 2 == 0 ? segments.back() : segments[segments.size() - 2]);
   // Offers are signed with the lower-cased offer id as the link.
   if (segments[0] == "offers" && segments.size() == 2 && !util::EqualsIgnoreCase(verb, "post")) {
     a.link = util::ToLower(segments[1]);
@@ -178,9 +182,7 @@ namespace {
 
 // A POST to .../docs that reads: a query or a query plan.
 bool IsQuery(const RequestContext& ctx) {
-  if (ctx.BoolHeader("x-ms-documentdb-isquery") || ctx.BoolHeader("x-ms-cosmos-is-query-plan-request")) return true;
-  auto ct = ctx.Header("content-type");
-  return ct && util::ToLower(*ct).starts_with("application/query+json");
+  return ctx.operation() == Operation::kQuery || ctx.operation() == Operation::kQueryPlan;
 }
 
 // Whether the request's x-ms-documentdb-partitionkey names exactly the token's partition key.
@@ -209,7 +211,7 @@ bool Grants(const RequestContext& ctx, const store::Container& c, const store::P
     if (kind == "docs") {
       if (verb == V::post && IsQuery(ctx)) write = false;
       // A query plan reads no items: any token under the container may ask for one.
-      if (verb == V::post && ctx.BoolHeader("x-ms-cosmos-is-query-plan-request")) return true;
+      if (verb == V::post && ctx.operation() == Operation::kQueryPlan) return true;
       // Feeds, queries and creates: the container, or the partition key the request names.
       if (!scope.kind.empty()) return false;
       return scope.pk.empty() || SameKey(ctx, c, scope.pk);

@@ -39,6 +39,16 @@ struct Services {
   util::WallClock& clock;  // item timestamps, time to live, change-feed start times
 };
 
+// What a request asks for beyond its verb and path.
+enum class Operation {
+  kPlain,       // create (POST), read, replace, delete, patch, feed (GET), execute (POST to a sproc)
+  kQuery,       // POST with x-ms-documentdb-isquery: true or Content-Type application/query+json
+  kQueryPlan,   // POST with x-ms-cosmos-is-query-plan-request: true
+  kUpsert,      // POST with x-ms-documentdb-is-upsert: true
+  kBatch,       // POST with x-ms-cosmos-is-batch-request: true
+  kChangeFeed,  // GET with A-IM (Incremental feed, or the full-fidelity feed)
+};
+
 // One parsed request. Header lookups are case-insensitive.
 class RequestContext {
  public:
@@ -49,6 +59,18 @@ class RequestContext {
   const std::vector<std::string>& segments() const { return segments_; }
   // The path segment at `i` (ids are already percent-decoded).
   const std::string& seg(size_t i) const { return segments_.at(i); }
+  // The route's named parameter ("db", "coll", "user", "id"), percent-decoded; resource ids given
+  // as _rid links are already resolved to the resources' names. Throws when the route has none.
+  const std::string& Param(std::string_view name) const;
+  void SetParams(std::vector<std::pair<std::string, std::string>> params) { params_ = std::move(params); }
+  // Replaces the path (a rid link resolved to names); params must be set again.
+  void SetSegments(std::vector<std::string> segments) { segments_ = std::move(segments); }
+  // Whether the path addressed the resource by _rid links (dbs/{rid}/colls/{rid}/...).
+  bool by_rid() const { return by_rid_; }
+  // What the request asks for (read from its headers when it was routed).
+  Operation operation() const { return operation_; }
+  void set_operation(Operation op) { operation_ = op; }
+  void set_by_rid(bool v) { by_rid_ = v; }
   const std::string& body() const { return raw_.body(); }
 
   std::optional<std::string_view> Header(std::string_view name) const {
@@ -66,6 +88,9 @@ class RequestContext {
  private:
   const Request& raw_;
   std::vector<std::string> segments_;
+  std::vector<std::pair<std::string, std::string>> params_;
+  bool by_rid_ = false;
+  Operation operation_ = Operation::kPlain;
 };
 
 // What a handler produced; the pipeline adds the common headers.

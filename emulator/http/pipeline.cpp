@@ -4,6 +4,7 @@
 
 #include "common/errors.h"
 #include "http/auth.h"
+#include "http/rid_links.h"
 #include "http/routes.h"
 #include "json/json.h"
 #include "util/util.h"
@@ -66,12 +67,18 @@ void CommonHeaders(Response& res, const std::string& activity_id, double charge)
   res.set(beast_http::field::date, util::FormatRfc1123(std::chrono::system_clock::now()));
 }
 
-std::string ErrorBody(const std::string& code, const std::string& message, const std::string& activity_id) {
+std::string ErrorBody(const std::string& code, const std::string& message, const std::string& activity_id,
+                      const std::string& additional_error_info = {}) {
   std::string body = "{\"code\":";
   json::WriteString(body, code);
-  if (message.empty()) return body + "}";
-  body += ",\"message\":";
-  json::WriteString(body, activity_id.empty() ? message : message + "\r\nActivityId: " + activity_id);
+  if (!message.empty()) {
+    body += ",\"message\":";
+    json::WriteString(body, activity_id.empty() ? message : message + "\r\nActivityId: " + activity_id);
+  }
+  if (!additional_error_info.empty()) {
+    body += ",\"additionalErrorInfo\":";
+    json::WriteString(body, additional_error_info);
+  }
   body += "}";
   return body;
 }
@@ -159,17 +166,29 @@ Response Handle(Services& services, const Request& req) {
     if (req.method() == beast_http::verb::options) throw errors::Forbidden("");  // as the service answers
     std::vector<std::string> segments;
     if (!SplitPath(target, segments)) throw errors::InvalidUrl();
-    HandlerFn handler = nullptr;
-    switch (FindRoute(segments, req.method(), handler)) {
+    const Operation op = OperationOf(req);
+    RouteResult route = FindRoute(segments, req.method(), op);
+    switch (route.match) {
       case RouteMatch::kNoSuchPath:
         throw errors::InvalidUrl();
       case RouteMatch::kWrongVerb:
         throw errors::MethodNotAllowed();
+      case RouteMatch::kWrongOperation:
+        throw errors::BadRequest("The requested operation is not supported on this resource.");
       case RouteMatch::kFound:
         break;
     }
+    HandlerFn handler = route.handler;
     ctx.emplace(req, std::move(segments));
-    if (auto token = Authenticate(*ctx, services.config)) AuthorizeResourceToken(services, *ctx, *token);
+    ctx->set_operation(op);
+    // The signature covers the path as sent; a rid link is then resolved to names.
+    auto token = Authenticate(*ctx, services.config);
+    if (IsRidPath(ctx->segments())) {
+      ctx->SetSegments(ResolveRidPath(services, ctx->segments()));
+      ctx->set_by_rid(true);
+    }
+    if (route.route) ctx->SetParams(BindParams(*route.route, ctx->segments()));
+    if (token) AuthorizeResourceToken(services, *ctx, *token);
     CheckConsistency(*ctx, services.config);
     Result result = handler(services, *ctx);
     Account(services, *ctx, result.charge, result.status);
@@ -190,7 +209,7 @@ Response Handle(Services& services, const Request& req) {
     if (e.substatus) res.set("x-ms-substatus", std::to_string(e.substatus));
     if (e.retry_after_ms) res.set("x-ms-retry-after-ms", std::to_string(e.retry_after_ms));
     for (const auto& [name, value] : e.headers) res.set(name, value);
-    res.body() = ErrorBody(e.code, e.what(), activity_id);
+    res.body() = ErrorBody(e.code, e.what(), activity_id, e.additional_error_info);
     res.prepare_payload();
     return res;
   } catch (const std::exception& e) {

@@ -1,62 +1,92 @@
 #include "http/routes.h"
 
 #include "handlers/handlers.h"
+#include "util/util.h"
 
 namespace cosmos::http {
 namespace {
 
 using V = beast_http::verb;
+using Op = Operation;
 namespace h = handlers;
+
+bool BoolHeader(const Request& req, std::string_view name) {
+  auto it = req.find(boost::beast::string_view(name.data(), name.size()));
+  return it != req.end() && util::EqualsIgnoreCase(std::string_view(it->value().data(), it->value().size()), "true");
+}
 
 const std::vector<Route>& Table() {
   static const std::vector<Route> kRoutes = {
-      {{}, V::get, h::ReadAccount},
-      {{"dbs"}, V::post, h::CreateDatabase},
-      {{"dbs"}, V::get, h::ListDatabases},
-      {{"dbs", "{}"}, V::get, h::ReadDatabase},
-      {{"dbs", "{}"}, V::delete_, h::DeleteDatabase},
-      {{"dbs", "{}", "colls"}, V::post, h::CreateContainer},
-      {{"dbs", "{}", "colls"}, V::get, h::ListContainers},
-      {{"dbs", "{}", "colls", "{}"}, V::get, h::ReadContainer},
-      {{"dbs", "{}", "colls", "{}"}, V::put, h::ReplaceContainer},
-      {{"dbs", "{}", "colls", "{}"}, V::delete_, h::DeleteContainer},
-      {{"dbs", "{}", "colls", "{}", "pkranges"}, V::get, h::ListPartitionKeyRanges},
-      {{"dbs", "{}", "colls", "{}", "sprocs"}, V::post, h::CreateScript},
-      {{"dbs", "{}", "colls", "{}", "sprocs"}, V::get, h::ListScripts},
-      {{"dbs", "{}", "colls", "{}", "sprocs", "{}"}, V::get, h::ReadScript},
-      {{"dbs", "{}", "colls", "{}", "sprocs", "{}"}, V::put, h::ReplaceScript},
-      {{"dbs", "{}", "colls", "{}", "sprocs", "{}"}, V::delete_, h::DeleteScript},
-      {{"dbs", "{}", "colls", "{}", "triggers"}, V::post, h::CreateScript},
-      {{"dbs", "{}", "colls", "{}", "triggers"}, V::get, h::ListScripts},
-      {{"dbs", "{}", "colls", "{}", "triggers", "{}"}, V::get, h::ReadScript},
-      {{"dbs", "{}", "colls", "{}", "triggers", "{}"}, V::put, h::ReplaceScript},
-      {{"dbs", "{}", "colls", "{}", "triggers", "{}"}, V::delete_, h::DeleteScript},
-      {{"dbs", "{}", "colls", "{}", "udfs"}, V::post, h::CreateScript},
-      {{"dbs", "{}", "colls", "{}", "udfs"}, V::get, h::ListScripts},
-      {{"dbs", "{}", "colls", "{}", "udfs", "{}"}, V::get, h::ReadScript},
-      {{"dbs", "{}", "colls", "{}", "udfs", "{}"}, V::put, h::ReplaceScript},
-      {{"dbs", "{}", "colls", "{}", "udfs", "{}"}, V::delete_, h::DeleteScript},
-      {{"dbs", "{}", "colls", "{}", "docs"}, V::post, h::PostDocuments},
-      {{"dbs", "{}", "colls", "{}", "docs"}, V::get, h::ReadDocumentFeed},
-      {{"dbs", "{}", "colls", "{}", "docs", "{}"}, V::get, h::ReadDocument},
-      {{"dbs", "{}", "colls", "{}", "docs", "{}"}, V::put, h::ReplaceDocument},
-      {{"dbs", "{}", "colls", "{}", "docs", "{}"}, V::delete_, h::DeleteDocument},
-      {{"dbs", "{}", "colls", "{}", "docs", "{}"}, V::patch, h::PatchDocument},
-      {{"dbs", "{}", "colls", "{}", "sprocs", "{}"}, V::post, h::ExecuteStoredProcedure},
-      {{"dbs", "{}", "users"}, V::post, h::PostUsers},
-      {{"dbs", "{}", "users"}, V::get, h::ListUsers},
-      {{"dbs", "{}", "users", "{}"}, V::get, h::ReadUser},
-      {{"dbs", "{}", "users", "{}"}, V::put, h::ReplaceUser},
-      {{"dbs", "{}", "users", "{}"}, V::delete_, h::DeleteUser},
-      {{"dbs", "{}", "users", "{}", "permissions"}, V::post, h::PostPermissions},
-      {{"dbs", "{}", "users", "{}", "permissions"}, V::get, h::ListPermissions},
-      {{"dbs", "{}", "users", "{}", "permissions", "{}"}, V::get, h::ReadPermission},
-      {{"dbs", "{}", "users", "{}", "permissions", "{}"}, V::put, h::ReplacePermission},
-      {{"dbs", "{}", "users", "{}", "permissions", "{}"}, V::delete_, h::DeletePermission},
-      {{"offers"}, V::get, h::ListOffers},
-      {{"offers"}, V::post, h::PostOffers},
-      {{"offers", "{}"}, V::get, h::ReadOffer},
-      {{"offers", "{}"}, V::put, h::ReplaceOffer},
+      {{}, V::get, Op::kPlain, h::ReadAccount},
+
+      {{"dbs"}, V::post, Op::kPlain, h::CreateDatabase},
+      {{"dbs"}, V::post, Op::kQuery, h::QueryDatabases},
+      {{"dbs"}, V::get, Op::kPlain, h::ListDatabases},
+      {{"dbs", "{db}"}, V::get, Op::kPlain, h::ReadDatabase},
+      {{"dbs", "{db}"}, V::delete_, Op::kPlain, h::DeleteDatabase},
+
+      {{"dbs", "{db}", "colls"}, V::post, Op::kPlain, h::CreateContainer},
+      {{"dbs", "{db}", "colls"}, V::post, Op::kQuery, h::QueryContainers},
+      {{"dbs", "{db}", "colls"}, V::get, Op::kPlain, h::ListContainers},
+      {{"dbs", "{db}", "colls", "{coll}"}, V::get, Op::kPlain, h::ReadContainer},
+      {{"dbs", "{db}", "colls", "{coll}"}, V::put, Op::kPlain, h::ReplaceContainer},
+      {{"dbs", "{db}", "colls", "{coll}"}, V::delete_, Op::kPlain, h::DeleteContainer},
+      {{"dbs", "{db}", "colls", "{coll}", "pkranges"}, V::get, Op::kPlain, h::ListPartitionKeyRanges},
+
+      {{"dbs", "{db}", "colls", "{coll}", "docs"}, V::post, Op::kPlain, h::CreateDocument},
+      {{"dbs", "{db}", "colls", "{coll}", "docs"}, V::post, Op::kUpsert, h::UpsertDocument},
+      {{"dbs", "{db}", "colls", "{coll}", "docs"}, V::post, Op::kQuery, h::QueryDocuments},
+      {{"dbs", "{db}", "colls", "{coll}", "docs"}, V::post, Op::kQueryPlan, h::QueryPlan},
+      {{"dbs", "{db}", "colls", "{coll}", "docs"}, V::post, Op::kBatch, h::ExecuteBatch},
+      {{"dbs", "{db}", "colls", "{coll}", "docs"}, V::get, Op::kPlain, h::ReadDocumentFeed},
+      {{"dbs", "{db}", "colls", "{coll}", "docs"}, V::get, Op::kChangeFeed, h::ReadChangeFeed},
+      {{"dbs", "{db}", "colls", "{coll}", "docs", "{id}"}, V::get, Op::kPlain, h::ReadDocument},
+      {{"dbs", "{db}", "colls", "{coll}", "docs", "{id}"}, V::put, Op::kPlain, h::ReplaceDocument},
+      {{"dbs", "{db}", "colls", "{coll}", "docs", "{id}"}, V::delete_, Op::kPlain, h::DeleteDocument},
+      {{"dbs", "{db}", "colls", "{coll}", "docs", "{id}"}, V::patch, Op::kPlain, h::PatchDocument},
+
+      {{"dbs", "{db}", "colls", "{coll}", "sprocs"}, V::post, Op::kPlain, h::CreateScript},
+      {{"dbs", "{db}", "colls", "{coll}", "sprocs"}, V::post, Op::kUpsert, h::UpsertScript},
+      {{"dbs", "{db}", "colls", "{coll}", "sprocs"}, V::post, Op::kQuery, h::QueryScripts},
+      {{"dbs", "{db}", "colls", "{coll}", "sprocs"}, V::get, Op::kPlain, h::ListScripts},
+      {{"dbs", "{db}", "colls", "{coll}", "sprocs", "{id}"}, V::get, Op::kPlain, h::ReadScript},
+      {{"dbs", "{db}", "colls", "{coll}", "sprocs", "{id}"}, V::put, Op::kPlain, h::ReplaceScript},
+      {{"dbs", "{db}", "colls", "{coll}", "sprocs", "{id}"}, V::delete_, Op::kPlain, h::DeleteScript},
+      {{"dbs", "{db}", "colls", "{coll}", "sprocs", "{id}"}, V::post, Op::kPlain, h::ExecuteStoredProcedure},
+      {{"dbs", "{db}", "colls", "{coll}", "triggers"}, V::post, Op::kPlain, h::CreateScript},
+      {{"dbs", "{db}", "colls", "{coll}", "triggers"}, V::post, Op::kUpsert, h::UpsertScript},
+      {{"dbs", "{db}", "colls", "{coll}", "triggers"}, V::post, Op::kQuery, h::QueryScripts},
+      {{"dbs", "{db}", "colls", "{coll}", "triggers"}, V::get, Op::kPlain, h::ListScripts},
+      {{"dbs", "{db}", "colls", "{coll}", "triggers", "{id}"}, V::get, Op::kPlain, h::ReadScript},
+      {{"dbs", "{db}", "colls", "{coll}", "triggers", "{id}"}, V::put, Op::kPlain, h::ReplaceScript},
+      {{"dbs", "{db}", "colls", "{coll}", "triggers", "{id}"}, V::delete_, Op::kPlain, h::DeleteScript},
+      {{"dbs", "{db}", "colls", "{coll}", "udfs"}, V::post, Op::kPlain, h::CreateScript},
+      {{"dbs", "{db}", "colls", "{coll}", "udfs"}, V::post, Op::kUpsert, h::UpsertScript},
+      {{"dbs", "{db}", "colls", "{coll}", "udfs"}, V::post, Op::kQuery, h::QueryScripts},
+      {{"dbs", "{db}", "colls", "{coll}", "udfs"}, V::get, Op::kPlain, h::ListScripts},
+      {{"dbs", "{db}", "colls", "{coll}", "udfs", "{id}"}, V::get, Op::kPlain, h::ReadScript},
+      {{"dbs", "{db}", "colls", "{coll}", "udfs", "{id}"}, V::put, Op::kPlain, h::ReplaceScript},
+      {{"dbs", "{db}", "colls", "{coll}", "udfs", "{id}"}, V::delete_, Op::kPlain, h::DeleteScript},
+
+      {{"dbs", "{db}", "users"}, V::post, Op::kPlain, h::CreateUser},
+      {{"dbs", "{db}", "users"}, V::post, Op::kUpsert, h::UpsertUser},
+      {{"dbs", "{db}", "users"}, V::post, Op::kQuery, h::QueryUsers},
+      {{"dbs", "{db}", "users"}, V::get, Op::kPlain, h::ListUsers},
+      {{"dbs", "{db}", "users", "{user}"}, V::get, Op::kPlain, h::ReadUser},
+      {{"dbs", "{db}", "users", "{user}"}, V::put, Op::kPlain, h::ReplaceUser},
+      {{"dbs", "{db}", "users", "{user}"}, V::delete_, Op::kPlain, h::DeleteUser},
+      {{"dbs", "{db}", "users", "{user}", "permissions"}, V::post, Op::kPlain, h::CreatePermission},
+      {{"dbs", "{db}", "users", "{user}", "permissions"}, V::post, Op::kUpsert, h::UpsertPermission},
+      {{"dbs", "{db}", "users", "{user}", "permissions"}, V::post, Op::kQuery, h::QueryPermissions},
+      {{"dbs", "{db}", "users", "{user}", "permissions"}, V::get, Op::kPlain, h::ListPermissions},
+      {{"dbs", "{db}", "users", "{user}", "permissions", "{id}"}, V::get, Op::kPlain, h::ReadPermission},
+      {{"dbs", "{db}", "users", "{user}", "permissions", "{id}"}, V::put, Op::kPlain, h::ReplacePermission},
+      {{"dbs", "{db}", "users", "{user}", "permissions", "{id}"}, V::delete_, Op::kPlain, h::DeletePermission},
+
+      {{"offers"}, V::get, Op::kPlain, h::ListOffers},
+      {{"offers"}, V::post, Op::kQuery, h::QueryOffers},
+      {{"offers", "{id}"}, V::get, Op::kPlain, h::ReadOffer},
+      {{"offers", "{id}"}, V::put, Op::kPlain, h::ReplaceOffer},
   };
   return kRoutes;
 }
@@ -64,42 +94,94 @@ const std::vector<Route>& Table() {
 // Resources of the service this emulator does not serve yet: any verb answers 501.
 const std::vector<std::vector<std::string_view>>& Unimplemented() {
   static const std::vector<std::vector<std::string_view>> kPaths = {
-      {"dbs", "{}", "colls", "{}", "conflicts"},
-      {"dbs", "{}", "colls", "{}", "conflicts", "{}"},
-      {"dbs", "{}", "colls", "{}", "docs", "{}", "attachments"},
-      {"dbs", "{}", "colls", "{}", "docs", "{}", "attachments", "{}"},
+      {"dbs", "{db}", "colls", "{coll}", "conflicts"},
+      {"dbs", "{db}", "colls", "{coll}", "conflicts", "{id}"},
+      {"dbs", "{db}", "colls", "{coll}", "docs", "{doc}", "attachments"},
+      {"dbs", "{db}", "colls", "{coll}", "docs", "{doc}", "attachments", "{id}"},
   };
   return kPaths;
 }
 
+bool IsParam(std::string_view s) { return s.size() >= 2 && s.front() == '{' && s.back() == '}'; }
+
 bool Matches(const std::vector<std::string_view>& pattern, const std::vector<std::string>& segments) {
   if (pattern.size() != segments.size()) return false;
   for (size_t i = 0; i < pattern.size(); ++i) {
-    if (pattern[i] != "{}" && pattern[i] != segments[i]) return false;
+    if (!IsParam(pattern[i]) && pattern[i] != segments[i]) return false;
   }
   return true;
 }
 
 }  // namespace
 
-RouteMatch FindRoute(const std::vector<std::string>& segments, beast_http::verb verb, HandlerFn& out) {
-  bool path_known = false;
+Operation OperationOf(const Request& req) {
+  switch (req.method()) {
+    case V::post: {
+      if (BoolHeader(req, "x-ms-cosmos-is-query-plan-request")) return Op::kQueryPlan;
+      if (BoolHeader(req, "x-ms-documentdb-isquery")) return Op::kQuery;
+      auto ct = req.find(beast_http::field::content_type);
+      if (ct != req.end() &&
+          util::ToLower(std::string_view(ct->value().data(), ct->value().size())).starts_with("application/query+json"))
+        return Op::kQuery;
+      if (BoolHeader(req, "x-ms-cosmos-is-batch-request")) return Op::kBatch;
+      if (BoolHeader(req, "x-ms-documentdb-is-upsert")) return Op::kUpsert;
+      return Op::kPlain;
+    }
+    case V::get:
+      return req.find("a-im") != req.end() ? Op::kChangeFeed : Op::kPlain;
+    default:
+      return Op::kPlain;
+  }
+}
+
+RouteResult FindRoute(const std::vector<std::string>& segments, beast_http::verb verb, Operation op) {
+  RouteResult out;
+  const Route* plain = nullptr;
+  bool path_known = false, verb_known = false;
   for (const auto& r : Table()) {
     if (!Matches(r.pattern, segments)) continue;
     path_known = true;
-    if (r.verb == verb) {
-      out = r.handler;
-      return RouteMatch::kFound;
+    if (r.verb != verb) continue;
+    verb_known = true;
+    if (r.op == op) {
+      out.match = RouteMatch::kFound;
+      out.route = &r;
+      out.handler = r.handler;
+      return out;
     }
+    if (r.op == Op::kPlain) plain = &r;
   }
-  if (path_known) return RouteMatch::kWrongVerb;
+  if (plain && (op == Op::kUpsert || op == Op::kChangeFeed)) {
+    out.match = RouteMatch::kFound;
+    out.route = plain;
+    out.handler = plain->handler;
+    return out;
+  }
+  if (verb_known) {
+    out.match = RouteMatch::kWrongOperation;
+    return out;
+  }
+  if (path_known) {
+    out.match = RouteMatch::kWrongVerb;
+    return out;
+  }
   for (const auto& p : Unimplemented()) {
     if (Matches(p, segments)) {
-      out = h::NotYetImplemented;
-      return RouteMatch::kFound;
+      out.match = RouteMatch::kFound;
+      out.handler = h::NotYetImplemented;
+      return out;
     }
   }
-  return RouteMatch::kNoSuchPath;
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> BindParams(const Route& route, const std::vector<std::string>& segments) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (size_t i = 0; i < route.pattern.size() && i < segments.size(); ++i) {
+    if (IsParam(route.pattern[i]))
+      out.emplace_back(std::string(route.pattern[i].substr(1, route.pattern[i].size() - 2)), segments[i]);
+  }
+  return out;
 }
 
 }  // namespace cosmos::http

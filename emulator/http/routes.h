@@ -1,7 +1,15 @@
-// The route table: every (verb, path pattern) the emulator serves, in one place.
+// The route table: every (verb, path pattern, operation) the emulator serves, in one place.
+//
+// A route resolves an operation, not a URL: the same POST /dbs/{db}/colls/{coll}/docs is a create,
+// an upsert, a query, a query plan or a batch depending on the headers the SDKs send with it, and
+// a GET of the same feed with A-IM is the change feed. The operation is read from the headers once
+// (OperationOf) and the table names one handler per (verb, pattern, operation); handlers never
+// re-dispatch on headers.
 #pragma once
 
+#include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "http/context.h"
@@ -10,15 +18,31 @@ namespace cosmos::http {
 
 using HandlerFn = Result (*)(Services&, RequestContext&);
 
+// The operation a request's headers select (see Operation).
+Operation OperationOf(const Request& req);
+
 struct Route {
-  std::vector<std::string_view> pattern;  // literal segments, "{}" for an id
+  std::vector<std::string_view> pattern;  // literal segments, "{name}" for a parameter
   beast_http::verb verb;
+  Operation op;
   HandlerFn handler;
 };
 
-enum class RouteMatch { kFound, kNoSuchPath, kWrongVerb };
+enum class RouteMatch { kFound, kNoSuchPath, kWrongVerb, kWrongOperation };
 
-// Finds the handler for the decoded path segments and verb.
-RouteMatch FindRoute(const std::vector<std::string>& segments, beast_http::verb verb, HandlerFn& out);
+struct RouteResult {
+  RouteMatch match = RouteMatch::kNoSuchPath;
+  const Route* route = nullptr;
+  HandlerFn handler = nullptr;
+};
+
+// Finds the route for the decoded path segments, verb and operation. An upsert on a resource
+// that has no upsert is its create, and A-IM on a feed that has no change feed is its read
+// (the service ignores the header there); a query, query plan or batch on a path that does not
+// serve one is kWrongOperation.
+RouteResult FindRoute(const std::vector<std::string>& segments, beast_http::verb verb, Operation op);
+
+// The (name, value) pairs a route's pattern binds in `segments`.
+std::vector<std::pair<std::string, std::string>> BindParams(const Route& route, const std::vector<std::string>& segments);
 
 }  // namespace cosmos::http

@@ -800,9 +800,10 @@ ContainerPtr Account::CreateContainer(Database& db, const std::string& id, Parti
   if (!throughput && !db.offer()) throughput = Throughput{};  // the service provisions 400 RU/s
   OfferPtr offer = throughput ? NewOffer("dbs/" + db.rid() + "/colls/" + rid + "/", rid, *throughput) : nullptr;
   const int ru = (offer ? offer : db.offer())->throughput().ru;
-  // A physical partition serves at most 10,000 RU/s.
+  // The service starts a container with ceil(RU/s / 6,000) physical partitions (18,000 RU/s gives
+  // three of 6,000 RU/s each), leaving room to scale each up to its 10,000 RU/s maximum without a split.
   const int count = partitions ? *partitions : partition_count_override_ ? *partition_count_override_
-                                                                         : std::max(1, (ru + 9999) / 10000);
+                                                                         : std::max(1, (ru + 5999) / 6000);
   OfferPtr shared = offer ? nullptr : db.offer();
   auto c = std::make_shared<Container>(id, rid, db.rid(), std::move(pk), std::move(settings), ts, NewEtag(ts),
                                        std::move(offer), std::move(shared), count);

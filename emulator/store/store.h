@@ -494,7 +494,7 @@ class Account {
 
   // `throughput`: the container's own; without it, the database's shared throughput, or 400 RU/s
   // manual when the database has none (as the service provisions). `partitions`: the physical
-  // partition count asked for; else the override; else max(1, ceil(RU/s / 10,000)).
+  // partition count asked for; else the override; else max(1, ceil(RU/s / 6,000)).
   ContainerPtr CreateContainer(Database& db, const std::string& id, PartitionKeyDefinition pk,
                                ContainerSettings settings, std::optional<Throughput> throughput,
                                std::optional<int> partitions = std::nullopt);

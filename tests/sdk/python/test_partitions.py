@@ -413,13 +413,13 @@ class ThroughputTest(_Base):
     """Default emulator: partitions follow the provisioned RU/s; offers."""
 
     def test_partition_count_follows_throughput(self):
-        for ru, n in ((400, 1), (10000, 1), (10100, 2), (25000, 3), (40000, 4)):
+        for ru, n in ((400, 1), (6000, 1), (6100, 2), (18000, 3), (24000, 4)):
             with self.subTest(ru=ru):
                 link, _ = self.create_container(version=2, options={"offerThroughput": ru})
                 ranges = self.pkranges(link)
                 self.assertEqual([(r["minInclusive"], r["maxExclusive"]) for r in ranges],
                                  list(zip(v2_bounds(n)[:-1], v2_bounds(n)[1:])))
-        link, _ = self.create_container(version=1, options={"offerThroughput": 25000})
+        link, _ = self.create_container(version=1, options={"offerThroughput": 18000})
         self.assertEqual([r["maxExclusive"] for r in self.pkranges(link)],
                          ["05C1D5AB55AB54", "05C1E5AB55AB54", "FF"])
 
