@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "ast.h"
+#include "printer.h"
 
 namespace cosmos::sql {
 
@@ -51,7 +52,7 @@ const char* BinaryText(BinaryOp op) {
   return "?";
 }
 
-void WriteQuery(std::string& out, const Query& q);
+void WriteQuery(std::string& out, const Query& q, bool with_where = true);
 
 void WriteList(std::string& out, const std::vector<ExprPtr>& list, size_t from = 0);
 
@@ -204,7 +205,7 @@ void WriteFrom(std::string& out, const FromItem& item) {
   }
 }
 
-void WriteQuery(std::string& out, const Query& q) {
+void WriteQuery(std::string& out, const Query& q, bool with_where) {
   out += "SELECT ";
   if (q.distinct) out += "DISTINCT ";
   if (q.top) {
@@ -233,7 +234,7 @@ void WriteQuery(std::string& out, const Query& q) {
     out += i == 0 ? " FROM " : " JOIN ";
     WriteFrom(out, q.from[i]);
   }
-  if (q.where) {
+  if (q.where && with_where) {
     out += " WHERE ";
     WriteExpr(out, *q.where);
   }
@@ -270,6 +271,12 @@ std::string FormatNumber(double d) {
 std::string ToString(const Query& q) {
   std::string out;
   WriteQuery(out, q);
+  return out;
+}
+
+std::string ToStringWithoutWhere(const Query& q) {
+  std::string out;
+  WriteQuery(out, q, false);
   return out;
 }
 

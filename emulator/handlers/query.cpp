@@ -14,6 +14,7 @@
 #include "query/index_use.h"
 #include "query/parse_cache.h"
 #include "query/query_plan.h"
+#include "sqlparser/printer.h"
 #include "util/util.h"
 
 namespace cosmos::handlers {
@@ -193,7 +194,7 @@ Result QueryDocuments(Services& s, RequestContext& ctx) {
   query::PageRequest req;
   req.max_items = MaxItemCount(ctx).value_or(100).value_or(SIZE_MAX);
   if (auto h = ctx.Header("x-ms-continuation"); h && !h->empty()) req.continuation = std::string(*h);
-  req.query_text = body.text;
+  req.query_text = sql::ToStringWithoutWhere(*ast);
   req.now_ms = s.clock.UnixMs();
   req.udfs = &udfs;
 

@@ -13,7 +13,7 @@ export const DEFAULTS = {
   designs: ["V1", "V2", "V3"],
   // 70 physical partitions for posts, as the published cross-partition figures imply: a container
   // gets one physical partition per 10,000 RU/s provisioned.
-  postsThroughput: 700_000,
+  postsThroughput: 420_000, // 70 physical partitions: ceil(RU/s / 6,000)
   databasePrefix: "blog",
   keep: false,
   quiet: false,

@@ -222,26 +222,29 @@ describe("physical partitions from the provisioned throughput", () => {
   const third = ((1n << 126n) - 1n) / 3n;
   const hex32 = (v) => v.toString(16).toUpperCase().padStart(32, "0");
 
-  it("manual throughput: ceil(RU/s / 10,000) partitions", async () => {
+  // The service starts a container with ceil(RU/s / 6,000) physical partitions (18,000 RU/s: three
+  // of 6,000), manual or autoscale maximum alike.
+  it("manual throughput: ceil(RU/s / 6,000) partitions", async () => {
     assert.equal((await layout({})).length, 1);
     assert.equal((await layout({ throughput: 400 })).length, 1);
-    assert.equal((await layout({ throughput: 10000 })).length, 1);
-    assert.equal((await layout({ throughput: 10100 })).length, 2);
-    assert.deepEqual(await layout({ throughput: 25000 }), [
+    assert.equal((await layout({ throughput: 6000 })).length, 1);
+    assert.equal((await layout({ throughput: 6100 })).length, 2);
+    assert.deepEqual(await layout({ throughput: 18000 }), [
       ["0", "", hex32(third)],
       ["1", hex32(third), hex32(2n * third)],
       ["2", hex32(2n * third), "FF"],
     ]);
+    assert.equal((await layout({ throughput: 21000 })).length, 4);
   });
 
   it("autoscale: from the maximum RU/s", async () => {
     assert.equal((await layout({ maxThroughput: 4000 })).length, 1);
     assert.equal((await layout({ maxThroughput: 11000 })).length, 2);
-    assert.deepEqual((await layout({ maxThroughput: 40000 })).map((r) => r[0]), ["0", "1", "2", "3"]);
+    assert.deepEqual((await layout({ maxThroughput: 24000 })).map((r) => r[0]), ["0", "1", "2", "3"]);
   });
 
   it("the per-container partition-count header wins over the throughput", async () => {
-    assert.equal((await layout({ throughput: 25000, partitions: 1 })).length, 1);
+    assert.equal((await layout({ throughput: 18000, partitions: 1 })).length, 1);
     assert.equal((await layout({ throughput: 400, partitions: 3 })).length, 3);
   });
 });
