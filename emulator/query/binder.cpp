@@ -16,16 +16,18 @@ using sql::Expr;
 using sql::ExprKind;
 using rules::At;
 
-// The executor's accumulator for an aggregate call; MAKELIST and MAKESET have none (plans only).
+// The executor's accumulator for an aggregate call.
 std::optional<Agg> ExecutableAggregate(const Expr& e) {
-  switch (rules::AggregateOf(e).value_or(rules::AggregateFn::kMakeList)) {
+  const auto fn = rules::AggregateOf(e);
+  if (!fn) return std::nullopt;
+  switch (*fn) {
     case rules::AggregateFn::kCount: return Agg::kCount;
     case rules::AggregateFn::kSum: return Agg::kSum;
     case rules::AggregateFn::kAvg: return Agg::kAvg;
     case rules::AggregateFn::kMin: return Agg::kMin;
     case rules::AggregateFn::kMax: return Agg::kMax;
-    case rules::AggregateFn::kMakeList:
-    case rules::AggregateFn::kMakeSet: return std::nullopt;
+    case rules::AggregateFn::kMakeList: return Agg::kMakeList;
+    case rules::AggregateFn::kMakeSet: return Agg::kMakeSet;
   }
   return std::nullopt;
 }

@@ -22,7 +22,7 @@ CosmosError At(const sql::Location& loc, const std::string& code, const std::str
 // ASCII upper case (function names in messages).
 std::string Upper(std::string_view s);
 
-// The aggregates the service knows. MAKELIST and MAKESET exist only for the SDKs' plans.
+// The aggregates the service knows.
 enum class AggregateFn { kCount, kSum, kAvg, kMin, kMax, kMakeList, kMakeSet };
 
 // The aggregate a call names, if it is a call of one.
