@@ -682,6 +682,7 @@ std::string QueryPlanJson(const sql::Query& q, const json::Value* params, const 
              "ORDER BY RANK (full-text and hybrid search) is not supported by this emulator.");
   }
   CheckQueryFunctions(q);
+  CheckSubqueryClauses(q);
   std::optional<int64_t> top, offset, limit;
   if (q.top) top = ResolveCount(*q.top, params, "TOP");
   if (q.offset) offset = ResolveCount(*q.offset, params, "OFFSET");

@@ -42,6 +42,11 @@ const FunctionDef& ResolveFunction(const sql::Expr& call);
 // expression or sit inside an aggregate (SC2102). `grouped` holds the GROUP BY expressions as text.
 void CheckGrouped(const sql::Expr& e, const std::vector<std::string>& grouped);
 
+// TOP (SC2203), ORDER BY (SC2202) and OFFSET LIMIT (SC2204) are refused in every subquery: FROM
+// and JOIN sources, scalar subqueries, EXISTS, ARRAY and ALL/FIRST/LAST. The service reports them all
+// at once, in the order they are written, with the clause's location.
+void CheckSubqueryClauses(const sql::Query& q);
+
 // ORDER BY items must be document paths: an alias followed by properties and literal indexes.
 bool IsDocumentPath(const sql::Expr& e);
 
