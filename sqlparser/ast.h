@@ -119,6 +119,10 @@ struct Query {
   std::vector<SortItem> order_by;
   std::optional<Count> offset;
   std::optional<Count> limit;
+  // Where the clauses are written (set when present), for the errors the service reports on them.
+  Location top_loc;           // TOP and its count
+  Location order_by_loc;      // ORDER BY and its items
+  Location offset_limit_loc;  // OFFSET ... LIMIT ...
 };
 
 // A query the parser refused: the service's code (SC1001 near a token, SC1010 invalid token,

@@ -205,7 +205,10 @@ QueryPtr Builder::Query(P::SqlQueryContext* ctx) {
   q->loc = CtxLoc(ctx);
   auto* sel = ctx->selectClause();
   q->distinct = sel->K_DISTINCT() != nullptr;
-  if (auto* top = sel->topSpec()) q->top = CountOf(top->NUMBER(), top->PARAMETER());
+  if (auto* top = sel->topSpec()) {
+    q->top = CountOf(top->NUMBER(), top->PARAMETER());
+    q->top_loc = CtxLoc(top);
+  }
   auto* selection = sel->selection();
   if (dynamic_cast<P::SelectStarContext*>(selection) != nullptr) q->star_loc = CtxLoc(selection);
   if (auto* v = dynamic_cast<P::SelectValueContext*>(selection)) {
@@ -226,6 +229,7 @@ QueryPtr Builder::Query(P::SqlQueryContext* ctx) {
   if (auto* where = ctx->whereClause()) q->where = Scalar(where->scalar());
   if (auto* group = ctx->groupByClause()) q->group_by = Scalars(group->scalar());
   if (auto* order = ctx->orderByClause()) {
+    q->order_by_loc = CtxLoc(order);
     if (auto* rank = dynamic_cast<P::OrderByRankContext*>(order)) {
       q->order_by_rank = true;
       for (auto* s : rank->rankSpec()) {
@@ -241,6 +245,7 @@ QueryPtr Builder::Query(P::SqlQueryContext* ctx) {
     }
   }
   if (auto* ol = ctx->offsetLimitClause()) {
+    q->offset_limit_loc = CtxLoc(ol);
     // OFFSET's value is the first NUMBER/PARAMETER token, LIMIT's the second.
     std::vector<antlr4::tree::TerminalNode*> values;
     for (auto* child : ol->children) {

@@ -16,16 +16,18 @@ using sql::Expr;
 using sql::ExprKind;
 using rules::At;
 
-// The executor's accumulator for an aggregate call; MAKELIST and MAKESET have none (plans only).
+// The executor's accumulator for an aggregate call.
 std::optional<Agg> ExecutableAggregate(const Expr& e) {
-  switch (rules::AggregateOf(e).value_or(rules::AggregateFn::kMakeList)) {
+  const auto fn = rules::AggregateOf(e);
+  if (!fn) return std::nullopt;
+  switch (*fn) {
     case rules::AggregateFn::kCount: return Agg::kCount;
     case rules::AggregateFn::kSum: return Agg::kSum;
     case rules::AggregateFn::kAvg: return Agg::kAvg;
     case rules::AggregateFn::kMin: return Agg::kMin;
     case rules::AggregateFn::kMax: return Agg::kMax;
-    case rules::AggregateFn::kMakeList:
-    case rules::AggregateFn::kMakeSet: return std::nullopt;
+    case rules::AggregateFn::kMakeList: return Agg::kMakeList;
+    case rules::AggregateFn::kMakeSet: return Agg::kMakeSet;
   }
   return std::nullopt;
 }
@@ -115,9 +117,9 @@ Source Binder::BindFrom(const sql::FromItem& item, bool first, bool top_level, i
   Source src;
   src.slot = slot;
   if (item.subquery) {
-    if (!item.alias) throw At(item.loc, "SC1001", "A subquery in the FROM clause requires an alias.");
+    // Without an alias (JOIN (SELECT ...)) the rows still multiply the input, but nothing can name them.
     src.kind = Source::Kind::kSubquery;
-    src.alias = *item.alias;
+    src.alias = item.alias.value_or(std::string());
     src.iterate_rows = item.iterator;
     // A FROM subquery at the top reads the container; a JOIN subquery sees the aliases bound so far.
     src.sub = BindQuery(*item.subquery, first && top_level);
@@ -158,12 +160,14 @@ std::shared_ptr<Plan> Binder::BindQuery(const sql::Query& q, bool top_level) {
   for (size_t i = 0; i < q.from.size(); ++i) {
     int slot = next_slot_++;
     Source src = BindFrom(q.from[i], i == 0, top_level, slot);
-    for (const auto& [alias, _] : scopes_.back().names) {
-      if (alias == src.alias) {
-        throw At(q.from[i].loc, "SC2003", "Duplicate alias '" + src.alias + "' in the FROM clause.");
+    if (!src.alias.empty()) {
+      for (const auto& [alias, _] : scopes_.back().names) {
+        if (alias == src.alias) {
+          throw At(q.from[i].loc, "SC2003", "Duplicate alias '" + src.alias + "' in the FROM clause.");
+        }
       }
+      scopes_.back().names.emplace_back(src.alias, slot);
     }
-    scopes_.back().names.emplace_back(src.alias, slot);
     plan->sources.push_back(std::move(src));
   }
   plan_ = plan.get();
@@ -352,6 +356,7 @@ Node Binder::BindExpr(const Expr& e) {
 
 std::shared_ptr<const Plan> Bind(const sql::Query& query, const json::Value* params, Arena& arena,
                                  const Udfs* udfs) {
+  rules::CheckSubqueryClauses(query);
   Binder b(params, arena, udfs);
   auto plan = b.BindQuery(query, true);
   plan->slot_count = b.slot_count();

@@ -383,6 +383,18 @@ void Accumulator::Add(Val v, Arena& arena) {
       if (best.IsUndefined() || (kind == Agg::kMin ? c < 0 : c > 0)) best = arena.Copy(v);
       return;
     }
+    case Agg::kMakeList:
+    case Agg::kMakeSet: {
+      // Every defined value, in input order; MAKESET keeps the first of equal values.
+      if (kind == Agg::kMakeSet) {
+        std::string key;
+        CanonicalKey(key, v);
+        if (!seen.insert(std::move(key)).second) return;
+      }
+      if (list == nullptr) list = arena.NewArray();
+      arena.Append(list, v);
+      return;
+    }
   }
 }
 
@@ -397,6 +409,8 @@ Val Accumulator::Result(Arena& arena) const {
       return arena.Number((int_sum ? static_cast<double>(isum) : dsum) / static_cast<double>(count));
     case Agg::kMin:
     case Agg::kMax: return best_invalid ? Val() : best;
+    case Agg::kMakeList:
+    case Agg::kMakeSet: return Val(list != nullptr ? list : arena.NewArray());
   }
   return Val();
 }

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <functional>
+#include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "query/plan.h"
@@ -33,6 +35,8 @@ struct Accumulator {
   double dsum = 0;
   Val best;                 // MIN/MAX (arena-owned copy)
   bool best_invalid = false;
+  json::Value* list = nullptr;           // MAKELIST/MAKESET: the values so far (arena-owned array)
+  std::unordered_set<std::string> seen;  // MAKESET: canonical keys of the values in `list`
   void Add(Val v, Arena& arena);
   Val Result(Arena& arena) const;
 };

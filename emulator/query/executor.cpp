@@ -487,6 +487,14 @@ Page ExecutePage(const Plan& plan, const Scope& scope, const PageRequest& reques
     page.rows.push_back(std::move(text));
     if (window.take) --*window.take;
     last_emitted = row;
+    // A streaming page ends as soon as it is full, as the service's does: it carries a continuation
+    // without looking further, so a page that ends exactly at the last row is followed by an empty
+    // one. (TOP or LIMIT used up ends the query instead.)
+    if (streaming && (page.rows.size() >= request.max_items || page_bytes >= request.max_bytes) &&
+        !(window.take && *window.take == 0)) {
+      more = true;
+      return false;
+    }
     return true;
   };
   Run(plan, scope, cx, pinned, resume, page.facts, emit);

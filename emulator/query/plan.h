@@ -15,7 +15,7 @@ namespace cosmos::query {
 
 struct Plan;
 
-enum class Agg { kCount, kSum, kAvg, kMin, kMax };
+enum class Agg { kCount, kSum, kAvg, kMin, kMax, kMakeList, kMakeSet };
 
 // One bound expression node.
 struct Node {

@@ -682,6 +682,7 @@ std::string QueryPlanJson(const sql::Query& q, const json::Value* params, const 
              "ORDER BY RANK (full-text and hybrid search) is not supported by this emulator.");
   }
   CheckQueryFunctions(q);
+  CheckSubqueryClauses(q);
   std::optional<int64_t> top, offset, limit;
   if (q.top) top = ResolveCount(*q.top, params, "TOP");
   if (q.offset) offset = ResolveCount(*q.offset, params, "OFFSET");
@@ -794,11 +795,13 @@ std::string QueryPlanJson(const sql::Query& q, const json::Value* params, const 
         break;
       }
     }
+    // With DISTINCT the SDK removes duplicates across the ranges before it applies TOP or
+    // OFFSET/LIMIT, so a range must not stop after the first rows it finds.
     rewritten = "SELECT ";
-    if (top) rewritten += "TOP " + std::to_string(*top) + " ";
+    if (top && !q.distinct) rewritten += "TOP " + std::to_string(*top) + " ";
     rewritten += root + "._rid, [" + Join(items, ", ") + "] AS orderByItems, " + payload + " AS payload";
     rewritten += Clauses(q, filter, false, true, 0);
-    if (offset && limit) rewritten += "\nOFFSET 0 LIMIT " + std::to_string(*offset + *limit);
+    if (offset && limit && !q.distinct) rewritten += "\nOFFSET 0 LIMIT " + std::to_string(*offset + *limit);
   } else if (offset && single_point && !q.distinct) {
     // One logical partition answers OFFSET/LIMIT itself.
     offset = limit = std::nullopt;

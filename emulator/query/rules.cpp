@@ -79,6 +79,61 @@ void CheckGrouped(const Expr& e, const std::vector<std::string>& grouped) {
   for (const auto& a : e.args) CheckGrouped(*a, grouped);
 }
 
+namespace {
+
+struct ClauseError {
+  sql::Location loc;
+  const char* code;
+  const char* message;
+};
+
+void SubqueryClauses(const sql::Query& q, bool subquery, std::vector<ClauseError>& out);
+
+void SubqueryClauses(const Expr& e, std::vector<ClauseError>& out) {
+  if (e.query) SubqueryClauses(*e.query, true, out);
+  for (const auto& a : e.args) SubqueryClauses(*a, out);
+}
+
+void SubqueryClauses(const sql::Query& q, bool subquery, std::vector<ClauseError>& out) {
+  if (subquery) {
+    if (q.top) out.push_back({q.top_loc, "SC2203", "'TOP' is not supported in subqueries."});
+    if (!q.order_by.empty()) out.push_back({q.order_by_loc, "SC2202", "'ORDER BY' is not supported in subqueries."});
+    if (q.offset) {
+      out.push_back({q.offset_limit_loc, "SC2204", "'OFFSET LIMIT' clause is not supported in subqueries."});
+    }
+  }
+  if (q.value) SubqueryClauses(*q.value, out);
+  for (const auto& p : q.projections) SubqueryClauses(*p.expr, out);
+  for (const auto& f : q.from) {
+    if (f.path) SubqueryClauses(*f.path, out);
+    if (f.subquery) SubqueryClauses(*f.subquery, true, out);
+  }
+  if (q.where) SubqueryClauses(*q.where, out);
+  for (const auto& g : q.group_by) SubqueryClauses(*g, out);
+  for (const auto& s : q.order_by) SubqueryClauses(*s.expr, out);
+}
+
+}  // namespace
+
+void CheckSubqueryClauses(const sql::Query& q) {
+  std::vector<ClauseError> errors;
+  SubqueryClauses(q, false, errors);
+  if (errors.empty()) return;
+  std::stable_sort(errors.begin(), errors.end(),
+                   [](const ClauseError& a, const ClauseError& b) { return a.loc.start < b.loc.start; });
+  std::string body = "Message: {\"errors\":[";
+  for (size_t i = 0; i < errors.size(); ++i) {
+    if (i) body += ',';
+    body += "{\"severity\":\"Error\",\"location\":{\"start\":" + std::to_string(errors[i].loc.start) +
+            ",\"end\":" + std::to_string(errors[i].loc.end) + "},\"code\":\"" + errors[i].code +
+            "\",\"message\":";
+    json::WriteString(body, errors[i].message);
+    body += '}';
+  }
+  body += "]}";
+  throw CosmosError(400, 0, "BadRequest", body);
+}
+
 bool IsDocumentPath(const Expr& e) {
   if (e.kind == ExprKind::kName) return true;
   if (e.kind == ExprKind::kMember) return IsDocumentPath(*e.args[0]);

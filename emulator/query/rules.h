@@ -22,7 +22,7 @@ CosmosError At(const sql::Location& loc, const std::string& code, const std::str
 // ASCII upper case (function names in messages).
 std::string Upper(std::string_view s);
 
-// The aggregates the service knows. MAKELIST and MAKESET exist only for the SDKs' plans.
+// The aggregates the service knows.
 enum class AggregateFn { kCount, kSum, kAvg, kMin, kMax, kMakeList, kMakeSet };
 
 // The aggregate a call names, if it is a call of one.
@@ -41,6 +41,11 @@ const FunctionDef& ResolveFunction(const sql::Expr& call);
 // With GROUP BY (or aggregates), a property reference in the select list must be a grouping
 // expression or sit inside an aggregate (SC2102). `grouped` holds the GROUP BY expressions as text.
 void CheckGrouped(const sql::Expr& e, const std::vector<std::string>& grouped);
+
+// TOP (SC2203), ORDER BY (SC2202) and OFFSET LIMIT (SC2204) are refused in every subquery: FROM
+// and JOIN sources, scalar subqueries, EXISTS, ARRAY and ALL/FIRST/LAST. The service reports them all
+// at once, in the order they are written, with the clause's location.
+void CheckSubqueryClauses(const sql::Query& q);
 
 // ORDER BY items must be document paths: an alias followed by properties and literal indexes.
 bool IsDocumentPath(const sql::Expr& e);

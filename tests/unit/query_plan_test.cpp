@@ -447,5 +447,53 @@ TEST(QueryPlan, OffsetLimitRewrites) {
             "SELECT *\nFROM c\nWHERE (c.pk IN (\"a\", \"b\"))\nOFFSET 0 LIMIT 3");
 }
 
+TEST(QueryPlan, DistinctWithOrderByKeepsEveryRowOfEachRange) {
+  // The SDK removes duplicates across the ranges before TOP/OFFSET/LIMIT: a range query that kept only
+  // its first rows could hand over nothing but duplicates (as the service's plan for TOP/OFFSET with
+  // DISTINCT and no ORDER BY, in the Top and OffsetLimit baselines).
+  const auto pk = Pk({"pk"}, "Hash", 2);
+  const std::string offset = Plan("SELECT DISTINCT VALUE c.n FROM c ORDER BY c.n OFFSET 1 LIMIT 2", pk);
+  EXPECT_EQ(Info(offset, "rewrittenQuery"),
+            "SELECT c._rid, [{\"item\": c.n}] AS orderByItems, c.n AS payload\nFROM c\n"
+            "WHERE (({documentdb-formattableorderbyquery-filter}) AND IS_DEFINED(c.n))\nORDER BY c.n");
+  EXPECT_EQ(Info(offset, "distinctType"), "Ordered");
+  EXPECT_EQ(Info(offset, "offset"), "1");
+  EXPECT_EQ(Info(offset, "limit"), "2");
+  const std::string top = Plan("SELECT DISTINCT TOP 2 c.n FROM c ORDER BY c.n DESC", pk);
+  EXPECT_EQ(Info(top, "rewrittenQuery"),
+            "SELECT c._rid, [{\"item\": c.n}] AS orderByItems, {\"n\": c.n} AS payload\nFROM c\n"
+            "WHERE ({documentdb-formattableorderbyquery-filter})\nORDER BY c.n DESC");
+  EXPECT_EQ(Info(top, "top"), "2");
+  // Without DISTINCT the ranges still stop early.
+  EXPECT_EQ(Info(Plan("SELECT TOP 2 c.n FROM c ORDER BY c.n DESC", pk), "rewrittenQuery"),
+            "SELECT TOP 2 c._rid, [{\"item\": c.n}] AS orderByItems, {\"n\": c.n} AS payload\nFROM c\n"
+            "WHERE ({documentdb-formattableorderbyquery-filter})\nORDER BY c.n DESC");
+}
+TEST(QueryPlan, MakeListAndMakeSetAreAggregates) {
+  const auto pk = Pk({"pk"}, "Hash", 2);
+  const std::string value = Plan("SELECT VALUE MAKESET(c.n) FROM c", pk);
+  EXPECT_EQ(Info(value, "aggregates"), "[\"MakeSet\"]");
+  EXPECT_EQ(Info(value, "rewrittenQuery"), "SELECT VALUE [{\"item\": MAKESET(c.n)}]\nFROM c");
+  const std::string grouped = Plan("SELECT c.g, MAKELIST(c.n) AS l FROM c GROUP BY c.g", pk);
+  EXPECT_EQ(Info(grouped, "groupByAliasToAggregateType"), "{\"g\":null,\"l\":\"MakeList\"}");
+  EXPECT_EQ(Info(grouped, "rewrittenQuery"),
+            "SELECT [{\"item\": c.g}] AS groupByItems, {\"g\": c.g, \"l\": {\"item\": MAKELIST(c.n)}} AS payload\n"
+            "FROM c\nGROUP BY c.g");
+}
+TEST(QueryPlan, SubqueryClausesAreRefusedAllAtOnce) {
+  const auto pk = Pk({"pk"}, "Hash", 2);
+  try {
+    Plan("SELECT VALUE ARRAY(SELECT TOP 1 VALUE t FROM t IN c.tags ORDER BY t.name OFFSET 0 LIMIT 1) FROM c", pk);
+    ADD_FAILURE() << "accepted";
+  } catch (const CosmosError& e) {
+    EXPECT_EQ(e.status, 400);
+    EXPECT_EQ(std::string(e.what()),
+              "Message: {\"errors\":[{\"severity\":\"Error\",\"location\":{\"start\":26,\"end\":31},\"code\":\"SC2203\","
+              "\"message\":\"'TOP' is not supported in subqueries.\"},{\"severity\":\"Error\",\"location\":{\"start\":57,"
+              "\"end\":72},\"code\":\"SC2202\",\"message\":\"'ORDER BY' is not supported in subqueries.\"},{\"severity\":"
+              "\"Error\",\"location\":{\"start\":73,\"end\":89},\"code\":\"SC2204\",\"message\":\"'OFFSET LIMIT' clause is "
+              "not supported in subqueries.\"}]}");
+  }
+}
 }  // namespace
 }  // namespace cosmos::query

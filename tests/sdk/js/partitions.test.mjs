@@ -677,11 +677,12 @@ describe("GET /_emulator/stats", () => {
     assertCharge(missing.requestCharge, 1);
     charges.read.push(missing.requestCharge);
 
-    // a scoped query over 3 pages (one execution), and a cross-partition query run twice
+    // a scoped query over 4 pages (one execution: its last page is exactly full, so an empty page
+    // follows, as the service's), and a cross-partition query run twice
     const pages = [];
     const iter = container.items.query("SELECT c.id FROM c", { partitionKey: "same", maxItemCount: 2 });
     while (iter.hasMoreResults()) pages.push(await iter.fetchNext());
-    assert.deepEqual(pages.map((p) => p.resources.length), [2, 2, 2]);
+    assert.deepEqual(pages.map((p) => p.resources.length), [2, 2, 2, 0]);
     const scopedRU = pages.map((p) => p.requestCharge);
     const fanRU = [];
     for (let i = 0; i < 2; i++) {
@@ -720,14 +721,14 @@ describe("GET /_emulator/stats", () => {
     assert.equal(read.totalRU, round2(sum(charges.read)));
 
     const query = op(entry, "query");
-    assert.equal(query.requests, 5); // 3 pages + 2 single-page runs
+    assert.equal(query.requests, 6); // 4 pages + 2 single-page runs
     assert.equal(query.executions, 3);
     assert.equal(query.totalRU, round2(sum(charges.query)));
     assert.equal(query.maxPartitionsPerRequest, 4);
     assert.equal(query.fanOutToAllPartitions, true);
 
     const scoped = queryEntry(entry, "SELECT c.id FROM c");
-    assert.equal(scoped.requests, 3);
+    assert.equal(scoped.requests, 4);
     assert.equal(scoped.executions, 1);
     assert.equal(scoped.totalRU, round2(sum(scopedRU)));
     assert.deepEqual(scoped.partitionsTouched, [sameRange]);
