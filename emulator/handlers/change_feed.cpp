@@ -86,7 +86,7 @@ std::vector<uint64_t> StartPositions(const RequestContext& ctx, const std::vecto
   if (mode == Mode::kAllVersionsAndDeletes)
     throw errors::BadRequest(
         "The change feed in all versions and deletes mode cannot start from the beginning: start from now, a point "
-        "in time or a continuation.");
+        "in time or a continuation. You must read the change feed from within the retention period.");
   return start;  // from the beginning
 }
 

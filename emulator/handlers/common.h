@@ -35,6 +35,11 @@ enum class IdKind { kResourceName, kItem };
 void ValidateId(const json::Value& doc, IdKind kind = IdKind::kResourceName);
 std::string IdOf(const json::Value& doc);
 
+// A time to live given in a body (an item's "ttl", a container's "defaultTtl"): -1 (never expire)
+// or a whole number of seconds from 1 to 2147483647. Anything else, null included, is 400 with the
+// service's message naming the value as written.
+int64_t ValidTtl(const json::Value& v);
+
 // A query request's body: {"query": "...", "parameters": [{"name": "@p", "value": ...}]}, or a
 // bare query text (the service takes both). Throws 400 when malformed or a parameter is unnamed.
 struct QueryBody {

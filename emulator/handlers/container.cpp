@@ -21,12 +21,9 @@ store::ContainerSettings SettingsFromBody(const json::Value& body) {
   auto geo_config = body.FindMember("geospatialConfig");
   st.indexing = store::IndexingPolicy::FromJson(ip == body.MemberEnd() ? nullptr : &ip->value,
                                                 geo_config == body.MemberEnd() ? nullptr : &geo_config->value);
+  // Present, defaultTtl must be -1 or 1..2^31-1 (null too is refused, as the service does).
   auto ttl = body.FindMember("defaultTtl");
-  if (ttl != body.MemberEnd() && !ttl->value.IsNull()) {
-    if (!ttl->value.IsInt64() || ttl->value.GetInt64() == 0 || ttl->value.GetInt64() < -1)
-      throw errors::BadRequest("The value of defaultTtl is invalid: it must be -1 or a positive number of seconds.");
-    st.default_ttl = ttl->value.GetInt64();
-  }
+  if (ttl != body.MemberEnd()) st.default_ttl = ValidTtl(ttl->value);
   auto uk = body.FindMember("uniqueKeyPolicy");
   if (uk != body.MemberEnd() && !uk->value.IsNull())
     st.unique_keys = std::make_shared<const store::UniqueKeyPolicy>(store::UniqueKeyPolicy::FromJson(&uk->value));
@@ -83,9 +80,9 @@ store::PartitionKeyDefinition PartitionKeyFromBody(const json::Value& body, cons
     d.Parse(R"({"paths":["/_partitionKey"],"kind":"Hash","systemKey":true})");
     return store::PartitionKeyDefinition::FromJson(d);
   }
-  auto def = store::PartitionKeyDefinition::FromJson(pk->value);
-  if (def.paths.size() == 1 && def.paths[0] == "/_partitionKey") def.system_key = true;
-  return def;
+  // A key the body names is the user's, "/_partitionKey" included (what SDKs send when the user
+  // gives none): only "systemKey": true in the body makes it the system key.
+  return store::PartitionKeyDefinition::FromJson(pk->value);
 }
 
 // The emulator's own header: how many physical partitions the new container gets (1-1024).
@@ -97,6 +94,37 @@ std::optional<int> PartitionCountFromHeader(const RequestContext& ctx) {
     throw errors::BadRequest(std::string("The ") + kPartitionCountHeader + " header must be an integer from 1 to " +
                              std::to_string(kMaxPartitionCount) + ".");
   return v;
+}
+
+// What a container read with x-ms-documentdb-populatequotainfo: true adds, in the service's format
+// ("key=value;" pairs, keys in the service's order): the quotas (the recorded service's values),
+// the usage from the container's live items and scripts (sizes in KB, documentSize in MB), and
+// the index transformation progress (always complete here: a policy applies on the next request).
+void QuotaHeaders(Services& s, const store::Container& c, Result& r) {
+  const int64_t now = s.clock.UnixSeconds();
+  const auto policy = c.settings()->items();
+  uint64_t count = 0, bytes = 0;
+  for (const auto& p : c.partitions()) {
+    for (const auto& item : p->Feed(0, 0, now, policy)) {
+      ++count;
+      bytes += item->text.size();
+    }
+  }
+  const uint64_t kb = (bytes + 1023) / 1024;
+  auto& scripts = c.scripts();
+  const size_t udfs = scripts.List(store::ScriptKind::kUserDefinedFunction).size();
+  const size_t sprocs = scripts.List(store::ScriptKind::kStoredProcedure).size();
+  const size_t triggers = scripts.List(store::ScriptKind::kTrigger).size();
+  r.headers.emplace_back("x-ms-resource-quota",
+                         "functions=25;storedProcedures=100;triggers=25;documentSize=10240;documentsSize=10485760;"
+                         "documentsCount=-1;collectionSize=10485760;");
+  r.headers.emplace_back("x-ms-resource-usage",
+                         "functions=" + std::to_string(udfs) + ";storedProcedures=" + std::to_string(sprocs) +
+                             ";triggers=" + std::to_string(triggers) + ";documentSize=" +
+                             std::to_string(bytes / (1024 * 1024)) + ";documentsSize=" + std::to_string(kb) +
+                             ";documentsCount=" + std::to_string(count) + ";collectionSize=" + std::to_string(kb) +
+                             ";");
+  r.headers.emplace_back("x-ms-documentdb-collection-index-transformation-progress", "100");
 }
 
 }  // namespace
@@ -145,6 +173,7 @@ Result ReadContainer(Services& s, RequestContext& ctx) {
   Result r;
   r.body = c->ToJson();
   r.headers.emplace_back("etag", c->etag());
+  if (ctx.BoolHeader("x-ms-documentdb-populatequotainfo")) QuotaHeaders(s, *c, r);
   r.charge = charge::MetadataRead();
   return r;
 }

@@ -26,13 +26,11 @@ charge::ItemFacts Facts(const store::Item& item, const store::ContainerSettings&
   return {static_cast<double>(item.text.size()) / 1024.0, st.indexing.CountTerms(item.body)};
 }
 
-// The item's own "ttl": absent/null -> nullopt; otherwise -1 or a positive integer.
+// The item's own "ttl": absent -> nullopt; present (null included) it must be valid (ValidTtl).
 std::optional<int64_t> ItemTtl(const json::Value& doc) {
   auto it = doc.FindMember("ttl");
-  if (it == doc.MemberEnd() || it->value.IsNull()) return std::nullopt;
-  if (!it->value.IsInt64() || it->value.GetInt64() == 0 || it->value.GetInt64() < -1)
-    throw errors::BadRequest("The value of ttl is invalid: it must be -1 or a positive number of seconds.");
-  return it->value.GetInt64();
+  if (it == doc.MemberEnd()) return std::nullopt;
+  return ValidTtl(it->value);
 }
 
 // Builds the stored image: user properties in the order given, then the system properties.

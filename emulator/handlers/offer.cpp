@@ -1,6 +1,7 @@
 // /offers and /offers/{id}: the throughput of containers with their own RU/s and of databases whose
 // containers share theirs. Offers are master resources: no session tokens, flat metadata charges.
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <memory>
@@ -62,7 +63,18 @@ std::string OfferJson(const store::Offer& o) {
   return out;
 }
 
+// An offer's resource id is 4 characters of the rid alphabet (base64, '-' for '/'); anything else
+// in the URL is a malformed id, refused before any lookup.
+bool IsOfferRid(const std::string& id) {
+  if (id.size() != 4) return false;
+  for (unsigned char c : id) {
+    if (!std::isalnum(c) && c != '+' && c != '-' && c != '=' && c != '_') return false;
+  }
+  return true;
+}
+
 store::OfferPtr ResolveOffer(Services& s, const std::string& id) {
+  if (!IsOfferRid(id)) throw errors::BadRequest("The offer id '" + id + "' in the request URL is not a valid resource id.");
   auto offer = s.account.FindOffer(id);
   if (!offer) throw MetadataNotFound();
   return offer;
@@ -134,6 +146,19 @@ Result ReplaceOffer(Services& s, RequestContext& ctx) {
   ValidateId(body);
   if (IdOf(body) != offer->id())
     throw errors::BadRequest("The id in the request body does not match the offer id in the URL.");
+  // The body names the offer and its resource again: each one given must be this offer's (a
+  // foreign or malformed _rid, resource or offerResourceId is refused; absent ones are fine).
+  auto names = [&](const char* key, const std::string& expected) {
+    auto it = body.FindMember(key);
+    if (it == body.MemberEnd()) return;
+    if (!it->value.IsString() || std::string(it->value.GetString(), it->value.GetStringLength()) != expected)
+      throw errors::BadRequest(std::string("The offer's '") + key + "' in the request body " +
+                               (it->value.IsString() ? "'" + std::string(it->value.GetString()) + "' " : "") +
+                               "does not name the offer or its resource in the URL.");
+  };
+  names("_rid", offer->id());
+  names("resource", offer->resource_self());
+  names("offerResourceId", offer->resource_rid());
   const bool to_autoscale = ctx.BoolHeader(kMigrateToAutopilot);
   const bool to_manual = ctx.BoolHeader(kMigrateToManual);
   if (to_autoscale && to_manual)

@@ -142,10 +142,13 @@ IndexingPolicy IndexingPolicy::FromJson(const json::Value* v, const json::Value*
       for (auto& e : src->GetArray()) {
         if (!e.IsObject() || !e.HasMember("path") || !e["path"].IsString())
           throw Invalid(std::string(key) + " entries must be objects with a string path.");
-        auto path = e.FindMember("path");
-        dest.push_back(SplitIndexPath(path->value.GetString()));
+        std::string path = e["path"].GetString();
+        // The legacy root "/" (indexing policy v1, often with Hash/Range "indexes") is the whole
+        // document: the service takes it and stores it as "/*".
+        if (path == "/") path = "/*";
+        dest.push_back(SplitIndexPath(path));
         json::Value entry(rapidjson::kObjectType);
-        entry.AddMember("path", json::Value(path->value.GetString(), a), a);
+        entry.AddMember("path", json::Value(path.c_str(), static_cast<rapidjson::SizeType>(path.size()), a), a);
         arr.PushBack(entry, a);
       }
     } else if (add_default) {

@@ -1,35 +1,61 @@
 #include "store/partition_key.h"
 
+#include <cctype>
+
 #include "common/errors.h"
 
 namespace cosmos::store {
 namespace {
 
-// Splits "/a/b" or "/\"odd name\"/c" into property names.
-std::optional<std::vector<std::string>> SplitPath(const std::string& path) {
-  if (path.size() < 2 || path[0] != '/') return std::nullopt;
+// The service's answer for a key path it cannot parse; `pos` is where parsing stopped (0-based).
+CosmosError BadKeyPath(const std::string& path, size_t pos) {
+  return errors::BadRequest("The partition key component definition path '" + path +
+                            "' could not be accepted, failed near position '" + std::to_string(pos) +
+                            "'. Partition key paths must contain only valid characters and not contain a trailing "
+                            "slash or wildcard character.");
+}
+
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+// A character an unquoted property name may hold: letters, digits, '_', '-', and any non-ASCII
+// byte (UTF-8 letters). Spaces, wildcards and other punctuation need the name in quotes.
+bool IsNameChar(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return u >= 0x80 || std::isalnum(u) || c == '_' || c == '-';
+}
+
+// Splits "/a/b" or "/\"odd name\"/c" into property names; throws BadKeyPath. Unquoted names hold
+// only IsNameChar characters; a space ends a name and the position reported is the next
+// character after it, as the service reports ('/a b' fails near position 3).
+std::vector<std::string> SplitPath(const std::string& path) {
+  if (path.empty() || path[0] != '/') throw BadKeyPath(path, 0);
   std::vector<std::string> out;
   size_t i = 1;
-  while (i <= path.size()) {
+  while (true) {
+    if (i >= path.size()) throw BadKeyPath(path, i);  // "/" alone or a trailing "/"
     std::string seg;
-    if (i < path.size() && (path[i] == '"' || path[i] == '\'')) {
-      char q = path[i];
-      size_t end = path.find(q, i + 1);
-      if (end == std::string::npos) return std::nullopt;
+    if (path[i] == '"' || path[i] == '\'') {
+      const char q = path[i];
+      const size_t end = path.find(q, i + 1);
+      if (end == std::string::npos) throw BadKeyPath(path, path.size());
       seg = path.substr(i + 1, end - i - 1);
+      if (seg.empty()) throw BadKeyPath(path, i);
       i = end + 1;
-      if (i < path.size() && path[i] != '/') return std::nullopt;
     } else {
-      size_t end = path.find('/', i);
-      if (end == std::string::npos) end = path.size();
-      seg = path.substr(i, end - i);
-      i = end;
+      const size_t from = i;
+      while (i < path.size() && IsNameChar(path[i])) ++i;
+      seg = path.substr(from, i - from);
+      if (seg.empty()) throw BadKeyPath(path, i);  // an empty segment, a wildcard, punctuation
     }
-    if (seg.empty()) return std::nullopt;
+    if (i < path.size() && path[i] != '/') {
+      size_t at = i;
+      while (at < path.size() && IsSpace(path[at])) ++at;
+      throw BadKeyPath(path, at);
+    }
     out.push_back(std::move(seg));
+    if (i >= path.size()) return out;
     ++i;  // skip '/'
   }
-  return out;
 }
 
 }  // namespace
@@ -45,10 +71,8 @@ PartitionKeyDefinition PartitionKeyDefinition::FromJson(const json::Value& v) {
   for (auto& p : paths->value.GetArray()) {
     if (!p.IsString()) throw bad("each path must be a string.");
     std::string path(p.GetString(), p.GetStringLength());
-    auto parts = SplitPath(path);
-    if (!parts) throw bad("the path '" + path + "' is not a valid property path.");
+    def.parts.push_back(SplitPath(path));
     def.paths.push_back(path);
-    def.parts.push_back(std::move(*parts));
   }
   auto kind = v.FindMember("kind");
   if (kind != v.MemberEnd()) {

@@ -400,15 +400,20 @@ ChangePage<ItemPtr> PhysicalPartition::LatestChanges(uint64_t after_lsn, size_t 
   return page;
 }
 
+// The sentence the service's refusals of all-versions reads carry (the SDKs' tests look for it).
+constexpr const char* kRetentionSentence = "You must read the change feed from within the retention period.";
+
 void PhysicalPartition::CheckLogReaches(uint64_t after_lsn) const {
   if (!logging_)
     throw errors::BadRequest(
         "The change feed in all versions and deletes mode needs a change feed policy on the container: set "
-        "changeFeedPolicy.retentionDuration (minutes) when creating or replacing it.");
+        "changeFeedPolicy.retentionDuration (minutes) when creating or replacing it. " +
+        std::string(kRetentionSentence));
   if (after_lsn < log_after_lsn_)
     throw errors::BadRequest(
         "The requested start of the change feed in all versions and deletes mode lies outside the container's "
-        "retention window.");
+        "retention window. " +
+        std::string(kRetentionSentence));
 }
 
 ChangePage<Change> PhysicalPartition::AllChanges(uint64_t after_lsn, size_t max_items, const ItemFilter& keep) const {

@@ -460,7 +460,7 @@ TEST_F(DocumentsTest, ItemTtlValidation) {
   }
   EXPECT_EQ(CreateDoc("db1", "ttl", R"({"id":"t1","pk":"a","ttl":-1})", kPkA).status(), 201);
   EXPECT_EQ(CreateDoc("db1", "ttl", R"({"id":"t2","pk":"a","ttl":3600})", kPkA).status(), 201);
-  EXPECT_EQ(CreateDoc("db1", "ttl", R"({"id":"t3","pk":"a","ttl":null})", kPkA).status(), 201);
+  EXPECT_EQ(CreateDoc("db1", "ttl", R"({"id":"t3","pk":"a","ttl":null})", kPkA).status(), 400);  // as the service
   EXPECT_EQ(Get("/dbs/db1/colls/ttl/docs/t2", {{"x-ms-documentdb-partitionkey", kPkA}}).status(), 200);
 }
 

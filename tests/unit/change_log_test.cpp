@@ -20,10 +20,11 @@ const std::string kB = R"(["b"])";
 // The two 400s of the all-versions log, as the service-style wrapped message.
 const std::string kNoPolicy =
     "Message: {\"Errors\":[\"The change feed in all versions and deletes mode needs a change feed policy on the "
-    "container: set changeFeedPolicy.retentionDuration (minutes) when creating or replacing it.\"]}";
+    "container: set changeFeedPolicy.retentionDuration (minutes) when creating or replacing it. You must read the "
+    "change feed from within the retention period.\"]}";
 const std::string kOutsideRetention =
     "Message: {\"Errors\":[\"The requested start of the change feed in all versions and deletes mode lies outside "
-    "the container's retention window.\"]}";
+    "the container's retention window. You must read the change feed from within the retention period.\"]}";
 
 ItemPolicy NoLog(std::optional<int64_t> default_ttl = std::nullopt) { return ItemPolicy{default_ttl, std::nullopt}; }
 ItemPolicy Logged(int64_t retention_seconds, std::optional<int64_t> default_ttl = std::nullopt) {
