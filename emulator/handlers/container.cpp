@@ -2,6 +2,7 @@
 #include "charge/charge.h"
 #include "common/errors.h"
 #include "handlers/common.h"
+#include "handlers/encryption.h"
 #include "handlers/handlers.h"
 #include "util/util.h"
 
@@ -70,6 +71,18 @@ store::ContainerSettings SettingsFromBody(const json::Value& body) {
   return st;
 }
 
+// Adds the body's clientEncryptionPolicy (checked, normalised) to the settings; returns its JSON.
+std::optional<std::string> AddClientEncryptionPolicy(const json::Value& body, const store::Database& db,
+                                                     store::ContainerSettings& st) {
+  auto cep = ClientEncryptionPolicyFromBody(body, db);
+  if (!cep) return cep;
+  json::Document d;
+  json::Parse(*cep, d);
+  auto& a = st.extra.GetAllocator();
+  st.extra.AddMember("clientEncryptionPolicy", json::Value(d, a), a);
+  return cep;
+}
+
 store::PartitionKeyDefinition PartitionKeyFromBody(const json::Value& body, const store::Database& db) {
   auto pk = body.FindMember("partitionKey");
   if (pk == body.MemberEnd() || pk->value.IsNull()) {
@@ -135,6 +148,7 @@ Result CreateContainer(Services& s, RequestContext& ctx) {
   ValidateId(body);
   auto pk = PartitionKeyFromBody(body, *db);
   auto settings = SettingsFromBody(body);
+  AddClientEncryptionPolicy(body, *db, settings);
   auto throughput = ThroughputFromHeaders(ctx);
   auto partitions = PartitionCountFromHeader(ctx);
   Result r;
@@ -191,6 +205,16 @@ Result ReplaceContainer(Services& s, RequestContext& ctx) {
       throw errors::BadRequest("The partition key of a container cannot be changed.");
   }
   auto settings = SettingsFromBody(body);
+  // The client encryption policy is fixed at creation: a replace must repeat it unchanged.
+  auto cep = AddClientEncryptionPolicy(body, *ResolveDatabase(s, ctx.Param("db")), settings);
+  std::optional<std::string> current_cep;
+  {
+    auto current = c->settings();
+    if (auto it = current->extra.FindMember("clientEncryptionPolicy"); it != current->extra.MemberEnd())
+      current_cep = json::Write(it->value);
+  }
+  if (cep != current_cep)
+    throw errors::BadRequest("'clientEncryptionPolicy' cannot be changed as part of collection replace operation.");
   // Unique keys are fixed at creation: a replace must repeat them (403 otherwise, as the service
   // answers, also when it leaves them out).
   const store::UniqueKeysPtr current = c->settings()->unique_keys;

@@ -71,6 +71,19 @@ Result ListPermissions(Services& s, RequestContext& ctx);
 Result ReadPermission(Services& s, RequestContext& ctx);
 Result ReplacePermission(Services& s, RequestContext& ctx);
 Result DeletePermission(Services& s, RequestContext& ctx);
+// conflict.cpp: the conflicts feed of a container (always empty: one write region).
+Result ListConflicts(Services& s, RequestContext& ctx);
+Result QueryConflicts(Services& s, RequestContext& ctx);
+Result ReadConflict(Services& s, RequestContext& ctx);
+Result DeleteConflict(Services& s, RequestContext& ctx);
+// partition_key_delete.cpp: POST .../colls/{coll}/operations/partitionkeydelete.
+Result DeleteAllItemsForPartitionKey(Services& s, RequestContext& ctx);
+// encryption_key.cpp: /dbs/{db}/clientencryptionkeys[/{id}] (client-side encryption's wrapped keys).
+Result CreateClientEncryptionKey(Services& s, RequestContext& ctx);
+Result QueryClientEncryptionKeys(Services& s, RequestContext& ctx);
+Result ListClientEncryptionKeys(Services& s, RequestContext& ctx);
+Result ReadClientEncryptionKey(Services& s, RequestContext& ctx);
+Result ReplaceClientEncryptionKey(Services& s, RequestContext& ctx);
 // Resource kinds the service has and this emulator does not serve yet: a clear 501.
 Result NotYetImplemented(Services& s, RequestContext& ctx);
 

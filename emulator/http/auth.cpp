@@ -81,6 +81,10 @@ std::optional<ResourceToken> VerifyResourceToken(std::string_view key, std::stri
   return t;
 }
 
+bool IsContainerOperation(const std::vector<std::string>& segments) {
+  return segments.size() == 6 && segments[0] == "dbs" && segments[2] == "colls" && segments[4] == "operations";
+}
+
 ResourceAddress AddressFor(std::string_view verb, const std::vector<std::string>& segments) {
   ResourceAddress a;
   if (segments.empty()) return a;
@@ -102,6 +106,12 @@ ResourceAddress AddressFor(std::string_view verb, const std::vector<std::string>
   // A rid link (dbs/{rid}/...) is signed with the lower-cased rid of its last resource: the
   // resource itself, or the parent of a feed.
   if (IsRidPath(segments)) a.link = util::ToLower(segments.size() % 2 == 0 ? segments.back() : segments[segments.size() - 2]);
+  // An operation on a container (.../colls/{coll}/operations/partitionkeydelete) is signed as the
+  // container itself (the JavaScript SDK; see Authenticate for the others).
+  if (IsContainerOperation(segments)) {
+    a.type = "colls";
+    a.link = IsRidPath(segments) ? util::ToLower(segments[3]) : join(4);
+  }
   // Offers are signed with the lower-cased offer id as the link.
   if (segments[0] == "offers" && segments.size() == 2 && !util::EqualsIgnoreCase(verb, "post")) {
     a.link = util::ToLower(segments[1]);
@@ -167,6 +177,12 @@ std::optional<ResourceToken> Authenticate(const RequestContext& ctx, const Confi
   auto verb = std::string(beast_http::to_string(ctx.verb()));
   ResourceAddress addr = AddressFor(verb, ctx.segments());
   std::string expected = Sign(config.master_key, verb, addr, *date);
+  if (!util::ConstantTimeEqual(expected, sig) && IsContainerOperation(ctx.segments())) {
+    // The Python and .NET SDKs sign a partition key delete with the resource type "partitionkey"
+    // and the container's link; the service takes both forms.
+    addr.type = "partitionkey";
+    expected = Sign(config.master_key, verb, addr, *date);
+  }
   if (!util::ConstantTimeEqual(expected, sig)) {
     std::string shown;
     for (char c : StringToSign(verb, addr, *date)) shown += (c == '\n') ? std::string("\\n") : std::string(1, c);

@@ -18,6 +18,9 @@ struct ResourceAddress {
   std::string link;  // e.g. "dbs/db1/colls/c1"
 };
 
+// Whether the path is an operation on a container (dbs/{db}/colls/{coll}/operations/{name}).
+bool IsContainerOperation(const std::vector<std::string>& segments);
+
 // Resource type and link signed by clients for a request on `segments` (percent-decoded).
 ResourceAddress AddressFor(std::string_view verb, const std::vector<std::string>& segments);
 

@@ -153,6 +153,24 @@ bool EmulatorEndpoint(Services& services, const Request& req, std::string_view t
   return true;
 }
 
+// x-ms-cosmos-intended-collection-rid: the container rid a client with client-side encryption
+// cached with the container's encryption policy; it sends it on every item request. When the
+// container of that name is now another one (deleted and re-created, perhaps with another policy)
+// the request is refused with 400/1024, and the client refreshes its policy and retries.
+void CheckIntendedContainer(Services& services, const RequestContext& ctx) {
+  auto h = ctx.Header("x-ms-cosmos-intended-collection-rid");
+  if (!h || h->empty()) return;
+  const auto& seg = ctx.segments();
+  if (seg.size() < 5 || seg[0] != "dbs" || seg[2] != "colls") return;
+  auto db = services.account.FindDatabase(seg[1]);
+  auto c = db ? db->FindContainer(seg[3]) : nullptr;
+  if (!c || c->rid() == *h) return;  // a missing container is the handler's 404
+  throw CosmosError(400, 1024, "BadRequest",
+                    errors::Wrap("The collection rid '" + std::string(*h) +
+                                 "' given in x-ms-cosmos-intended-collection-rid is not the rid of the target "
+                                 "collection '" + c->rid() + "': the collection was re-created."));
+}
+
 }  // namespace
 
 Response Handle(Services& services, const Request& req) {
@@ -190,6 +208,7 @@ Response Handle(Services& services, const Request& req) {
     if (route.route) ctx->SetParams(BindParams(*route.route, ctx->segments()));
     if (token) AuthorizeResourceToken(services, *ctx, *token);
     CheckConsistency(*ctx, services.config);
+    CheckIntendedContainer(services, *ctx);
     Result result = handler(services, *ctx);
     Account(services, *ctx, result.charge, result.status);
     res.result(static_cast<unsigned>(result.status));

@@ -98,6 +98,15 @@ std::vector<std::string> ResolveRidPath(Services& s, const std::vector<std::stri
     }
     return out;
   }
+  if (kind == "clientencryptionkeys") {
+    std::string id;
+    for (const auto& k : db->encryption_keys().List()) {
+      if (k.rid == segments[3]) id = k.id;
+    }
+    if (id.empty()) throw NoSuchResource();
+    out[3] = id;
+    return out;
+  }
   if (kind == "users") {
     std::optional<store::User> user;
     for (auto& u : db->users().Users()) {

@@ -1,5 +1,6 @@
 // Addressing by resource id: every resource is reachable by its _self link
-// (dbs/{rid}/colls/{rid}/docs/{rid}, also sprocs, triggers, udfs, users, permissions) as well as
+// (dbs/{rid}/colls/{rid}/docs/{rid}, also sprocs, triggers, udfs, users, permissions, client
+// encryption keys) as well as
 // by its name. Clients sign such a request with the lower-cased rid of the last resource in the
 // path (see AddressFor); the pipeline then resolves the rids to names, so handlers see one form.
 #pragma once

@@ -32,6 +32,12 @@ const std::vector<Route>& Table() {
       {{"dbs", "{db}", "colls", "{coll}"}, V::put, Op::kPlain, h::ReplaceContainer},
       {{"dbs", "{db}", "colls", "{coll}"}, V::delete_, Op::kPlain, h::DeleteContainer},
       {{"dbs", "{db}", "colls", "{coll}", "pkranges"}, V::get, Op::kPlain, h::ListPartitionKeyRanges},
+      {{"dbs", "{db}", "colls", "{coll}", "operations", "partitionkeydelete"}, V::post, Op::kPlain,
+       h::DeleteAllItemsForPartitionKey},
+      {{"dbs", "{db}", "colls", "{coll}", "conflicts"}, V::get, Op::kPlain, h::ListConflicts},
+      {{"dbs", "{db}", "colls", "{coll}", "conflicts"}, V::post, Op::kQuery, h::QueryConflicts},
+      {{"dbs", "{db}", "colls", "{coll}", "conflicts", "{id}"}, V::get, Op::kPlain, h::ReadConflict},
+      {{"dbs", "{db}", "colls", "{coll}", "conflicts", "{id}"}, V::delete_, Op::kPlain, h::DeleteConflict},
 
       {{"dbs", "{db}", "colls", "{coll}", "docs"}, V::post, Op::kPlain, h::CreateDocument},
       {{"dbs", "{db}", "colls", "{coll}", "docs"}, V::post, Op::kUpsert, h::UpsertDocument},
@@ -83,6 +89,12 @@ const std::vector<Route>& Table() {
       {{"dbs", "{db}", "users", "{user}", "permissions", "{id}"}, V::put, Op::kPlain, h::ReplacePermission},
       {{"dbs", "{db}", "users", "{user}", "permissions", "{id}"}, V::delete_, Op::kPlain, h::DeletePermission},
 
+      {{"dbs", "{db}", "clientencryptionkeys"}, V::post, Op::kPlain, h::CreateClientEncryptionKey},
+      {{"dbs", "{db}", "clientencryptionkeys"}, V::post, Op::kQuery, h::QueryClientEncryptionKeys},
+      {{"dbs", "{db}", "clientencryptionkeys"}, V::get, Op::kPlain, h::ListClientEncryptionKeys},
+      {{"dbs", "{db}", "clientencryptionkeys", "{id}"}, V::get, Op::kPlain, h::ReadClientEncryptionKey},
+      {{"dbs", "{db}", "clientencryptionkeys", "{id}"}, V::put, Op::kPlain, h::ReplaceClientEncryptionKey},
+
       {{"offers"}, V::get, Op::kPlain, h::ListOffers},
       {{"offers"}, V::post, Op::kQuery, h::QueryOffers},
       {{"offers", "{id}"}, V::get, Op::kPlain, h::ReadOffer},
@@ -94,8 +106,6 @@ const std::vector<Route>& Table() {
 // Resources of the service this emulator does not serve yet: any verb answers 501.
 const std::vector<std::vector<std::string_view>>& Unimplemented() {
   static const std::vector<std::vector<std::string_view>> kPaths = {
-      {"dbs", "{db}", "colls", "{coll}", "conflicts"},
-      {"dbs", "{db}", "colls", "{coll}", "conflicts", "{id}"},
       {"dbs", "{db}", "colls", "{coll}", "docs", "{doc}", "attachments"},
       {"dbs", "{db}", "colls", "{coll}", "docs", "{doc}", "attachments", "{id}"},
   };

@@ -349,6 +349,30 @@ WriteResult PhysicalPartition::Write(WriteKind kind, const std::string& pk, cons
   return result;
 }
 
+PhysicalPartition::LogicalDelete PhysicalPartition::DeleteLogicalPartition(const std::string& pk, int64_t now,
+                                                                         const ItemPolicy& policy) {
+  std::unique_lock lock(mu_);
+  AwaitUnreserved(lock, pk);
+  ExpireLocked(now, policy);
+  LogicalDelete out;
+  auto found = by_pk_lsn_.find(pk);
+  if (found != by_pk_lsn_.end()) {
+    // Copied first: each delete takes its item out of the index being walked.
+    std::vector<ItemPtr> items;
+    items.reserve(found->second.size());
+    for (const auto& [lsn, item] : found->second) items.push_back(item);
+    for (const auto& item : items) {
+      const std::string key = Key(pk, item->id);
+      auto it = by_key_.find(key);
+      if (it == by_key_.end()) continue;
+      Apply(it, key, nullptr, now);
+      ++out.deleted;
+    }
+  }
+  out.lsn = lsn_;
+  return out;
+}
+
 uint64_t PhysicalPartition::Apply(std::unordered_map<std::string, ItemPtr>::iterator it, const std::string& key,
                                   ItemPtr item, int64_t now) {
   ItemPtr current = it == by_key_.end() ? nullptr : it->second;

@@ -22,6 +22,7 @@
 #include "json/json.h"
 #include "store/indexing.h"
 #include "store/partition_key.h"
+#include "store/encryption_keys.h"
 #include "store/users.h"
 #include "store/unique_keys.h"
 
@@ -204,6 +205,16 @@ class PhysicalPartition {
   // after `since` (Unix seconds) lies. `all_versions`: in the log (400 as AllChanges when it
   // does not reach back that far).
   uint64_t StartLsn(int64_t since, bool all_versions) const;
+
+  // Deletes every live item of logical partition `pk` at once: under the partition lock (after
+  // waiting while a transaction holds `pk`, as a write does), each item with its own LSN, logged as
+  // a delete and dropped from every index, as single deletes are. Returns how many items it deleted
+  // and the partition's LSN after the last delete.
+  struct LogicalDelete {
+    size_t deleted = 0;
+    uint64_t lsn = 0;
+  };
+  LogicalDelete DeleteLogicalPartition(const std::string& pk, int64_t now, const ItemPolicy& policy);
 
   // Opens a transaction on logical partition `pk`, waiting while another holds it.
   std::unique_ptr<Transaction> Begin(const std::string& pk, const ItemPolicy& policy);
@@ -467,6 +478,8 @@ class Database {
   uint32_t NextContainerNumber() { return ++container_counter_; }
   // Its users and their permissions.
   UserSet& users() const { return users_; }
+  // Its client encryption keys.
+  ClientEncryptionKeySet& encryption_keys() const { return encryption_keys_; }
 
  private:
   const std::string id_;
@@ -478,6 +491,7 @@ class Database {
   std::vector<ContainerPtr> containers_;  // creation order
   std::atomic<uint32_t> container_counter_{0};
   mutable UserSet users_;
+  mutable ClientEncryptionKeySet encryption_keys_;
 };
 using DatabasePtr = std::shared_ptr<Database>;
 

@@ -227,8 +227,8 @@ TEST_F(PipelineTest, NotImplementedResources) {
     const char* what;
   };
   for (auto c :
-       {Case{bh::verb::get, "/dbs/db1/colls/c1/conflicts", "Conflicts"},
-        Case{bh::verb::get, "/dbs/db1/colls/c1/docs/d1/attachments", "Attachments"}}) {
+       {Case{bh::verb::get, "/dbs/db1/colls/c1/docs/d1/attachments", "Attachments"},
+        Case{bh::verb::get, "/dbs/db1/colls/c1/docs/d1/attachments/a1", "Attachments"}}) {
     auto r = Call(c.verb, c.path, c.verb == bh::verb::get ? "" : "[]");
     EXPECT_EQ(r.status(), 501) << c.path;
     EXPECT_EQ(r.Code(), "NotImplemented") << c.path;

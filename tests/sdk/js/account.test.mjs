@@ -190,7 +190,7 @@ describe("routing errors", () => {
   });
 
   it("resources the emulator does not serve yet answer 501 NotImplemented", { skip: !LOCAL }, async () => {
-    for (const path of ["/dbs/x/colls/y/conflicts", "/dbs/x/colls/y/docs/z/attachments"]) {
+    for (const path of ["/dbs/x/colls/y/docs/z/attachments", "/dbs/x/colls/y/docs/z/attachments/a"]) {
       const res = await rawRequest(ctx.env, { method: "GET", path });
       assert.equal(res.status, 501, path);
       assert.equal(res.json.code, "NotImplemented");

@@ -1,0 +1,36 @@
+// /dbs/{db}/colls/{coll}/conflicts[/{id}]: the feed of write conflicts a multi-region account with
+// several write regions records. The emulator is one region with one write region, so no write
+// ever conflicts: the feed is empty, every conflict id names nothing (404) and queries over the
+// feed return no rows. Conflicts are metadata: flat metadata charges, no session tokens.
+#include "charge/charge.h"
+#include "handlers/common.h"
+#include "handlers/handlers.h"
+
+namespace cosmos::handlers {
+
+Result ListConflicts(Services& s, RequestContext& ctx) {
+  auto c = ResolveContainer(s, ctx.Param("db"), ctx.Param("coll"));
+  Result r;
+  r.body = FeedJson(c->rid(), "Conflicts", Page(ctx, {}, r));
+  r.charge = charge::MetadataRead();
+  return r;
+}
+
+Result QueryConflicts(Services& s, RequestContext& ctx) {
+  auto c = ResolveContainer(s, ctx.Param("db"), ctx.Param("coll"));
+  return QueryResources(s, ctx, "Conflicts", c->rid(), {});
+}
+
+// A read or delete of one conflict: the container must exist (404 otherwise, as for any missing
+// parent), and then the conflict does not.
+Result ReadConflict(Services& s, RequestContext& ctx) {
+  ResolveContainer(s, ctx.Param("db"), ctx.Param("coll"));
+  throw MetadataNotFound();
+}
+
+Result DeleteConflict(Services& s, RequestContext& ctx) {
+  ResolveContainer(s, ctx.Param("db"), ctx.Param("coll"));
+  throw MetadataNotFound();
+}
+
+}  // namespace cosmos::handlers
