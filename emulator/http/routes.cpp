@@ -167,11 +167,12 @@ RouteResult FindRoute(const std::vector<std::string>& segments, beast_http::verb
     out.handler = plain->handler;
     return out;
   }
-  if (verb_known) {
+  if (verb_known && op != Op::kPlain) {
     out.match = RouteMatch::kWrongOperation;
     return out;
   }
   if (path_known) {
+    // Also a plain POST where the path only serves queries (POST /offers creates nothing).
     out.match = RouteMatch::kWrongVerb;
     return out;
   }

@@ -60,6 +60,11 @@ class IndexingTest : public EmulatorTest {
     h.emplace_back("x-ms-documentdb-isquery", "True");
     h.emplace_back("content-type", "application/query+json");
     h.emplace_back("x-ms-documentdb-query-enablecrosspartition", "True");
+    // Unless scoped otherwise, to the one partition key range, as the SDKs send each range its query
+    // (whole, the gateway would answer ORDER BY and aggregates with 400/1004 and the plan).
+    bool scoped = false;
+    for (const auto& [k, v] : h) scoped = scoped || k == "x-ms-documentdb-partitionkey" || k == "x-ms-documentdb-partitionkeyrangeid";
+    if (!scoped) h.emplace_back("x-ms-documentdb-partitionkeyrangeid", "0");
     return Post(std::string(kColls) + "/" + coll + "/docs", R"({"query":)" + Quote(text) + "}", h);
   }
   static std::string Quote(const std::string& s) {

@@ -266,9 +266,10 @@ TEST_F(PipelineTest, QueryMarkersReachTheQueryEngine) {
            {{"content-type", "application/query+json"}},
            {{"content-type", "Application/Query+JSON; charset=utf-8"}}}) {
     h.emplace_back("x-ms-documentdb-query-enablecrosspartition", "True");
-    auto r = Post("/dbs/db1/colls/c1/docs", R"({"query":"SELECT VALUE COUNT(1) FROM c"})", h);
+    // A filter the gateway serves whole (an aggregate would be refused with 400/1004 and the plan).
+    auto r = Post("/dbs/db1/colls/c1/docs", R"({"query":"SELECT VALUE c.id FROM c WHERE c.n = 1"})", h);
     EXPECT_EQ(r.status(), 200);
-    EXPECT_NE(r.raw.body().find("\"Documents\":[0]"), std::string::npos) << r.raw.body();
+    EXPECT_NE(r.raw.body().find("\"Documents\":[]"), std::string::npos) << r.raw.body();
   }
   auto plan = Post("/dbs/db1/colls/c1/docs", R"({"query":"SELECT * FROM c"})",
                    {{"x-ms-cosmos-is-query-plan-request", "True"}, {"content-type", "application/query+json"}});
