@@ -89,11 +89,15 @@ TEST_F(PartitionsTest, V1RangesUseTheServicesBoundaries) {
 }
 
 TEST_F(PartitionsTest, PartitionCountFollowsThroughput) {
-  auto r = Post("/dbs/db/colls", R"({"id":"t25k","partitionKey":{"paths":["/pk"]}})", {{"x-ms-offer-throughput", "25000"}});
+  // ceil(RU/s / 6,000): 18,000 RU/s gives three partitions of 6,000.
+  auto r = Post("/dbs/db/colls", R"({"id":"t18k","partitionKey":{"paths":["/pk"]}})", {{"x-ms-offer-throughput", "18000"}});
   ASSERT_EQ(r.status(), 201) << r;
-  EXPECT_EQ(Ranges("t25k").size(), 3u);
+  EXPECT_EQ(Ranges("t18k").size(), 3u);
+  r = Post("/dbs/db/colls", R"({"id":"t6k","partitionKey":{"paths":["/pk"]}})", {{"x-ms-offer-throughput", "6000"}});
+  ASSERT_EQ(r.status(), 201) << r;
+  EXPECT_EQ(Ranges("t6k").size(), 1u);
   r = Post("/dbs/db/colls", R"({"id":"auto","partitionKey":{"paths":["/pk"]}})",
-           {{"x-ms-cosmos-offer-autopilot-settings", R"({"maxThroughput":40000})"}});
+           {{"x-ms-cosmos-offer-autopilot-settings", R"({"maxThroughput":24000})"}});
   ASSERT_EQ(r.status(), 201) << r;
   EXPECT_EQ(Ranges("auto").size(), 4u);
   MakeContainer("db", "default");

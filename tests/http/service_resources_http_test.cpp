@@ -81,7 +81,7 @@ TEST_F(ServiceResourcesTest, OneConflictIsNotFound) {
   EXPECT_EQ(Get("/dbs/db/colls/nope/conflicts").status(), 404);
   EXPECT_EQ(Get("/dbs/db/colls/nope/conflicts/x").status(), 404);
   // No create or replace.
-  EXPECT_EQ(Post("/dbs/db/colls/c/conflicts", R"({"id":"x"})").status(), 400);
+  EXPECT_EQ(Post("/dbs/db/colls/c/conflicts", R"({"id":"x"})").status(), 405);
   EXPECT_EQ(Put("/dbs/db/colls/c/conflicts/x", R"({"id":"x"})").status(), 405);
 }
 
