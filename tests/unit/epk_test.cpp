@@ -171,7 +171,7 @@ PartitionKeyDefinition HashDef(int version) {
 
 PartitionKeyValue Key(std::vector<std::optional<std::string>> components) { return PartitionKeyValue{components}; }
 
-// The service's EPK strings (protocol.md §8): strings are hashed with their terminator.
+// The service's EPK strings (docs/protocol.md §8): strings are hashed with their terminator.
 TEST(Epk, ServiceEffectivePartitionKeyStrings) {
   struct Vector {
     std::optional<std::string> component;
