@@ -1,6 +1,6 @@
 // The in-process emulator the end-to-end benchmarks drive: what main() wires together (a manual
 // clock for the limiter), signed requests built as tests/http/http_test_util.h builds them
-// (protocol.md §2), sent through http::Handle without sockets.
+// (docs/protocol.md §2), sent through http::Handle without sockets.
 #pragma once
 
 #include <chrono>

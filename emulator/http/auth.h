@@ -24,7 +24,7 @@ bool IsContainerOperation(const std::vector<std::string>& segments);
 // Resource type and link signed by clients for a request on `segments` (percent-decoded).
 ResourceAddress AddressFor(std::string_view verb, const std::vector<std::string>& segments);
 
-// The text a master-key signature covers (protocol.md §2).
+// The text a master-key signature covers (docs/protocol.md §2).
 std::string StringToSign(std::string_view verb, const ResourceAddress& addr, std::string_view date);
 
 // The signature a client with `key` (decoded bytes) would send.

@@ -30,7 +30,7 @@ inline constexpr const char* kEmulatorKey =
 
 using Headers = std::vector<std::pair<std::string, std::string>>;
 
-// Splits a request target the way protocol.md §2 says clients sign it: strip the query, drop empty
+// Splits a request target the way docs/protocol.md §2 says clients sign it: strip the query, drop empty
 // segments (collapses "//" and the trailing "/"), percent-decode each segment ('+' stays '+').
 inline std::vector<std::string> SplitForSigning(std::string_view target) {
   if (auto q = target.find('?'); q != std::string_view::npos) target = target.substr(0, q);

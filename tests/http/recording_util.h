@@ -1,5 +1,6 @@
-// Loads the real service's recorded exchanges (../shared/data/real-service-recordings, format in
-// ../shared/data/README.md) and replays their requests against Handle(), re-signed with a fresh date.
+// Loads the real service's recorded exchanges (tests/data/real-service-recordings, format and
+// provenance in tests/data/README.md) and replays their requests against Handle(), re-signed with a
+// fresh date.
 #pragma once
 
 #include <filesystem>
@@ -8,8 +9,8 @@
 
 #include "http_test_util.h"
 
-#ifndef COSMOS_SHARED_DATA
-#define COSMOS_SHARED_DATA ""
+#ifndef COSMOS_TEST_DATA
+#error "COSMOS_TEST_DATA must name the tests/data folder (tests/CMakeLists.txt defines it)"
 #endif
 
 namespace cosmos::testing {
@@ -51,7 +52,7 @@ struct Recording {
 };
 
 inline std::filesystem::path RecordingsDir() {
-  return std::filesystem::path(COSMOS_SHARED_DATA) / "real-service-recordings";
+  return std::filesystem::path(COSMOS_TEST_DATA) / "real-service-recordings";
 }
 
 inline Headers ReadHeaderMap(const json::Value& v) {
@@ -109,10 +110,10 @@ inline std::optional<Recording> LoadRecording(int number) {
 
 class RecordingTest : public EmulatorTest {
  protected:
+  // The recordings are part of the repository: without them the replay checks fail, never skip.
   void SetUp() override {
-    if (!std::filesystem::is_directory(RecordingsDir()))
-      GTEST_SKIP() << "real-service recordings not found at " << RecordingsDir()
-                   << " (COSMOS_SHARED_DATA); skipping the replay checks";
+    ASSERT_TRUE(std::filesystem::is_directory(RecordingsDir()))
+        << "real-service recordings not found at " << RecordingsDir() << " (COSMOS_TEST_DATA, tests/data/README.md)";
   }
 
   // Replays the recorded request: same method, path, headers and body; a fresh x-ms-date and a

@@ -20,7 +20,7 @@ using Segs = std::vector<std::string>;
 constexpr const char* kKeyB64 =
     "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
 
-// Splits a path per protocol.md §2 (independent of the pipeline): percent-decode only, collapse
+// Splits a path per docs/protocol.md §2 (independent of the pipeline): percent-decode only, collapse
 // "//", drop a trailing "/".
 Segs Split(const std::string& path) {
   Segs out;
@@ -83,7 +83,7 @@ TEST(AddressFor, OffersUseTheLowerCasedOfferId) {
 
 // ---- Sign -----------------------------------------------------------------------------------
 
-// Independent implementation: OpenSSL HMAC + EVP base64 on the text protocol.md §2 defines.
+// Independent implementation: OpenSSL HMAC + EVP base64 on the text docs/protocol.md §2 defines.
 std::string ReferenceSignature(const std::string& key, const std::string& text) {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int len = 0;

@@ -1,5 +1,5 @@
 // store/epk: MurmurHash3, the V1/V2 partition key hashes and effective partition keys, against the
-// SDK's hash baselines (../shared/data/cosmos-baselines/partition-key-hash, effective-partition-key)
+// SDK's hash baselines (tests/data/cosmos-baselines/partition-key-hash, effective-partition-key)
 // and the service's EPK strings (docs/protocol.md §8).
 #include "store/epk.h"
 
@@ -104,9 +104,10 @@ std::string EpkV2Bytes(const PkComponent& c) {
 }
 
 TEST(EpkBaseline, MatchesTheSdkHashVectors) {
-  const std::filesystem::path root = std::filesystem::path(COSMOS_SHARED_DATA) / "cosmos-baselines";
-  if (!std::filesystem::exists(root / "partition-key-hash")) {
-    GTEST_SKIP() << "../shared/data is absent; EPK vector check skipped";
+  const std::filesystem::path root = std::filesystem::path(COSMOS_TEST_DATA) / "cosmos-baselines";
+  for (const char* folder : {"partition-key-hash", "effective-partition-key"}) {
+    ASSERT_TRUE(std::filesystem::is_directory(root / folder))
+        << "no EPK baselines at " << (root / folder) << " (tests/data/README.md)";
   }
   int total = 0, matched = 0;
   for (const char* folder : {"partition-key-hash", "effective-partition-key"}) {
@@ -170,7 +171,7 @@ PartitionKeyDefinition HashDef(int version) {
 
 PartitionKeyValue Key(std::vector<std::optional<std::string>> components) { return PartitionKeyValue{components}; }
 
-// The service's EPK strings (protocol.md §8): strings are hashed with their terminator.
+// The service's EPK strings (docs/protocol.md §8): strings are hashed with their terminator.
 TEST(Epk, ServiceEffectivePartitionKeyStrings) {
   struct Vector {
     std::optional<std::string> component;

@@ -1,6 +1,6 @@
 // query/query_plan: the plan against the SDK's query-plan baselines
-// (../shared/data/cosmos-baselines/query-plan) and the plans the real service answered
-// (../shared/data/real-service-recordings).
+// (tests/data/cosmos-baselines/query-plan) and the plans the real service answered
+// (tests/data/real-service-recordings); provenance in tests/data/README.md.
 #include "query/query_plan.h"
 
 #include <gtest/gtest.h>
@@ -99,8 +99,8 @@ struct Case {
 
 std::vector<Case> LoadCases() {
   std::vector<Case> cases;
-  const fs::path dir = fs::path(COSMOS_SHARED_DATA) / "cosmos-baselines" / "query-plan";
-  if (!fs::exists(dir)) return cases;
+  const fs::path dir = fs::path(COSMOS_TEST_DATA) / "cosmos-baselines" / "query-plan";
+  if (!fs::is_directory(dir)) return cases;
   std::vector<fs::path> files;
   for (const auto& entry : fs::directory_iterator(dir)) files.push_back(entry.path());
   std::sort(files.begin(), files.end());
@@ -259,7 +259,8 @@ constexpr int kExpectedMatches = 342;
 
 TEST(QueryPlanBaseline, MatchesTheServicePlans) {
   const auto cases = LoadCases();
-  if (cases.empty()) GTEST_SKIP() << "../shared/data is absent; query-plan baseline check skipped";
+  ASSERT_FALSE(cases.empty()) << "no query-plan baselines in " << COSMOS_TEST_DATA
+                              << "/cosmos-baselines/query-plan (tests/data/README.md)";
   std::map<std::string, std::pair<int, int>> per_file;  // matched, total
   int matched = 0, unsupported = 0;
   for (const auto& c : cases) {
@@ -317,8 +318,8 @@ TEST(QueryPlanBaseline, MatchesTheServicePlans) {
 
 // The plans the real service answered, byte for byte (key order, nulls, escapes).
 TEST(QueryPlanRecordings, MatchTheServiceExactly) {
-  const fs::path dir = fs::path(COSMOS_SHARED_DATA) / "real-service-recordings";
-  if (!fs::exists(dir)) GTEST_SKIP() << "../shared/data is absent; recordings check skipped";
+  const fs::path dir = fs::path(COSMOS_TEST_DATA) / "real-service-recordings";
+  ASSERT_TRUE(fs::is_directory(dir)) << "no real-service recordings at " << dir << " (tests/data/README.md)";
   store::PartitionKeyDefinition pk;
   pk.paths = {"/pk"};
   pk.parts = {{"pk"}};

@@ -1,4 +1,4 @@
-// The parser against the service SDK's parser baselines (../shared/data/cosmos-baselines/sql-parser):
+// The parser against the service SDK's parser baselines (tests/data/cosmos-baselines/sql-parser):
 // each query must print back in the same normal form, or be refused when the baseline refuses it.
 #include <gtest/gtest.h>
 
@@ -28,8 +28,8 @@ std::string Cdata(const std::string& block, const std::string& tag) {
 
 std::vector<Case> LoadCases() {
   std::vector<Case> cases;
-  const std::filesystem::path dir = std::filesystem::path(COSMOS_SHARED_DATA) / "cosmos-baselines" / "sql-parser";
-  if (!std::filesystem::exists(dir)) return cases;
+  const std::filesystem::path dir = std::filesystem::path(COSMOS_TEST_DATA) / "cosmos-baselines" / "sql-parser";
+  if (!std::filesystem::is_directory(dir)) return cases;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     std::ifstream in(entry.path());
     std::stringstream ss;
@@ -53,7 +53,8 @@ bool PrinterQuirk(const Case& c) { return c.expected && c.expected->find("\\\\b"
 
 TEST(SqlParserBaseline, MatchesTheServiceParser) {
   auto cases = LoadCases();
-  if (cases.empty()) GTEST_SKIP() << "../shared/data is absent; baseline check skipped";
+  ASSERT_FALSE(cases.empty()) << "no sql-parser baselines in " << COSMOS_TEST_DATA
+                              << "/cosmos-baselines/sql-parser (tests/data/README.md)";
   int matched = 0, quirks = 0;
   for (const auto& c : cases) {
     if (PrinterQuirk(c)) {
@@ -72,6 +73,7 @@ TEST(SqlParserBaseline, MatchesTheServiceParser) {
     if (ToString(*q) == *c.expected) ++matched;
   }
   std::printf("sql-parser baselines: %d of %zu match (%d printer quirks skipped)\n", matched, cases.size(), quirks);
+  EXPECT_EQ(cases.size(), 292u);  // every case of the 37 baseline files
 }
 
 TEST(SqlParser, SyntaxErrorsCarryTheServiceCodeAndLocation) {

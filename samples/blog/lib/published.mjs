@@ -1,4 +1,6 @@
-// The published figures of the scenario (../shared/docs/blog-scenario.md): RU and latency of each
+// The published figures of the scenario (Microsoft's "How to model and partition data on Azure
+// Cosmos DB using a real-world example",
+// https://learn.microsoft.com/azure/cosmos-db/nosql/model-partition-example): RU and latency of each
 // request on each design, measured on the cloud service with 100,000 users.
 export const REQUESTS = [
   ["C1", "create / edit a user"],

@@ -146,7 +146,7 @@ const SIZES = [
   { name: "100 KB", id: "s102400", target: 102400 },
 ];
 
-/** Documented figures for a (policy, size, operation), from request-units.md "Public facts". */
+/** Documented figures for a (policy, size, operation), from docs/request-units.md "Public facts". */
 function documentedFor(policyKey, size, op, bytes) {
   if (op === "read" && bytes <= 1024 && size.target === 1024) return `1 RU for 1 KB (${SRC}: point read)`;
   if (op === "read" && size.target === 102400) return `10 RU for 100 KB (${SRC}: point read)`;
@@ -451,7 +451,7 @@ describe("the table", () => {
         "one request, each \"model RU\" the model's formula computed by the test from the stored item's",
         "exact size (the bytes the server returns, system properties included) and its index terms, or,",
         "for queries, from the items the page loads or scans; the test asserts that both are equal.",
-        "Documented figures are the public facts quoted in request-units.md (\"Public facts\"). Sizes are",
+        "Documented figures are the public facts quoted in [request-units.md](request-units.md) (\"Public facts\"). Sizes are",
         `stored sizes; query rows use 100 items of ${querySizes.min}-${querySizes.max} bytes (\`n\` = 0..99, \`/ex\` excluded`,
         "from the index) on 1 and on 4 physical partitions, the last rows five small items and one 10 KB",
         "item. The smallest item size is 0.25 KB: the system properties alone take about 205 bytes.",

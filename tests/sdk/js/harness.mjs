@@ -168,7 +168,7 @@ export function rfc1123(date = new Date()) {
   return date.toUTCString(); // "Sat, 21 Nov 2026 05:28:38 GMT"
 }
 
-/** Resource type and link of a request path, as the service derives them (protocol.md §2). */
+/** Resource type and link of a request path, as the service derives them (docs/protocol.md §2). */
 export function resourceAddress(path) {
   const p = path.split("?")[0];
   const segs = p

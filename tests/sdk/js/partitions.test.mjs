@@ -27,7 +27,7 @@ let dbId;
 const ctx = useEmulatorWithDatabase((d) => ({ db, dbId } = d));
 
 // ---------------------------------------------------------------------------------------------
-// Effective partition keys, computed here from the definitions in protocol.md §8
+// Effective partition keys, computed here from the definitions in docs/protocol.md §8
 
 const M64 = (1n << 64n) - 1n;
 const rotl64 = (x, r) => ((x << BigInt(r)) | (x >> BigInt(64 - r))) & M64;
@@ -210,12 +210,12 @@ function rangeQuery(container, query, rangeId, options = {}) {
 // ---------------------------------------------------------------------------------------------
 
 describe("effective partition key hashing (test-side implementation)", () => {
-  it("matches the protocol.md V2 vectors", () => {
+  it("matches the docs/protocol.md V2 vectors", () => {
     assert.equal(epkV2("a"), "3A5381E1114EB8D3FCC90795045B49B7");
     assert.equal(epkV2(""), "32E9366E637A71B4E710384B2F4970A0");
   });
 
-  it("matches the protocol.md V1 vectors", () => {
+  it("matches the docs/protocol.md V1 vectors", () => {
     assert.equal(epkV1("a"), "05C1D78593652C086200");
     assert.equal(epkV1(""), "05C1CF33970FF80800");
   });
@@ -482,7 +482,7 @@ describe("cross-partition query charge", () => {
     assert.ok(b > 0);
     const page = await container.items.query(`SELECT * FROM c WHERE c.pk IN ('p${a}', 'p${b}')`).fetchNext();
     assert.deepEqual(page.resources.slice().sort(byId), [docs[a], docs[b]].sort(byId));
-    // 2 partitions; 2 index lookups: + 0.02 for the second, in each partition (request-units.md:
+    // 2 partitions; 2 index lookups: + 0.02 for the second, in each partition (docs/request-units.md:
     // the lookup term sits inside the per-partition sum)
     assertCharge(page.requestCharge, queryCharge(2, page.resources, 2 * 0.02));
     const tokenRanges = page.headers["x-ms-session-token"].split(",").map((t) => t.split(":")[0]);
