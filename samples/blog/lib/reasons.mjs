@@ -9,11 +9,10 @@ const COUNTS =
   "20 comments and 50 likes).";
 
 const ORDER_BY =
-  "The SDK sends the cross-partition `TOP 100 ... ORDER BY` query without a plan first. The service's gateway " +
-  "refuses it (400, substatus 1004) and the SDK then queries every partition, each loading a page of candidate " +
-  "posts: the published figure is 7.6 RU a partition. The emulator's gateway answers the query whole instead, " +
-  "merging the partitions so that it loads only the posts it returns: 2.7 RU for each of the 70 partitions plus " +
-  "those 100 posts.";
+  "The SDK sends the cross-partition `TOP 100 ... ORDER BY` query without a plan first; the gateway refuses it " +
+  "(400, substatus 1004, the plan attached), here as on the service, and the SDK then sends every partition the " +
+  "rewritten `TOP 100` query and merges the pages. Each partition's page costs 2.7 RU plus the candidate posts it " +
+  "loads (up to 101), so the row follows the posts per partition: the published figure is 7.6 RU a partition.";
 
 export const REASONS = {
   "Q2 V1": COUNTS,
