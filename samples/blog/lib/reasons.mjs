@@ -11,8 +11,8 @@ const COUNTS =
 const ORDER_BY =
   "The SDK sends the cross-partition `TOP 100 ... ORDER BY` query without a plan first; the gateway refuses it " +
   "(400, substatus 1004, the plan attached), here as on the service, and the SDK then sends every partition the " +
-  "rewritten `TOP 100` query and merges the pages. Each partition's page costs 2.7 RU plus the candidate posts it " +
-  "loads (up to 101), so the row follows the posts per partition: the published figure is 7.6 RU a partition.";
+  "rewritten `TOP 100` query and merges their pages: a first page from each (2.7 RU plus the posts it loads), then " +
+  "further pages only from the partitions the merge drains. The published figure is 7.6 RU a partition.";
 
 export const REASONS = {
   "Q2 V1": COUNTS,
