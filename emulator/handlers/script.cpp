@@ -445,13 +445,23 @@ std::optional<std::pair<std::string, std::string>> ScriptLogHeader(const Request
 
 // ---- Script resources ----
 
-Result CreateScript(Services& s, RequestContext& ctx) {
+namespace {
+
+// A create (or an upsert: an existing script keeps its rid and is replaced, 200). A script created
+// between an upsert's look-up and its create makes the create fail with 409, as two racing creates
+// would.
+Result WriteScript(Services& s, RequestContext& ctx, bool upsert) {
   auto c = ResolveContainer(s, ctx.Param("db"), ctx.Param("coll"));
   const ScriptKind kind = KindOf(ctx);
   json::Document body = ParseObjectBody(ctx.body());
   auto r = std::make_shared<store::ScriptResource>(ScriptFromBody(kind, body));
   r->ts = s.clock.UnixSeconds();
   r->etag = s.account.NewEtag(r->ts);
+  if (auto current = upsert ? c->scripts().Find(kind, r->id) : nullptr) {
+    r->rid = current->rid;
+    c->scripts().Replace(kind, r, IfMatchHeader(ctx));
+    return ScriptResponse(200, *c, kind, *r, charge::MetadataWrite());
+  }
   r->rid = c->ScriptRid(kind, c->scripts().NextNumber());
   try {
     c->scripts().Create(kind, r);
@@ -462,29 +472,11 @@ Result CreateScript(Services& s, RequestContext& ctx) {
   return ScriptResponse(201, *c, kind, *r, charge::MetadataWrite());
 }
 
-Result UpsertScript(Services& s, RequestContext& ctx) {
-  auto c = ResolveContainer(s, ctx.Param("db"), ctx.Param("coll"));
-  const ScriptKind kind = KindOf(ctx);
-  json::Document body = ParseObjectBody(ctx.body());
-  auto r = std::make_shared<store::ScriptResource>(ScriptFromBody(kind, body));
-  r->ts = s.clock.UnixSeconds();
-  r->etag = s.account.NewEtag(r->ts);
-  // An existing script keeps its rid and is replaced (200); a new one is created (201). A script
-  // created between the two steps makes the create fail with 409, as two racing creates would.
-  if (auto current = c->scripts().Find(kind, r->id)) {
-    r->rid = current->rid;
-    c->scripts().Replace(kind, r, IfMatchHeader(ctx));
-    return ScriptResponse(200, *c, kind, *r, charge::MetadataWrite());
-  }
-  r->rid = c->ScriptRid(kind, c->scripts().NextNumber());
-  try {
-    c->scripts().Create(kind, r);
-  } catch (CosmosError& e) {
-    e.charge = charge::RejectedWrite();
-    throw;
-  }
-  return ScriptResponse(201, *c, kind, *r, charge::MetadataWrite());
-}
+}  // namespace
+
+Result CreateScript(Services& s, RequestContext& ctx) { return WriteScript(s, ctx, false); }
+
+Result UpsertScript(Services& s, RequestContext& ctx) { return WriteScript(s, ctx, true); }
 
 Result QueryScripts(Services& s, RequestContext& ctx) {
   auto c = ResolveContainer(s, ctx.Param("db"), ctx.Param("coll"));
