@@ -119,6 +119,18 @@ auto ChargedWrite(F&& f) {
   }
 }
 
+// Runs a metadata write (users, permissions, client encryption keys); a failure once the request
+// reached the store (conflict, precondition) is charged as a rejected write.
+template <typename F>
+auto MetadataWrite(F&& f) {
+  try {
+    return f();
+  } catch (CosmosError& e) {
+    if (e.charge == 0 && (e.status == 409 || e.status == 412)) e.charge = charge::RejectedWrite();
+    throw;
+  }
+}
+
 // The write-charge facts of a stored image (size and index terms under the container's policy).
 charge::ItemFacts Facts(const store::Item& item, const store::ContainerSettings& st);
 // An item's own "ttl": absent/null -> nullopt; -1 or a positive integer; 400 otherwise.

@@ -88,17 +88,6 @@ store::ClientEncryptionKey ResolveKey(const store::Database& db, const std::stri
   return *k;
 }
 
-// A write that failed once it reached the store (conflict, precondition) is charged as a rejected write.
-template <typename F>
-void MetadataWrite(F&& f) {
-  try {
-    f();
-  } catch (CosmosError& e) {
-    if (e.charge == 0 && (e.status == 409 || e.status == 412)) e.charge = charge::RejectedWrite();
-    throw;
-  }
-}
-
 }  // namespace
 
 Result CreateClientEncryptionKey(Services& s, RequestContext& ctx) {

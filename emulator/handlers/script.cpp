@@ -21,12 +21,8 @@ namespace {
 
 using store::ScriptKind;
 
-ScriptKind KindOf(const RequestContext& ctx) {
-  const std::string& seg = ctx.seg(4);
-  if (seg == "sprocs") return ScriptKind::kStoredProcedure;
-  if (seg == "triggers") return ScriptKind::kTrigger;
-  return ScriptKind::kUserDefinedFunction;
-}
+// The routes give script handlers .../{sprocs,triggers,udfs}[/{id}] only.
+ScriptKind KindOf(const RequestContext& ctx) { return *store::ScriptKindOfPath(ctx.seg(4)); }
 
 const char* FeedKey(ScriptKind kind) {
   switch (kind) {

@@ -71,18 +71,6 @@ store::User ResolveUser(const store::Database& db, const std::string& id) {
   return *u;
 }
 
-// Runs a metadata write; a failure once the request reached the store (conflict, precondition)
-// is charged as a rejected write.
-template <typename F>
-auto MetadataWrite(F&& f) {
-  try {
-    return f();
-  } catch (CosmosError& e) {
-    if (e.charge == 0 && (e.status == 409 || e.status == 412)) e.charge = charge::RejectedWrite();
-    throw;
-  }
-}
-
 // ---- permissions: the resource a body names ----
 
 CosmosError InvalidLink(const std::string& link) {
@@ -114,14 +102,7 @@ store::PermissionScope ResolveResource(Services& s, const store::Database& db, c
   // its rid, and then everything in them is a rid.
   const bool by_rid = parts[1] == db.rid() && parts[1] != db.id();
   if (!by_rid && parts[1] != db.id()) throw InvalidLink(link);
-  store::ContainerPtr c;
-  if (by_rid) {
-    for (auto& x : db.Containers()) {
-      if (x->rid() == parts[3]) c = x;
-    }
-  } else {
-    c = db.FindContainer(std::string(parts[3]));
-  }
+  store::ContainerPtr c = by_rid ? db.FindContainerByRid(std::string(parts[3])) : db.FindContainer(std::string(parts[3]));
   if (!c) throw MetadataNotFound();
   store::PermissionScope scope;
   scope.db_rid = db.rid();
@@ -135,28 +116,16 @@ store::PermissionScope ResolveResource(Services& s, const store::Database& db, c
   }
   if (scope.kind == "docs") {
     // The item with that rid, in whichever partition it lives: the token names exactly it.
-    const int64_t now = s.clock.UnixSeconds();
-    const auto policy = c->settings()->items();
-    for (const auto& p : c->partitions()) {
-      for (const auto& item : p->Feed(0, 0, now, policy)) {
-        if (item->rid != child) continue;
-        scope.child_id = item->id;
-        scope.pk = item->pk;
-        return scope;
-      }
-    }
-    throw MetadataNotFound();
+    auto item = c->FindItemByRid(child, s.clock.UnixSeconds());
+    if (!item) throw MetadataNotFound();
+    scope.child_id = item->id;
+    scope.pk = item->pk;
+    return scope;
   }
-  const store::ScriptKind kind = scope.kind == "sprocs"    ? store::ScriptKind::kStoredProcedure
-                                 : scope.kind == "triggers" ? store::ScriptKind::kTrigger
-                                                            : store::ScriptKind::kUserDefinedFunction;
-  for (const auto& script : c->scripts().List(kind)) {
-    if (script->rid == child) {
-      scope.child_id = script->id;
-      return scope;
-    }
-  }
-  throw MetadataNotFound();
+  auto script = c->scripts().FindByRid(*store::ScriptKindOfPath(scope.kind), child);
+  if (!script) throw MetadataNotFound();
+  scope.child_id = script->id;
+  return scope;
 }
 
 // A permission from a create, replace or upsert body (without rid, etag and time).
@@ -185,10 +154,7 @@ store::Permission PermissionFromBody(Services& s, const store::Database& db, con
   auto rpk = body.FindMember("resourcePartitionKey");
   if (rpk != body.MemberEnd() && !rpk->value.IsNull()) {
     p.resource_pk_json = json::Write(rpk->value);
-    store::ContainerPtr c;
-    for (auto& x : db.Containers()) {
-      if (x->rid() == p.scope.coll_rid) c = x;
-    }
+    store::ContainerPtr c = db.FindContainerByRid(p.scope.coll_rid);
     try {
       if (!rpk->value.IsArray()) throw errors::BadRequest("");
       p.scope.pk = store::ParsePartitionKeyHeader(c->partition_key(), p.resource_pk_json).Canonical();

@@ -259,10 +259,7 @@ void AuthorizeResourceToken(const Services& s, const RequestContext& ctx, const 
                             ", current server time: " + Rfc1123At(now) + ").");
   // The permission must still exist as it was when the token was issued: deleting or replacing a
   // permission (or deleting its user or database) revokes its tokens.
-  store::DatabasePtr db;
-  for (auto& d : s.account.Databases()) {
-    if (d->rid() == t.scope.db_rid) db = d;
-  }
+  store::DatabasePtr db = s.account.FindDatabaseByRid(t.scope.db_rid);
   if (!db) throw Insufficient();
   auto perm = db->users().FindPermissionByRid(t.permission_rid);
   if (!perm || perm->etag != t.permission_etag) throw Insufficient();

@@ -599,6 +599,34 @@ std::string Container::ItemRid(uint64_t seq) const {
   return RidEncode(bytes);
 }
 
+ItemPtr Container::FindItemByRid(const std::string& rid, int64_t now) const {
+  // An item's rid carries the sequence number it was created with (ItemRid), so an item not
+  // replaced since is the first of the feed from there; one replaced since moved on, and is found
+  // by walking the feed.
+  const std::string bytes = RidDecode(rid);
+  if (bytes.size() != 16 || bytes.compare(0, 8, rid_bytes_) != 0) return nullptr;
+  uint64_t seq = 0;
+  for (int i = 7; i >= 0; --i) seq = (seq << 8) | static_cast<unsigned char>(bytes[8 + i]);
+  const auto policy = settings()->items();
+  if (seq > 0) {
+    for (const auto& p : partitions_) {
+      auto hit = p->Feed(seq - 1, 1, now, policy);
+      if (!hit.empty() && hit.front()->rid == rid) return hit.front();
+    }
+  }
+  for (const auto& p : partitions_) {
+    for (uint64_t after = 0;;) {
+      auto chunk = p->Feed(after, 1000, now, policy);
+      if (chunk.empty()) break;
+      for (const auto& it : chunk) {
+        if (it->rid == rid) return it;
+        after = it->seq;
+      }
+    }
+  }
+  return nullptr;
+}
+
 std::string Container::ScriptRid(ScriptKind kind, uint32_t n) const {
   // As the service's: the number in the first bytes, the kind in the last (0x80 stored
   // procedures, 0x70 triggers, 0x60 user-defined functions).
@@ -616,6 +644,21 @@ ScriptPtr ScriptSet::Find(ScriptKind kind, const std::string& id) const {
     if (s->id == id) return s;
   }
   return nullptr;
+}
+
+ScriptPtr ScriptSet::FindByRid(ScriptKind kind, const std::string& rid) const {
+  std::shared_lock lock(mu_);
+  for (const auto& s : scripts_[static_cast<int>(kind)]) {
+    if (s->rid == rid) return s;
+  }
+  return nullptr;
+}
+
+std::optional<ScriptKind> ScriptKindOfPath(std::string_view segment) {
+  if (segment == "sprocs") return ScriptKind::kStoredProcedure;
+  if (segment == "triggers") return ScriptKind::kTrigger;
+  if (segment == "udfs") return ScriptKind::kUserDefinedFunction;
+  return std::nullopt;
 }
 
 std::vector<ScriptPtr> ScriptSet::List(ScriptKind kind) const {
@@ -719,6 +762,14 @@ ContainerPtr Database::FindContainer(const std::string& id) const {
   return nullptr;
 }
 
+ContainerPtr Database::FindContainerByRid(const std::string& rid) const {
+  std::shared_lock lock(mu_);
+  for (auto& c : containers_) {
+    if (c->rid() == rid) return c;
+  }
+  return nullptr;
+}
+
 std::vector<ContainerPtr> Database::Containers() const {
   std::shared_lock lock(mu_);
   return containers_;
@@ -797,6 +848,14 @@ DatabasePtr Account::FindDatabase(const std::string& id) const {
   std::shared_lock lock(mu_);
   for (auto& d : databases_) {
     if (d->id() == id) return d;
+  }
+  return nullptr;
+}
+
+DatabasePtr Account::FindDatabaseByRid(const std::string& rid) const {
+  std::shared_lock lock(mu_);
+  for (auto& d : databases_) {
+    if (d->rid() == rid) return d;
   }
   return nullptr;
 }

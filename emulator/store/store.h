@@ -352,6 +352,8 @@ struct ContainerSettings {
 
 // Stored procedures, triggers and user-defined functions of a container.
 enum class ScriptKind { kStoredProcedure = 0, kTrigger = 1, kUserDefinedFunction = 2 };
+// The kind a path segment names ("sprocs", "triggers", "udfs"), or nullopt.
+std::optional<ScriptKind> ScriptKindOfPath(std::string_view segment);
 
 struct ScriptResource {
   std::string id;
@@ -374,6 +376,7 @@ using ScriptPtr = std::shared_ptr<const ScriptResource>;
 class ScriptSet {
  public:
   ScriptPtr Find(ScriptKind kind, const std::string& id) const;
+  ScriptPtr FindByRid(ScriptKind kind, const std::string& rid) const;
   std::vector<ScriptPtr> List(ScriptKind kind) const;
   // Throws Conflict when the id exists.
   void Create(ScriptKind kind, ScriptPtr script);
@@ -429,6 +432,8 @@ class Container {
   std::vector<PhysicalPartition*> PartitionsOverlapping(std::string_view min_epk, std::string_view max_epk) const;
   const std::vector<std::unique_ptr<PhysicalPartition>>& partitions() const { return partitions_; }
   PhysicalPartition* PartitionById(std::string_view range_id) const;
+  // The live item whose resource id is `rid`, in whichever partition it lives, or null.
+  ItemPtr FindItemByRid(const std::string& rid, int64_t now) const;
 
   // Next item resource id (16 bytes base64: container rid bytes + item sequence).
   std::string ItemRid(uint64_t seq) const;
@@ -471,6 +476,7 @@ class Database {
   std::string ToJson() const;
 
   ContainerPtr FindContainer(const std::string& id) const;
+  ContainerPtr FindContainerByRid(const std::string& rid) const;
   std::vector<ContainerPtr> Containers() const;
   // Throws Conflict when the id exists.
   void AddContainer(ContainerPtr c);
@@ -503,6 +509,7 @@ class Account {
 
   DatabasePtr CreateDatabase(const std::string& id, std::optional<Throughput> throughput);
   DatabasePtr FindDatabase(const std::string& id) const;
+  DatabasePtr FindDatabaseByRid(const std::string& rid) const;
   std::vector<DatabasePtr> Databases() const;
   bool DeleteDatabase(const std::string& id);
 
