@@ -1,7 +1,10 @@
 # Azure Cosmos DB emulator (C++) container image.
 #
 #   docker build -t cosmos-emulator .
-#   docker run --rm -p 8081:8081 cosmos-emulator
+#   docker run --rm -p 8081:8081 -p 8080:8080 cosmos-emulator
+#
+# A drop-in for mcr.microsoft.com/cosmosdb/linux/azure-cosmos-emulator (classic and vNext tags):
+# the same ports, variables, flags, log lines and certificate download (docs/docker.md).
 #
 # With podman (no engine needed), keep the HEALTHCHECK by building in docker format:
 #   podman build --isolation chroot --format docker -t cosmos-emulator .
@@ -88,15 +91,23 @@ COPY --from=build /out/cosmos-emulator /usr/local/bin/cosmos-emulator
 # Fail the build, not the first start, if a shared library is missing.
 RUN ! ldd /usr/local/bin/cosmos-emulator | grep 'not found'
 
+# The settings are the official images' (PORT, PROTOCOL, KEY_FILE, CERT_PATH, ENABLE_EXPLORER,
+# AZURE_COSMOS_EMULATOR_*, ...; docs/settings.md); these are only the image's defaults, and any of
+# them set with -e or a flag wins. The certificate is also written where the classic image keeps
+# it (the Python Testcontainers module copies it from there).
 ENV COSMOS_EMULATOR_HOST=0.0.0.0 \
-    COSMOS_EMULATOR_PORT=8081
+    COSMOS_EMULATOR_HEALTH_PORT=8080 \
+    COSMOS_EMULATOR_EXPLORER_PORT=1234 \
+    COSMOS_EMULATOR_CERT_EXPORT=/tmp/cosmos/appdata/.system/profiles/Client/AppData/Local/CosmosDBEmulator/emulator.pem
 
 USER cosmos
 WORKDIR /home/cosmos
-EXPOSE 8081
+# 8081 the gateway (HTTPS and HTTP on one port), 8080 the health probes, 1234 the emulator's page.
+EXPOSE 8081 8080 1234
 
-# Probes GET http://127.0.0.1:$COSMOS_EMULATOR_PORT/_health from inside (no curl in the image).
-HEALTHCHECK --interval=10s --timeout=5s --start-period=10s --retries=3 \
+# GET /ready on the health port of the running emulator, whatever port its flags or variables
+# chose (it reads them from PID 1); no curl needed in the image.
+HEALTHCHECK --interval=10s --timeout=5s --start-period=5s --retries=3 \
   CMD ["/usr/local/bin/cosmos-emulator", "--health-check"]
 
 ENTRYPOINT ["/usr/local/bin/cosmos-emulator"]

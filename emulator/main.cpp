@@ -1,179 +1,121 @@
-// cosmos-emulator: flags and environment -> configuration -> server.
+// cosmos-emulator: settings (flags, our variables, the official images' variables) -> certificate
+// -> listeners (gateway, health, explorer) -> serve.
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <netinet/in.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <iostream>
-#include <optional>
+#include <mutex>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "http/context.h"
+#include "http/emulator_pages.h"
 #include "http/pipeline.h"
 #include "scripting/engine.h"
 #include "server/server.h"
+#include "server/tls.h"
+#include "settings/settings.h"
 #include "store/store.h"
 #include "util/util.h"
 
 namespace {
 
-constexpr const char* kWellKnownKey =
-    "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
+using cosmos::settings::LogLevel;
+using cosmos::settings::Settings;
 
-constexpr const char* kUsage = R"(cosmos-emulator: an Azure Cosmos DB (NoSQL API) emulator
+std::mutex g_log_mutex;
 
-Usage: cosmos-emulator [options]
-
-Options (each also read from the environment variable shown; a flag wins over the environment):
-  --host ADDR            bind address                        COSMOS_EMULATOR_HOST     (default 127.0.0.1)
-  --port N               TCP port                            COSMOS_EMULATOR_PORT     (default 8081)
-  --key BASE64           account master key                  COSMOS_EMULATOR_KEY      (default: the well-known
-                                                                                       emulator key)
-  --threads N            worker threads, 0 = one per core    COSMOS_EMULATOR_THREADS  (default 0)
-  --consistency LEVEL    account default consistency:        COSMOS_EMULATOR_CONSISTENCY (default Session)
-                         Strong, BoundedStaleness, Session, ConsistentPrefix, Eventual
-  --max-body-bytes N     largest request body accepted (413) COSMOS_EMULATOR_MAX_BODY_BYTES (default 16777216)
-  --header-timeout-ms N  idle keep-alive / header read limit COSMOS_EMULATOR_HEADER_TIMEOUT_MS (default 120000)
-  --body-timeout-ms N    request body read limit             COSMOS_EMULATOR_BODY_TIMEOUT_MS (default 30000)
-  --partition-count N    physical partitions of every new     COSMOS_EMULATOR_PARTITION_COUNT (default: as the
-                         container (1-1024)                  service: max(1, ceil(RU/s / 6,000)))
-  --rate-limit on|off    429 when a partition spends its     COSMOS_EMULATOR_RATE_LIMIT (default off)
-                         share of the provisioned RU/s
-  --script-timeout-ms N  wall-clock limit of one stored       COSMOS_EMULATOR_SCRIPT_TIMEOUT_MS (default 5000)
-                         procedure, trigger or UDF call (408)
-  --script-memory-mb N   memory one script execution may      COSMOS_EMULATOR_SCRIPT_MEMORY_MB (default 512)
-                         allocate before it is stopped
-  --health-check         probe GET /_health on 127.0.0.1:PORT and exit 0 when it answers 200
-  --help                 show this text
-
-The emulator logs a line containing "Started" once it accepts requests. GET /_health answers 200
-without authentication. SIGINT or SIGTERM stop it cleanly.
-)";
-
-struct Options {
-  cosmos::server::Options server;
-  std::string key = kWellKnownKey;
-  std::string consistency = "Session";
-  bool health_check = false;
-  std::optional<int> partition_count;
-  bool rate_limit = false;
-  int script_timeout_ms = 5000;
-  size_t script_memory_mb = 512;
-};
+// One line to stdout (readiness and information) or stderr (warnings and errors), whole.
+void Line(std::ostream& out, const std::string& text, const char* end = "\n") {
+  std::lock_guard<std::mutex> lock(g_log_mutex);
+  out << text << end << std::flush;
+}
 
 [[noreturn]] void Fail(const std::string& message) {
-  std::cerr << "cosmos-emulator: " << message << "\n(see --help)\n";
+  std::cerr << "cosmos-emulator: " << message << "\n";
   std::exit(2);
 }
 
-uint64_t ParseNumber(const std::string& name, const std::string& value, uint64_t max) {
+// The settings of the emulator running as PID 1 (the container's), read from its command line
+// and environment, so the image's HEALTHCHECK follows the port however it was set.
+bool SettingsOfPid1(Settings& out) {
+  if (getpid() == 1) return false;
+  char exe[4096];
+  ssize_t n = readlink("/proc/1/exe", exe, sizeof exe - 1);
+  if (n <= 0) return false;
+  std::string path(exe, static_cast<size_t>(n));
+  if (path.size() < 15 || path.compare(path.size() - 15, 15, "cosmos-emulator") != 0) return false;
+  auto read_nul_list = [](const char* file) {
+    std::ifstream in(file, std::ios::binary);
+    std::vector<std::string> items;
+    for (std::string item; std::getline(in, item, '\0');) items.push_back(item);
+    return items;
+  };
+  std::vector<std::string> args = read_nul_list("/proc/1/cmdline");
+  std::vector<std::string> env = read_nul_list("/proc/1/environ");
+  if (args.empty()) return false;
+  args.erase(args.begin());
   try {
-    size_t used = 0;
-    unsigned long long v = std::stoull(value, &used);
-    if (used != value.size() || v > max) throw std::out_of_range(name);
-    return v;
-  } catch (const std::exception&) {
-    Fail("invalid value '" + value + "' for " + name);
-  }
-}
-
-void Apply(Options& o, const std::string& name, const std::string& value) {
-  if (name == "host") {
-    o.server.host = value;
-  } else if (name == "port") {
-    o.server.port = static_cast<uint16_t>(ParseNumber("--port", value, 65535));
-  } else if (name == "key") {
-    if (!cosmos::util::Base64Decode(value) || value.empty()) Fail("--key must be base64");
-    o.key = value;
-  } else if (name == "threads") {
-    o.server.threads = static_cast<unsigned>(ParseNumber("--threads", value, 256));
-  } else if (name == "consistency") {
-    for (const char* level : {"Strong", "BoundedStaleness", "Session", "ConsistentPrefix", "Eventual"}) {
-      if (cosmos::util::EqualsIgnoreCase(value, level)) {
-        o.consistency = level;
-        return;
+    out = cosmos::settings::Parse(args, [&env](const char* name) -> const char* {
+      const size_t len = std::strlen(name);
+      for (const auto& e : env) {
+        if (e.size() > len && e.compare(0, len, name) == 0 && e[len] == '=') return e.c_str() + len + 1;
       }
-    }
-    Fail("invalid consistency level '" + value + "'");
-  } else if (name == "max-body-bytes") {
-    o.server.body_limit = ParseNumber("--max-body-bytes", value, 1ull << 32);
-  } else if (name == "header-timeout-ms") {
-    o.server.header_timeout = std::chrono::milliseconds(ParseNumber("--header-timeout-ms", value, 86400000));
-  } else if (name == "body-timeout-ms") {
-    o.server.body_timeout = std::chrono::milliseconds(ParseNumber("--body-timeout-ms", value, 86400000));
-  } else if (name == "partition-count") {
-    uint64_t n = ParseNumber("--partition-count", value, 1024);
-    if (n == 0) Fail("--partition-count must be from 1 to 1024");
-    o.partition_count = static_cast<int>(n);
-  } else if (name == "rate-limit") {
-    if (cosmos::util::EqualsIgnoreCase(value, "on") || cosmos::util::EqualsIgnoreCase(value, "true")) {
-      o.rate_limit = true;
-    } else if (cosmos::util::EqualsIgnoreCase(value, "off") || cosmos::util::EqualsIgnoreCase(value, "false")) {
-      o.rate_limit = false;
-    } else {
-      Fail("--rate-limit must be on or off");
-    }
-  } else if (name == "script-timeout-ms") {
-    uint64_t n = ParseNumber("--script-timeout-ms", value, 3600000);
-    if (n == 0) Fail("--script-timeout-ms must be at least 1");
-    o.script_timeout_ms = static_cast<int>(n);
-  } else if (name == "script-memory-mb") {
-    uint64_t n = ParseNumber("--script-memory-mb", value, 65536);
-    if (n < 16) Fail("--script-memory-mb must be at least 16");
-    o.script_memory_mb = n;
-  } else {
-    Fail("unknown option --" + name);
+      return nullptr;
+    });
+    return true;
+  } catch (const std::exception&) {
+    return false;
   }
 }
 
-Options ParseOptions(int argc, char** argv) {
-  Options o;
-  static const char* kNames[] = {"host", "port", "key", "threads", "consistency", "max-body-bytes",
-                                 "header-timeout-ms", "body-timeout-ms", "partition-count", "rate-limit",
-                                 "script-timeout-ms", "script-memory-mb"};
-  for (const char* name : kNames) {
-    std::string env = std::string("COSMOS_EMULATOR_") + name;
-    for (auto& c : env) c = c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    if (const char* v = std::getenv(env.c_str()); v && *v) Apply(o, name, v);
-  }
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      std::cout << kUsage;
-      std::exit(0);
-    }
-    if (arg == "--health-check") {
-      o.health_check = true;
-      continue;
-    }
-    if (arg.rfind("--", 0) != 0) Fail("unexpected argument '" + arg + "'");
-    std::string name = arg.substr(2), value;
-    if (auto eq = name.find('='); eq != std::string::npos) {
-      value = name.substr(eq + 1);
-      name = name.substr(0, eq);
-    } else {
-      if (i + 1 >= argc) Fail("missing value for " + arg);
-      value = argv[++i];
-    }
-    Apply(o, name, value);
-  }
-  return o;
-}
-
-int HealthCheck(const Options& o) {
+// GET /ready on the health port, else on the gateway port (over TLS when it serves only HTTPS;
+// the certificate is not checked: this is the emulator probing itself).
+int HealthCheck(const Settings& own) {
   namespace asio = boost::asio;
   namespace beast = boost::beast;
+  Settings s = own;
+  SettingsOfPid1(s);
   try {
     asio::io_context ioc;
-    beast::tcp_stream stream(ioc);
-    stream.expires_after(std::chrono::seconds(3));
-    stream.connect(asio::ip::tcp::endpoint(asio::ip::make_address("127.0.0.1"), o.server.port));
-    beast::http::request<beast::http::empty_body> req{beast::http::verb::get, "/_health", 11};
+    const bool use_health_port = s.health_port.has_value();
+    const uint16_t port = use_health_port ? *s.health_port : s.port;
+    asio::ip::tcp::endpoint endpoint(asio::ip::make_address("127.0.0.1"), port);
+    beast::http::request<beast::http::empty_body> req{beast::http::verb::get, "/ready", 11};
     req.set(beast::http::field::host, "127.0.0.1");
-    beast::http::write(stream, req);
     beast::flat_buffer buffer;
     beast::http::response<beast::http::string_body> res;
-    beast::http::read(stream, buffer, res);
+    if (!use_health_port && s.protocol == cosmos::server::Protocol::kHttps) {
+      asio::ssl::context ctx(asio::ssl::context::tls_client);
+      ctx.set_verify_mode(asio::ssl::verify_none);
+      beast::ssl_stream<beast::tcp_stream> stream(ioc, ctx);
+      beast::get_lowest_layer(stream).expires_after(std::chrono::seconds(3));
+      beast::get_lowest_layer(stream).connect(endpoint);
+      stream.handshake(asio::ssl::stream_base::client);
+      beast::http::write(stream, req);
+      beast::http::read(stream, buffer, res);
+    } else {
+      beast::tcp_stream stream(ioc);
+      stream.expires_after(std::chrono::seconds(3));
+      stream.connect(endpoint);
+      beast::http::write(stream, req);
+      beast::http::read(stream, buffer, res);
+    }
     return res.result_int() == 200 ? 0 : 1;
   } catch (const std::exception& e) {
     std::cerr << "cosmos-emulator: health check failed: " << e.what() << "\n";
@@ -181,47 +123,229 @@ int HealthCheck(const Options& o) {
   }
 }
 
+// The names the made certificate covers: loopback, the host name, this machine's addresses (so
+// another container can reach it by address), and what the settings add.
+std::vector<std::string> CertificateNames(const Settings& s) {
+  std::vector<std::string> names = {"localhost", "127.0.0.1", "::1"};
+  char host[256] = "";
+  if (gethostname(host, sizeof host - 1) == 0 && host[0]) names.emplace_back(host);
+  ifaddrs* list = nullptr;
+  if (getifaddrs(&list) == 0) {
+    for (ifaddrs* a = list; a; a = a->ifa_next) {
+      if (!a->ifa_addr) continue;
+      char text[INET6_ADDRSTRLEN] = "";
+      if (a->ifa_addr->sa_family == AF_INET) {
+        inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(a->ifa_addr)->sin_addr, text, sizeof text);
+      } else if (a->ifa_addr->sa_family == AF_INET6) {
+        auto* in6 = reinterpret_cast<sockaddr_in6*>(a->ifa_addr);
+        if (IN6_IS_ADDR_LINKLOCAL(&in6->sin6_addr)) continue;  // needs a zone id; not a usable name
+        inet_ntop(AF_INET6, &in6->sin6_addr, text, sizeof text);
+      }
+      if (text[0]) names.emplace_back(text);
+    }
+    freeifaddrs(list);
+  }
+  for (const auto& n : s.cert_names) names.push_back(n);
+  std::vector<std::string> unique;
+  for (const auto& n : names) {
+    if (std::find(unique.begin(), unique.end(), n) == unique.end()) unique.push_back(n);
+  }
+  return unique;
+}
+
+bool EndsWith(const std::string& s, const char* suffix) {
+  const size_t n = std::strlen(suffix);
+  if (s.size() < n) return false;
+  return cosmos::util::EqualsIgnoreCase(std::string_view(s).substr(s.size() - n), suffix);
+}
+
+// The certificate to serve and a line saying where it came from. Exits 2 when a supplied one
+// cannot be used.
+cosmos::server::Certificate LoadCertificate(const Settings& s, std::string& origin) {
+  using namespace cosmos::server;
+  try {
+    if (!s.cert_path.empty()) {
+      if (!s.cert_key_path.empty()) {
+        origin = "certificate " + s.cert_path + " with key " + s.cert_key_path;
+        return LoadPemFiles(s.cert_path, s.cert_key_path);
+      }
+      if (!s.cert_secret.empty() || EndsWith(s.cert_path, ".pfx") || EndsWith(s.cert_path, ".p12")) {
+        origin = "certificate " + s.cert_path + " (PKCS#12)";
+        return LoadPfx(s.cert_path, s.cert_secret);
+      }
+      origin = "certificate and key " + s.cert_path;
+      return LoadPemFiles(s.cert_path, s.cert_path);
+    }
+    const auto names = CertificateNames(s);
+    std::string list;
+    for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
+    if (!s.data_path.empty()) {
+      bool made = false;
+      Certificate c = LoadOrMakeInDirectory(s.data_path, names, std::chrono::system_clock::now(), &made);
+      origin = std::string(made ? "made a self-signed certificate, kept in " : "reusing the certificate kept in ") +
+               s.data_path + " (" + list + ")";
+      return c;
+    }
+    origin = "made a self-signed certificate for " + list;
+    return MakeSelfSigned(names, std::chrono::system_clock::now());
+  } catch (const TlsError& e) {
+    Fail(e.what());
+  }
+}
+
+void ExportCertificate(const std::string& path, const std::string& pem) {
+  // Create the parent directories (the classic image's path is deep).
+  for (size_t i = 1; i < path.size(); ++i) {
+    if (path[i] == '/') ::mkdir(path.substr(0, i).c_str(), 0755);
+  }
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << pem;
+  if (!out.good()) Fail("cannot write the certificate to " + path);
+}
+
+std::string Url(const char* scheme, const std::string& host, uint16_t port) {
+  std::string h = host.find(':') != std::string::npos ? "[" + host + "]" : host;
+  return std::string(scheme) + "://" + h + ":" + std::to_string(port);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  Options options = ParseOptions(argc, argv);
-  if (options.health_check) return HealthCheck(options);
+  Settings s;
+  try {
+    s = cosmos::settings::Parse(std::vector<std::string>(argv + 1, argv + argc),
+                                [](const char* name) { return std::getenv(name); });
+  } catch (const cosmos::settings::SettingsError& e) {
+    std::cerr << "cosmos-emulator: " << e.what() << " (see --help)\n";
+    return 2;
+  }
+  if (s.help) {
+    std::cout << cosmos::settings::Usage();
+    return 0;
+  }
+  if (s.health_check) return HealthCheck(s);
+  const LogLevel level = s.log_level;
+  const bool quiet = level == LogLevel::kQuiet;
+
+  const auto explorer_protocol = s.explorer_protocol.value_or(s.protocol);
+  const bool explorer_listens = s.explorer && s.explorer_port.has_value();
+  const bool needs_tls = s.protocol != cosmos::server::Protocol::kHttp ||
+                         (explorer_listens && explorer_protocol != cosmos::server::Protocol::kHttp);
 
   cosmos::http::Config config;
-  config.master_key_b64 = options.key;
-  config.master_key = *cosmos::util::Base64Decode(options.key);
-  config.consistency = options.consistency;
-  config.script_timeout_ms = options.script_timeout_ms;
-  config.script_memory_bytes = options.script_memory_mb << 20;
+  config.master_key_b64 = s.key;
+  config.master_key = *cosmos::util::Base64Decode(s.key);
+  config.consistency = s.consistency;
+  config.script_timeout_ms = s.script_timeout_ms;
+  config.script_memory_bytes = s.script_memory_mb << 20;
+  config.public_scheme = s.public_endpoint.scheme;
+  config.public_host = s.public_endpoint.host;
+  config.public_port = s.public_endpoint.port;
+  config.explorer = s.explorer;
+  config.protocol = cosmos::settings::ProtocolName(s.protocol);
+
+  std::shared_ptr<boost::asio::ssl::context> tls;
+  std::string cert_origin;
+  if (needs_tls) {
+    cosmos::server::Certificate cert = LoadCertificate(s, cert_origin);
+    try {
+      tls = cosmos::server::MakeServerContext(cert);
+    } catch (const cosmos::server::TlsError& e) {
+      Fail(e.what());
+    }
+    config.certificate_pem = cert.cert_pem;
+    if (!s.cert_export_path.empty()) ExportCertificate(s.cert_export_path, cert.cert_pem);
+  }
+
   cosmos::scripting::Initialize();  // the JavaScript engine starts before any worker thread
   cosmos::store::Account account;
-  account.set_partition_count_override(options.partition_count);
+  account.set_partition_count_override(s.partition_count);
   cosmos::throughput::SystemClock clock;
   cosmos::throughput::RateLimiter limiter(clock);
-  limiter.set_enabled(options.rate_limit);
-  cosmos::stats::Report stats([](const std::string& line) { std::cerr << "cosmos-emulator: " << line << std::endl; });
+  limiter.set_enabled(s.rate_limit);
+  cosmos::stats::Report stats([level](const std::string& line) {
+    if (level >= LogLevel::kWarn) Line(std::cerr, "cosmos-emulator: " + line);
+  });
   cosmos::util::WallClock wall_clock;
   cosmos::http::Services services{account, config, limiter, stats, wall_clock};
 
-  cosmos::server::Server server(
-      options.server, [&services](const cosmos::server::Request& req) { return cosmos::http::Handle(services, req); },
-      [](int status, const std::string& reason, unsigned version) {
-        return cosmos::http::ErrorResponse(status, status == 413 ? "RequestEntityTooLarge" : "BadRequest", reason,
-                                           version, false);
-      });
-  try {
-    server.Start();
-  } catch (const std::exception& e) {
-    std::cerr << "cosmos-emulator: cannot listen on " << options.server.host << ":" << options.server.port << ": "
-              << e.what() << "\n";
-    return 1;
+  if (level >= LogLevel::kTrace) {
+    s.server.on_refused = [](const std::string& why) { Line(std::cout, "cosmos-emulator: connection " + why); };
   }
-  std::cout << "cosmos-emulator: Started on http://" << options.server.host << ":" << server.port()
-            << "/ (consistency " << config.consistency;
-  if (options.partition_count) std::cout << ", " << *options.partition_count << " partitions per container";
-  if (options.rate_limit) std::cout << ", rate limiting on";
-  std::cout << ")" << std::endl;
+  cosmos::server::Server server(s.server, tls, [](int status, const std::string& reason, unsigned version) {
+    return cosmos::http::ErrorResponse(status, status == 413 ? "RequestEntityTooLarge" : "BadRequest", reason, version,
+                                       false);
+  });
+
+  cosmos::server::RequestHandler gateway = [&services](const cosmos::server::Request& req,
+                                                       const cosmos::server::Connection& c) {
+    return cosmos::http::Handle(services, req, c.secure);
+  };
+  if (level >= LogLevel::kDebug) {
+    gateway = [&services](const cosmos::server::Request& req, const cosmos::server::Connection& c) {
+      const auto start = std::chrono::steady_clock::now();
+      cosmos::server::Response res = cosmos::http::Handle(services, req, c.secure);
+      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      std::ostringstream line;
+      line.precision(3);
+      line << "cosmos-emulator: " << (c.secure ? "https " : "http ") << req.method_string() << " " << req.target()
+           << " " << res.result_int();
+      if (auto it = res.find("x-ms-request-charge"); it != res.end()) line << " " << it->value() << " RU";
+      line << " " << std::fixed << ms << " ms";
+      Line(std::cout, line.str());
+      return res;
+    };
+  }
+
+  size_t health_index = 0, explorer_index = 0;
+  try {
+    server.Listen(s.host, s.port, s.protocol, gateway);
+    config.gateway_port = std::to_string(server.port(0));
+    if (s.health_port) {
+      health_index = server.Listen(s.host, *s.health_port, cosmos::server::Protocol::kHttp,
+                                   [&config](const cosmos::server::Request& req, const cosmos::server::Connection&) {
+                                     return cosmos::http::HandleHealthPort(config, req);
+                                   });
+    }
+    if (explorer_listens) {
+      explorer_index = server.Listen(
+          s.host, *s.explorer_port, explorer_protocol,
+          [&config](const cosmos::server::Request& req, const cosmos::server::Connection& c) {
+            return cosmos::http::HandleExplorerPort(config, req, c.secure);
+          });
+    }
+  } catch (const std::exception& e) {
+    Fail("cannot listen on " + s.host + ": " + e.what());
+  }
+
+  if (!quiet) {
+    if (level >= LogLevel::kInfo) {
+      std::string line = "cosmos-emulator: consistency " + config.consistency;
+      if (s.partition_count) line += ", " + std::to_string(*s.partition_count) + " partitions per container";
+      if (s.rate_limit) line += ", rate limiting on";
+      Line(std::cout, line);
+      if (!cert_origin.empty()) Line(std::cout, "cosmos-emulator: " + cert_origin);
+      if (!s.cert_export_path.empty() && needs_tls)
+        Line(std::cout, "cosmos-emulator: certificate written to " + s.cert_export_path);
+    }
+    if (level >= LogLevel::kWarn) {
+      for (const auto& n : s.notices) Line(std::cout, "cosmos-emulator: " + n);  // before "Started", in order
+    }
+    const uint16_t port = server.port(0);
+    // The lines the official images print and their harnesses wait for: Node's module waits for
+    // "Now listening on: ", Go's and .NET's for "Started", Python's for "Started" at the end of
+    // the output and Java's for "Started" followed by CRLF.
+    if (s.protocol != cosmos::server::Protocol::kHttp) Line(std::cout, "Now listening on: " + Url("https", s.host, port));
+    if (s.protocol != cosmos::server::Protocol::kHttps) Line(std::cout, "Now listening on: " + Url("http", s.host, port));
+    if (s.health_port && level >= LogLevel::kInfo)
+      Line(std::cout, "Health probes on: " + Url("http", s.host, server.port(health_index)) + "/ready");
+    if (explorer_listens && level >= LogLevel::kInfo)
+      Line(std::cout, std::string("Explorer page on: ") +
+                          Url(explorer_protocol == cosmos::server::Protocol::kHttp ? "http" : "https", s.host,
+                              server.port(explorer_index)) + "/");
+    Line(std::cout, "Started", "\r\n");
+  }
   server.Run(true);
-  std::cout << "cosmos-emulator: Stopped" << std::endl;
+  if (level >= LogLevel::kInfo) Line(std::cout, "cosmos-emulator: Stopped");
   return 0;
 }

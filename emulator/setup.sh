@@ -15,7 +15,7 @@ PACKAGES=(build-essential cmake ninja-build pkg-config
   libboost1.81-dev rapidjson-dev libssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   antlr4 libantlr4-runtime-dev default-jre-headless libmozjs-102-dev libpcre2-dev
-  python3 python3-azure-cosmos curl ca-certificates)
+  python3 python3-azure-cosmos curl ca-certificates openssl)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,6 +1,7 @@
 // GET / : the database account the SDKs bootstrap from.
 #include "charge/charge.h"
 #include "handlers/handlers.h"
+#include "http/emulator_pages.h"
 #include "json/json.h"
 
 namespace cosmos::handlers {
@@ -8,7 +9,9 @@ namespace cosmos::handlers {
 Result ReadAccount(Services& s, RequestContext& ctx) {
   std::string host = "127.0.0.1";
   if (auto h = ctx.Header("host"); h && !h->empty()) host = std::string(*h);
-  const std::string endpoint = "http://" + host + "/";
+  // The locations the SDKs go on to: the public endpoint, or this request's scheme and Host, so
+  // a client that came over https://cosmos:8081 from another container is sent back there.
+  const std::string endpoint = http::PublicEndpointFor(s.config, host, ctx.secure());
   json::Document d;
   auto& a = d.GetAllocator();
   d.SetObject();

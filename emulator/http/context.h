@@ -28,6 +28,13 @@ struct Config {
   int clock_skew_seconds = 15 * 60;
   int script_timeout_ms = 5000;                // stored procedures, triggers, each UDF call
   size_t script_memory_bytes = 512u << 20;     // what one script execution may allocate
+  // Where the account document sends clients; an empty part comes from the request (its scheme,
+  // its Host header). Set from GATEWAY_PUBLIC_ENDPOINT or the IP override (docs/settings.md).
+  std::string public_scheme, public_host, public_port;
+  std::string certificate_pem;  // served at /_explorer/emulator.pem; empty when nothing serves HTTPS
+  bool explorer = true;         // /_explorer/index.html
+  std::string protocol = "both";  // what the gateway port serves, as /status reports it
+  std::string gateway_port;       // the port the gateway listens on (the explorer port's links)
 };
 
 // Everything a handler may use besides the request.
@@ -65,12 +72,12 @@ class RequestContext {
   void SetParams(std::vector<std::pair<std::string, std::string>> params) { params_ = std::move(params); }
   // Replaces the path (a rid link resolved to names); params must be set again.
   void SetSegments(std::vector<std::string> segments) { segments_ = std::move(segments); }
-  // Whether the path addressed the resource by _rid links (dbs/{rid}/colls/{rid}/...).
-  bool by_rid() const { return by_rid_; }
+  // Whether the request came over TLS.
+  bool secure() const { return secure_; }
+  void set_secure(bool v) { secure_ = v; }
   // What the request asks for (read from its headers when it was routed).
   Operation operation() const { return operation_; }
   void set_operation(Operation op) { operation_ = op; }
-  void set_by_rid(bool v) { by_rid_ = v; }
   const std::string& body() const { return raw_.body(); }
 
   std::optional<std::string_view> Header(std::string_view name) const {
@@ -89,7 +96,7 @@ class RequestContext {
   const Request& raw_;
   std::vector<std::string> segments_;
   std::vector<std::pair<std::string, std::string>> params_;
-  bool by_rid_ = false;
+  bool secure_ = false;
   Operation operation_ = Operation::kPlain;
 };
 

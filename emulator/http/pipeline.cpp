@@ -4,6 +4,7 @@
 
 #include "common/errors.h"
 #include "http/auth.h"
+#include "http/emulator_pages.h"
 #include "http/rid_links.h"
 #include "http/routes.h"
 #include "json/json.h"
@@ -173,13 +174,14 @@ void CheckIntendedContainer(Services& services, const RequestContext& ctx) {
 
 }  // namespace
 
-Response Handle(Services& services, const Request& req) {
+Response Handle(Services& services, const Request& req, bool secure) {
   const std::string activity_id = util::NewUuid();
   Response res{beast_http::status::ok, req.version()};
   res.keep_alive(req.keep_alive());
   std::string_view target(req.target().data(), req.target().size());
   std::optional<RequestContext> ctx;
   try {
+    if (ServeEmulatorPage(services.config, req, secure, res)) return res;
     if (EmulatorEndpoint(services, req, target, res, activity_id)) return res;
     if (req.method() == beast_http::verb::options) throw errors::Forbidden("");  // as the service answers
     std::vector<std::string> segments;
@@ -199,11 +201,11 @@ Response Handle(Services& services, const Request& req) {
     HandlerFn handler = route.handler;
     ctx.emplace(req, std::move(segments));
     ctx->set_operation(op);
+    ctx->set_secure(secure);
     // The signature covers the path as sent; a rid link is then resolved to names.
     auto token = Authenticate(*ctx, services.config);
     if (IsRidPath(ctx->segments())) {
       ctx->SetSegments(ResolveRidPath(services, ctx->segments()));
-      ctx->set_by_rid(true);
     }
     if (route.route) ctx->SetParams(BindParams(*route.route, ctx->segments()));
     if (token) AuthorizeResourceToken(services, *ctx, *token);

@@ -7,7 +7,8 @@
 namespace cosmos::http {
 
 // Pure function from request to response; safe to call from many threads at once.
-Response Handle(Services& services, const Request& request);
+// `secure`: the request came over TLS (the account document's endpoints follow it).
+Response Handle(Services& services, const Request& request, bool secure = false);
 
 // Builds an error response (used by the server for requests it could not even parse).
 Response ErrorResponse(int status, const std::string& code, const std::string& message, unsigned version,

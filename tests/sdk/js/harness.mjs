@@ -1,7 +1,8 @@
 // Shared test harness for the @azure/cosmos SDK tests.
 //
 // - startEmulator(): starts build/emulator/cosmos-emulator (or $COSMOS_EMULATOR_BIN) on a free port
-//   (--port 0; the port is read back from the "Started on http://host:port/" line), or, when
+//   (--port 0; the port is read back from its "Now listening on: http://host:port" line once it
+//   printed "Started"; `scheme: "https"` picks the HTTPS one), or, when
 //   $COSMOS_ENDPOINT is set, uses that endpoint with $COSMOS_KEY and starts nothing.
 // - useEmulator(): node:test before/after hooks around startEmulator() for one test file.
 // - rawRequest(): a signed (master key) HTTP request through fetch, for what the SDK cannot send.
@@ -25,26 +26,29 @@ export const EMULATOR_BIN =
 // are only checked then.
 export const LOCAL = !process.env.COSMOS_ENDPOINT;
 
-/** Starts the emulator (or uses $COSMOS_ENDPOINT). Resolves to {endpoint, key, stop()}. */
-export async function startEmulator(extraArgs = []) {
+/** Starts the emulator (or uses $COSMOS_ENDPOINT). Resolves to {endpoint, key, stop()}.
+ *  `scheme` picks the listener to return, `env` adds variables, `port: null` passes no --port. */
+export async function startEmulator(extraArgs = [], { scheme = "http", env = {}, port = "0" } = {}) {
   if (!LOCAL) {
     let endpoint = process.env.COSMOS_ENDPOINT;
     if (!endpoint.endsWith("/")) endpoint += "/";
     return { endpoint, key: process.env.COSMOS_KEY || WELL_KNOWN_KEY, stop: async () => {}, log: () => "" };
   }
-  const child = spawn(EMULATOR_BIN, ["--host", "127.0.0.1", "--port", "0", "--threads", "2", ...extraArgs], {
+  const portArgs = port === null ? [] : ["--port", String(port)];
+  const child = spawn(EMULATOR_BIN, ["--host", "127.0.0.1", ...portArgs, "--threads", "2", ...extraArgs], {
     stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, ...env },
   });
   let output = "";
   const endpoint = await new Promise((resolvePromise, reject) => {
     const timer = setTimeout(() => reject(new Error(`emulator did not start in 10 s:\n${output}`)), 10000);
     const onData = (chunk) => {
       output += chunk.toString();
-      const m = output.match(/Started on (http:\/\/[^/\s]+\/)/);
-      if (m) {
-        clearTimeout(timer);
-        resolvePromise(m[1]);
-      }
+      if (!/^Started\r?$/m.test(output)) return;
+      const m = output.match(new RegExp(`^Now listening on: (${scheme}://\\S+)$`, "m"));
+      clearTimeout(timer);
+      if (m) resolvePromise(m[1] + "/");
+      else reject(new Error(`no ${scheme} listener:\n${output}`));
     };
     child.stdout.on("data", onData);
     child.stderr.on("data", onData);

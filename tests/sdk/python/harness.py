@@ -1,7 +1,8 @@
 """Shared harness for the Python SDK tests (Debian's python3-azure-cosmos 3.1.1, run with /usr/bin/python3).
 
 - start_emulator(): starts build/emulator/cosmos-emulator (or $COSMOS_EMULATOR_BIN) on a free port
-  (--port 0; the port is read back from the "Started on http://host:port/" line), or, when
+  (--port 0; the port is read back from its "Now listening on: http://host:port" line once it
+  printed "Started"; scheme="https" picks the HTTPS one), or, when
   $COSMOS_ENDPOINT is set, uses that endpoint with $COSMOS_KEY and starts nothing.
 - EmulatorTestCase: one emulator per test class, a client whose HTTP statuses are recorded
   (the v3 SDK does not expose them), signed raw requests, and the request-charge model of
@@ -70,7 +71,7 @@ def _drain(stream, sink):
         pass  # closed by stop()
 
 
-def start_emulator(extra_args=()):
+def start_emulator(extra_args=(), scheme="http"):
     if not LOCAL:
         endpoint = os.environ["COSMOS_ENDPOINT"]
         if not endpoint.endswith("/"):
@@ -89,9 +90,12 @@ def start_emulator(extra_args=()):
                 raise RuntimeError("emulator exited before starting: " + "".join(emu.output))
             continue
         emu.output.append(line)
-        m = re.search(r"Started on (http://[^/\s]+/)", line)
+        m = re.match(r"Now listening on: (%s://\S+)$" % scheme, line.strip())
         if m:
-            emu.endpoint = m.group(1)
+            emu.endpoint = m.group(1) + "/"
+        if line.strip() == "Started":
+            if not emu.endpoint:
+                raise RuntimeError("no %s listener: %s" % (scheme, "".join(emu.output)))
             # keep draining the log so the pipe never fills up
             threading.Thread(target=_drain, args=(proc.stdout, emu.output), daemon=True).start()
             return emu

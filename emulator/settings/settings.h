@@ -1,0 +1,76 @@
+// The emulator's settings: our flags and COSMOS_EMULATOR_* variables, and the official emulators'
+// names for the same things (the classic image's AZURE_COSMOS_EMULATOR_*, the vNext image's PORT,
+// PROTOCOL, KEY_FILE, ... and its flags), so a harness written for either image starts this one.
+// docs/settings.md lists every name, what it maps to and what it refuses.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "server/server.h"
+
+namespace cosmos::settings {
+
+// A setting that cannot be honoured; what() is the one-line reason (exit code 2).
+class SettingsError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+enum class LogLevel { kQuiet, kError, kWarn, kInfo, kDebug, kTrace };
+
+// Where clients are told the gateway is (the account's locations); empty parts come from the
+// request (its scheme and Host header).
+struct PublicEndpoint {
+  std::string scheme;  // "http", "https" or empty
+  std::string host;    // host name or IP literal (IPv6 without brackets), or empty
+  std::string port;    // digits or empty
+};
+
+struct Settings {
+  server::Options server;
+  std::string host = "127.0.0.1";
+  uint16_t port = 8081;
+  server::Protocol protocol = server::Protocol::kBoth;
+  std::optional<uint16_t> health_port;       // /ready, /alive, /status over plain HTTP
+  bool explorer = true;                      // /_explorer/index.html
+  std::optional<uint16_t> explorer_port;     // the explorer page on a port of its own
+  std::optional<server::Protocol> explorer_protocol;  // default: protocol
+  std::string key;                           // base64 master key
+  std::string consistency = "Session";
+  std::optional<int> partition_count;
+  bool rate_limit = false;
+  int script_timeout_ms = 5000;
+  size_t script_memory_mb = 512;
+  LogLevel log_level = LogLevel::kInfo;
+  // Certificate: supplied (PEM pair, or PFX with its password), else kept in data_path, else made.
+  std::string cert_path;
+  std::string cert_key_path;
+  std::string cert_secret;
+  std::vector<std::string> cert_names;  // names and addresses besides the defaults
+  std::string data_path;                // where the made certificate is kept; empty: none
+  std::string cert_export_path;         // also write the served certificate (PEM) here
+  PublicEndpoint public_endpoint;
+  bool health_check = false;  // --health-check: probe a running emulator and exit
+  bool help = false;
+  // Lines to log at start: settings accepted that change nothing here, and why.
+  std::vector<std::string> notices;
+};
+
+// Reads the environment (through `getenv`) and then `args` (argv without the program name); a
+// flag wins over a variable, our COSMOS_EMULATOR_* names over the official ones. Throws
+// SettingsError.
+using GetEnv = std::function<const char*(const char*)>;
+Settings Parse(const std::vector<std::string>& args, const GetEnv& getenv);
+
+// The --help text.
+const char* Usage();
+
+// "https", "http", "both".
+const char* ProtocolName(server::Protocol p);
+
+}  // namespace cosmos::settings

@@ -1,0 +1,166 @@
+// The settings: our flags and variables, and the official images' names mapped to them
+// (docs/settings.md).
+#include "settings/settings.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+
+namespace cosmos::settings {
+namespace {
+
+using server::Protocol;
+
+Settings ParseWith(std::vector<std::string> args, std::map<std::string, std::string> env = {}) {
+  return Parse(args, [&env](const char* name) -> const char* {
+    auto it = env.find(name);
+    return it == env.end() ? nullptr : it->second.c_str();
+  });
+}
+
+std::string ErrorOf(std::vector<std::string> args, std::map<std::string, std::string> env = {}) {
+  try {
+    ParseWith(std::move(args), std::move(env));
+  } catch (const SettingsError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Settings, DefaultsServeBothProtocolsOn8081WithTheWellKnownKey) {
+  Settings s = ParseWith({});
+  EXPECT_EQ(s.port, 8081);
+  EXPECT_EQ(s.protocol, Protocol::kBoth);
+  EXPECT_EQ(s.key, "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==");
+  EXPECT_TRUE(s.explorer);
+  EXPECT_FALSE(s.health_port);
+  EXPECT_FALSE(s.explorer_port);
+  EXPECT_EQ(s.log_level, LogLevel::kInfo);
+  EXPECT_TRUE(s.notices.empty());
+}
+
+TEST(Settings, VNextVariablesMapToOurs) {
+  Settings s = ParseWith({}, {{"PORT", "9000"},
+                              {"PROTOCOL", "https"},
+                              {"LOG_LEVEL", "debug"},
+                              {"ENABLE_EXPLORER", "false"},
+                              {"EXPLORER_PORT", "1300"},
+                              {"EXPLORER_PROTOCOL", "http"},
+                              {"DATA_PATH", "/data"},
+                              {"CERT_PATH", "/c/domain.pfx"},
+                              {"CERT_SECRET", "secret"},
+                              {"GATEWAY_PUBLIC_ENDPOINT", "cosmos"}});
+  EXPECT_EQ(s.port, 9000);
+  EXPECT_EQ(s.protocol, Protocol::kHttps);
+  EXPECT_EQ(s.log_level, LogLevel::kDebug);
+  EXPECT_FALSE(s.explorer);
+  EXPECT_EQ(s.explorer_port, 1300);
+  EXPECT_EQ(s.explorer_protocol, Protocol::kHttp);
+  EXPECT_EQ(s.data_path, "/data");
+  EXPECT_EQ(s.cert_path, "/c/domain.pfx");
+  EXPECT_EQ(s.cert_secret, "secret");
+  EXPECT_EQ(s.public_endpoint.host, "cosmos");
+  EXPECT_EQ(s.public_endpoint.scheme, "");
+  EXPECT_EQ(s.public_endpoint.port, "");
+  EXPECT_EQ(s.cert_names, std::vector<std::string>{"cosmos"});
+}
+
+TEST(Settings, VNextFlagsAsTheGoModulePassesThem) {
+  Settings s = ParseWith({"--enable-explorer", "false", "--protocol", "http", "--port", "8082"});
+  EXPECT_FALSE(s.explorer);
+  EXPECT_EQ(s.protocol, Protocol::kHttp);
+  EXPECT_EQ(s.port, 8082);
+  EXPECT_EQ(ParseWith({"--protocol=https-insecure"}).protocol, Protocol::kHttps);
+  EXPECT_EQ(ParseWith({"--log-level", "quiet"}).log_level, LogLevel::kQuiet);
+}
+
+TEST(Settings, ClassicVariablesMapToOurs) {
+  Settings s = ParseWith({}, {{"AZURE_COSMOS_EMULATOR_PARTITION_COUNT", "3"},
+                              {"AZURE_COSMOS_EMULATOR_KEY", "a2V5"},
+                              {"AZURE_COSMOS_EMULATOR_IP_ADDRESS_OVERRIDE", "10.1.2.3"},
+                              {"AZURE_COSMOS_EMULATOR_ENABLE_DATA_PERSISTENCE", "false"}});
+  EXPECT_EQ(s.partition_count, 3);
+  EXPECT_EQ(s.key, "a2V5");
+  EXPECT_EQ(s.public_endpoint.host, "10.1.2.3");
+  EXPECT_EQ(s.cert_names, (std::vector<std::string>{"10.1.2.3", "10.1.2.3"}));
+}
+
+TEST(Settings, WhatThePythonModuleSendsIsAccepted) {
+  // testcontainers-python: str(None) when it has no count, strtobool's 0/1 for persistence.
+  Settings s = ParseWith({}, {{"AZURE_COSMOS_EMULATOR_PARTITION_COUNT", "None"},
+                              {"AZURE_COSMOS_EMULATOR_ENABLE_DATA_PERSISTENCE", "0"},
+                              {"AZURE_COSMOS_EMULATOR_IP_ADDRESS_OVERRIDE", "172.17.0.1"}});
+  EXPECT_FALSE(s.partition_count);
+  EXPECT_EQ(s.public_endpoint.host, "172.17.0.1");
+}
+
+TEST(Settings, AskingForWhatIsNotThereRefusesToStart) {
+  EXPECT_EQ(ErrorOf({}, {{"AZURE_COSMOS_EMULATOR_ENABLE_DATA_PERSISTENCE", "true"}}),
+            "AZURE_COSMOS_EMULATOR_ENABLE_DATA_PERSISTENCE: data persistence is not available in this emulator: data "
+            "lives in memory and is gone when it stops; unset it or set it to false");
+  EXPECT_NE(ErrorOf({}, {{"AZURE_COSMOS_EMULATOR_ENABLE_DATA_PERSISTENCE", "1"}}), "");
+  EXPECT_EQ(ErrorOf({}, {{"AZURE_COSMOS_EMULATOR_ENABLE_MONGODB_ENDPOINT", "4.0"}}),
+            "AZURE_COSMOS_EMULATOR_ENABLE_MONGODB_ENDPOINT: this emulator serves the API for NoSQL only, not MongoDB; "
+            "unset it");
+}
+
+TEST(Settings, TelemetryIsAcceptedAndSaidToBeNeverSent) {
+  Settings s = ParseWith({}, {{"ENABLE_TELEMETRY", "true"}, {"ENABLE_OTLP_EXPORTER", "false"}});
+  ASSERT_EQ(s.notices.size(), 1u);
+  EXPECT_EQ(s.notices[0], "ENABLE_TELEMETRY=true: accepted; this emulator never sends or exports telemetry");
+  EXPECT_EQ(ParseWith({"--enable-otlp", "true"}).notices.size(), 1u);
+}
+
+TEST(Settings, FlagsWinOverVariablesAndOfficialNamesOverOurs) {
+  EXPECT_EQ(ParseWith({"--port", "7000"}, {{"PORT", "7001"}, {"COSMOS_EMULATOR_PORT", "7002"}}).port, 7000);
+  EXPECT_EQ(ParseWith({}, {{"PORT", "7001"}, {"COSMOS_EMULATOR_PORT", "7002"}}).port, 7001);
+  EXPECT_EQ(ParseWith({}, {{"COSMOS_EMULATOR_PORT", "7002"}}).port, 7002);
+  EXPECT_EQ(ParseWith({}, {{"COSMOS_EMULATOR_HEALTH_PORT", "8080"}}).health_port, 8080);
+  EXPECT_FALSE(ParseWith({"--health-port", "off"}, {{"COSMOS_EMULATOR_HEALTH_PORT", "8080"}}).health_port);
+}
+
+TEST(Settings, KeyFileIsReadAndTrimmed) {
+  const std::string path = ::testing::TempDir() + "/settings_key.txt";
+  std::ofstream(path) << "  a2V5LWZpbGU=\n";
+  EXPECT_EQ(ParseWith({}, {{"KEY_FILE", path}}).key, "a2V5LWZpbGU=");
+  EXPECT_EQ(ErrorOf({"--key-file", path + ".missing"}), "--key-file: cannot read the key file '" + path + ".missing'");
+  std::ofstream(path) << "not base64!";
+  EXPECT_EQ(ErrorOf({}, {{"KEY_FILE", path}}), "KEY_FILE: the key must be base64");
+  std::remove(path.c_str());
+}
+
+TEST(Settings, GatewayEndpointForms) {
+  auto e = ParseWith({"--gateway-endpoint", "https://cosmos.example:9443/"}).public_endpoint;
+  EXPECT_EQ(e.scheme, "https");
+  EXPECT_EQ(e.host, "cosmos.example");
+  EXPECT_EQ(e.port, "9443");
+  e = ParseWith({"--gateway-endpoint", "[fd00::5]:8081"}).public_endpoint;
+  EXPECT_EQ(e.host, "fd00::5");
+  EXPECT_EQ(e.port, "8081");
+  e = ParseWith({}, {{"GATEWAY_PUBLIC_ENDPOINT", "cosmos:8081"}, {"AZURE_COSMOS_EMULATOR_IP_ADDRESS_OVERRIDE", "10.0.0.9"}})
+          .public_endpoint;
+  EXPECT_EQ(e.host, "cosmos");  // the public endpoint wins over the IP override
+  EXPECT_EQ(ErrorOf({"--gateway-endpoint", "ftp://x"}), "--gateway-endpoint: the endpoint's scheme must be http or https");
+}
+
+TEST(Settings, BadValuesNameTheSetting) {
+  EXPECT_EQ(ErrorOf({}, {{"PORT", "80a"}}), "PORT: invalid value '80a' (a whole number up to 65535)");
+  EXPECT_EQ(ErrorOf({"--protocol", "spdy"}), "--protocol: invalid value 'spdy' (https, http or both)");
+  EXPECT_EQ(ErrorOf({}, {{"ENABLE_EXPLORER", "maybe"}}), "ENABLE_EXPLORER: invalid value 'maybe' (true or false)");
+  EXPECT_EQ(ErrorOf({"--log-level", "loud"}),
+            "--log-level: invalid value 'loud' (quiet, error, warn, info, debug or trace)");
+  EXPECT_EQ(ErrorOf({"--nope", "1"}), "unknown option --nope");
+  EXPECT_EQ(ErrorOf({"--port"}), "missing value for --port");
+  EXPECT_EQ(ErrorOf({"--cert-key", "k.pem"}), "--cert-key needs --cert (the certificate it belongs to)");
+  EXPECT_EQ(ErrorOf({"--enable-data-persistence", "true"}), "unknown option --enable-data-persistence");
+}
+
+TEST(Settings, CertificateNamesAccumulate) {
+  Settings s = ParseWith({"--cert-san", "cosmos, 10.0.0.5", "--cert-san", "db.local"});
+  EXPECT_EQ(s.cert_names, (std::vector<std::string>{"cosmos", "10.0.0.5", "db.local"}));
+}
+
+}  // namespace
+}  // namespace cosmos::settings
