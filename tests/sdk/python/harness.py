@@ -153,8 +153,10 @@ class RawResponse(object):
             self.json = None
 
 
-def raw_request(emu, method, path, headers=None, body=None, date=None, key=None, auth=True, sign_as=None):
-    """One request with master-key auth. body: str/bytes sent as-is, anything else JSON-encoded."""
+def raw_request(emu, method, path, headers=None, body=None, date=None, key=None, auth=True, sign_as=None,
+                verify=True):
+    """One request with master-key auth. body: str/bytes sent as-is, anything else JSON-encoded.
+    verify: as requests takes it (a CA bundle path to trust the emulator's certificate)."""
     date = date if isinstance(date, str) else rfc1123(date)
     h = {"x-ms-version": "2020-07-15", "x-ms-date": date, "accept": "application/json"}
     if auth:
@@ -171,7 +173,8 @@ def raw_request(emu, method, path, headers=None, body=None, date=None, key=None,
             h.pop(k, None)
         else:
             h[k] = v
-    return RawResponse(requests.request(method, emu.endpoint.rstrip("/") + path, headers=h, data=body))
+    return RawResponse(requests.request(method, emu.endpoint.rstrip("/") + path, headers=h, data=body,
+                                        verify=verify))
 
 
 def doc_path(db, coll, doc_id=None):
