@@ -457,17 +457,19 @@ echo "   minimal_server body: $MIN_BODY bytes"
 
 # ---------------------------------------------------------------------------------------------
 # 4. throughput: wrk, alternating emulator / minimal_server
-# run_wrk NAME PORT SECONDS LABEL -> sets RPS; records problems
+# run_wrk NAME PORT SECONDS LABEL [SCHEME [EXTRA_HEADER]] -> sets RPS; records problems
+# The emulator serves HTTPS and HTTP on one port; wrk does not check the certificate.
 run_wrk() {
-  local name=$1 port=$2 secs=$3 label=$4
+  local name=$1 port=$2 secs=$3 label=$4 scheme=${5:-http} extra=${6:-}
   RPS=nan
   local sig
   mapfile -t sig < <("$PY" "$SIGN" GET docs dbs/bench/colls/c/docs/item1 "$KEY")
   local out="$LOG_DIR/wrk-$label-$name.txt"
-  wrk -t"$WRK_THREADS" -c"$WRK_CONN" -d"${secs}s" -s "$LUA" \
-    -H "x-ms-date: ${sig[0]}" -H "authorization: ${sig[1]}" -H "x-ms-version: 2020-07-15" \
-    -H 'x-ms-documentdb-partitionkey: ["p1"]' -H "accept: application/json" \
-    "http://127.0.0.1:$port$ITEM_PATH" >"$out" 2>&1
+  local headers=(-H "x-ms-date: ${sig[0]}" -H "authorization: ${sig[1]}" -H "x-ms-version: 2020-07-15"
+    -H 'x-ms-documentdb-partitionkey: ["p1"]' -H "accept: application/json")
+  [[ -n $extra ]] && headers+=(-H "$extra")
+  wrk -t"$WRK_THREADS" -c"$WRK_CONN" -d"${secs}s" -s "$LUA" "${headers[@]}" \
+    "$scheme://127.0.0.1:$port$ITEM_PATH" >"$out" 2>&1
   local rc=$?
   local line
   line=$(grep '^BENCH ' "$out")
@@ -479,7 +481,7 @@ run_wrk() {
   local -A f=()
   for kv in ${line#BENCH }; do f[${kv%%=*}]=${kv#*=}; done
   local errs=$((f[errors_connect] + f[errors_read] + f[errors_write] + f[errors_timeout]))
-  printf '   %-8s %-14s %10s req/s  p50 %6s us  p99 %7s us  non2xx %s  socket errors %s  %s B/resp\n' \
+  printf '   %-8s %-16s %10s req/s  p50 %6s us  p99 %7s us  non2xx %s  socket errors %s  %s B/resp\n' \
     "$label" "$name" "${f[rps]}" "${f[p50_us]}" "${f[p99_us]}" "${f[non2xx]}" "$errs" \
     "$(( f[requests] > 0 ? f[bytes] / f[requests] : 0 ))"
   ((f[non2xx] == 0)) || problem "$name ($label): ${f[non2xx]} non-2xx responses (last: ${f[last_non2xx]})"
@@ -493,22 +495,36 @@ run_wrk() {
 say "throughput: wrk -t$WRK_THREADS -c$WRK_CONN, ${DURATION}s x $ROUNDS rounds, GET $ITEM_PATH"
 if ((WARMUP > 0)); then
   run_wrk emulator "$EMU_PORT" "$WARMUP" warmup
+  run_wrk emulator-https "$EMU_PORT" "$WARMUP" warmup https
   run_wrk minimal_server "$MIN_PORT" "$WARMUP" warmup
 fi
-declare -a RPS_EMU=() RPS_MIN=()
+# Each round: the emulator over HTTP, the same emulator and port over HTTPS (keep-alive: the
+# handshake once per connection), minimal_server; then both schemes with a new connection for
+# every request (Connection: close: a TCP connect, and a full TLS handshake, per request).
+declare -a RPS_EMU=() RPS_TLS=() RPS_MIN=() RPS_EMU_CLOSE=() RPS_TLS_CLOSE=()
 for r in $(seq "$ROUNDS"); do
   run_wrk emulator "$EMU_PORT" "$DURATION" "round$r"
   RPS_EMU+=("$RPS")
+  run_wrk emulator-https "$EMU_PORT" "$DURATION" "round$r" https
+  RPS_TLS+=("$RPS")
   run_wrk minimal_server "$MIN_PORT" "$DURATION" "round$r"
   RPS_MIN+=("$RPS")
+  run_wrk emulator-close "$EMU_PORT" "$DURATION" "round$r" http "Connection: close"
+  RPS_EMU_CLOSE+=("$RPS")
+  run_wrk emulator-https-close "$EMU_PORT" "$DURATION" "round$r" https "Connection: close"
+  RPS_TLS_CLOSE+=("$RPS")
 done
 # A last point read after the load, to be sure the emulator still answers correctly.
 expect "point read after load" "$(cosmos GET docs dbs/bench/colls/c/docs/item1 "$ITEM_PATH")" 200
 cleanup
 
 MED_EMU=$(median "${RPS_EMU[@]}")
+MED_TLS=$(median "${RPS_TLS[@]}")
 MED_MIN=$(median "${RPS_MIN[@]}")
-RATIO=$(awk -v a="$MED_EMU" -v b="$MED_MIN" 'BEGIN { if (b > 0 && a == a+0) printf "%.3f", a / b; else print "nan" }')
+MED_EMU_CLOSE=$(median "${RPS_EMU_CLOSE[@]}")
+MED_TLS_CLOSE=$(median "${RPS_TLS_CLOSE[@]}")
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a == a+0) printf "%.3f", a / b; else print "nan" }'; }
+RATIO=$(ratio "$MED_EMU" "$MED_MIN")
 
 # ---------------------------------------------------------------------------------------------
 # 5. results
@@ -517,13 +533,19 @@ RATIO=$(awk -v a="$MED_EMU" -v b="$MED_MIN" 'BEGIN { if (b > 0 && a == a+0) prin
   echo "Results ($(date -u '+%Y-%m-%d %H:%M UTC'), $CORES cores, ${BUSY_START}% CPU busy before the run,"
   echo "server threads $SERVER_THREADS, wrk -t$WRK_THREADS -c$WRK_CONN -d${DURATION}s on the same machine)"
   echo
-  printf '%-34s %14s %16s\n' "" "emulator" "minimal_server"
-  printf '%-34s %14s %16s\n' "startup, median ms ($STARTUP_RUNS runs)" "${STARTUP_EMU:-nan}" "${STARTUP_MIN:-nan}"
+  printf '%-34s %14s %16s %16s\n' "" "emulator http" "emulator https" "minimal_server"
+  printf '%-34s %14s %16s %16s\n' "startup, median ms ($STARTUP_RUNS runs)" "${STARTUP_EMU:-nan}" "" "${STARTUP_MIN:-nan}"
   for i in "${!RPS_EMU[@]}"; do
-    printf '%-34s %14s %16s\n' "point read req/s, round $((i + 1))" "${RPS_EMU[$i]}" "${RPS_MIN[$i]}"
+    printf '%-34s %14s %16s %16s\n' "point read req/s, round $((i + 1))" "${RPS_EMU[$i]}" "${RPS_TLS[$i]}" "${RPS_MIN[$i]}"
   done
-  printf '%-34s %14s %16s\n' "point read req/s, median" "$MED_EMU" "$MED_MIN"
+  printf '%-34s %14s %16s %16s\n' "point read req/s, median" "$MED_EMU" "$MED_TLS" "$MED_MIN"
+  for i in "${!RPS_EMU_CLOSE[@]}"; do
+    printf '%-34s %14s %16s\n' "new connection each, round $((i + 1))" "${RPS_EMU_CLOSE[$i]}" "${RPS_TLS_CLOSE[$i]}"
+  done
+  printf '%-34s %14s %16s\n' "new connection each, median" "$MED_EMU_CLOSE" "$MED_TLS_CLOSE"
   echo
-  echo "throughput ratio emulator/minimal_server (medians): $RATIO"
+  echo "throughput ratio emulator/minimal_server (medians, http): $RATIO"
+  echo "throughput ratio https/http, keep-alive (medians): $(ratio "$MED_TLS" "$MED_EMU")"
+  echo "throughput ratio https/http, new connection per request (medians): $(ratio "$MED_TLS_CLOSE" "$MED_EMU_CLOSE")"
 } | tee "$LOG_DIR/results.txt"
 finish
