@@ -382,3 +382,42 @@ describe("bad input on the TLS port closes that connection only", { skip }, () =
     assert.equal((await insecureGet(e.endpoint + "ready")).status, 200);
   });
 });
+
+describe("keep-alive, limits and timeouts are the same over TLS", { skip }, () => {
+  /** Collects what a socket receives until `done(text)` or the server closes it. */
+  function receive(s, done = () => false, timeoutMs = 5000) {
+    return new Promise((resolve, reject) => {
+      let text = "";
+      const timer = setTimeout(() => reject(new Error(`no answer: ${text}`)), timeoutMs);
+      const finish = () => {
+        clearTimeout(timer);
+        resolve({ text, closed: s.destroyed || s.readableEnded });
+      };
+      s.on("data", (d) => {
+        text += d;
+        if (done(text)) finish();
+      });
+      s.on("close", finish);
+      s.on("end", finish);
+    });
+  }
+
+  test("two requests on one TLS connection, 413 over the body limit, idle connections closed", async (t) => {
+    const e = await withEmulator(t, ["--max-body-bytes", "1000", "--header-timeout-ms", "700"], { scheme: "https" });
+    const s = await tlsConnect(e.endpoint);
+    s.write("GET /ready HTTP/1.1\r\nHost: x\r\n\r\nGET /alive HTTP/1.1\r\nHost: x\r\n\r\n");
+    const both = await receive(s, (text) => (text.match(/HTTP\/1\.1 200 OK\r\n/g) || []).length === 2);
+    assert.equal((both.text.match(/"status":"healthy"/g) || []).length, 2);
+    // The same connection then idles past --header-timeout-ms: the server closes it.
+    const started = Date.now();
+    const idle = await receive(s);
+    assert.equal(idle.text, "");
+    assert.ok(Date.now() - started >= 500 && Date.now() - started < 3000, `closed after ${Date.now() - started} ms`);
+    const big = await tlsConnect(e.endpoint);
+    big.write(`POST /dbs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n${"x".repeat(5000)}`);
+    const refused = await receive(big, (text) => text.includes("\r\n\r\n{"));
+    assert.match(refused.text, /^HTTP\/1\.1 413 Payload Too Large\r\n/);
+    assert.match(refused.text, /\{"code":"RequestEntityTooLarge","message":"Request size is too large\./);
+    big.destroy();
+  });
+});
