@@ -1,0 +1,332 @@
+#include "persist/log.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <boost/crc.hpp>
+
+#include <cerrno>
+#include <cstring>
+
+namespace cosmos::persist {
+namespace {
+
+constexpr char kLogMagic[8] = {'C', 'E', 'M', 'U', 'W', 'A', 'L', '\0'};
+constexpr char kSnapshotMagic[8] = {'C', 'E', 'M', 'U', 'S', 'N', 'A', 'P'};
+constexpr uint32_t kVersion = 1;
+constexpr size_t kLogHeaderBytes = 16;       // magic, version, reserved
+constexpr size_t kRecordHeaderBytes = 16;    // length, crc, seq
+constexpr size_t kSnapshotHeaderBytes = 40;  // magic, version, reserved, seq, length, crc, reserved
+
+void PutU32(std::string& out, uint32_t v) {
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+void PutU64(std::string& out, uint64_t v) {
+  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+uint32_t GetU32(const char* p) {
+  uint32_t v = 0;
+  for (int i = 3; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(p[i]);
+  return v;
+}
+uint64_t GetU64(const char* p) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(p[i]);
+  return v;
+}
+
+std::string Errno(const std::string& what, const std::string& path) {
+  return what + " " + path + ": " + std::strerror(errno);
+}
+
+// The whole file, or nullopt when it does not exist.
+std::optional<std::string> ReadFile(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT) return std::nullopt;
+    throw PersistError(Errno("cannot open", path));
+  }
+  std::string data;
+  char buf[1 << 16];
+  for (;;) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      ::close(fd);
+      errno = err;
+      throw PersistError(Errno("cannot read", path));
+    }
+    if (n == 0) break;
+    data.append(buf, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return data;
+}
+
+void FsyncPath(const std::string& path, int flags) {
+  int fd = ::open(path.c_str(), flags | O_CLOEXEC);
+  if (fd < 0) throw PersistError(Errno("cannot open", path));
+  if (::fsync(fd) != 0) {
+    int err = errno;
+    ::close(fd);
+    errno = err;
+    throw PersistError(Errno("cannot sync", path));
+  }
+  ::close(fd);
+}
+
+void WriteFileDurably(const std::string& path, const std::string& bytes) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) throw PersistError(Errno("cannot create", path));
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      int err = errno;
+      ::close(fd);
+      errno = err;
+      throw PersistError(Errno("cannot write", path));
+    }
+    done += static_cast<size_t>(n);
+  }
+  if (::fsync(fd) != 0) {
+    int err = errno;
+    ::close(fd);
+    errno = err;
+    throw PersistError(Errno("cannot sync", path));
+  }
+  ::close(fd);
+}
+
+std::string LogHeader() {
+  std::string h(kLogMagic, sizeof kLogMagic);
+  PutU32(h, kVersion);
+  PutU32(h, 0);
+  return h;
+}
+
+using Crc32cState = boost::crc_optimal<32, 0x1EDC6F41, 0xFFFFFFFF, 0xFFFFFFFF, true, true>;
+
+// Over the sequence number and the payload, so a record moved to another place does not pass.
+uint32_t RecordCrc(uint64_t seq, std::string_view payload) {
+  std::string seq_bytes;
+  PutU64(seq_bytes, seq);
+  Crc32cState crc;
+  crc.process_bytes(seq_bytes.data(), seq_bytes.size());
+  crc.process_bytes(payload.data(), payload.size());
+  return crc.checksum();
+}
+
+// Reads the snapshot; a damaged one throws.
+void ReadSnapshot(const std::string& path, Recovered& out) {
+  auto data = ReadFile(path);
+  if (!data) return;
+  auto bad = [&](const std::string& why) {
+    return PersistError("the snapshot " + path + " is damaged (" + why +
+                        "); start-up stopped so that nothing is lost silently: restore it, or move the "
+                        "data directory away to start empty");
+  };
+  if (data->size() < kSnapshotHeaderBytes) throw bad("shorter than its header");
+  if (std::memcmp(data->data(), kSnapshotMagic, sizeof kSnapshotMagic) != 0) throw bad("not a snapshot file");
+  if (GetU32(data->data() + 8) != kVersion) throw bad("format version " + std::to_string(GetU32(data->data() + 8)));
+  const uint64_t seq = GetU64(data->data() + 16);
+  const uint64_t length = GetU64(data->data() + 24);
+  const uint32_t crc = GetU32(data->data() + 32);
+  if (length != data->size() - kSnapshotHeaderBytes)
+    throw bad("holds " + std::to_string(data->size() - kSnapshotHeaderBytes) + " bytes, its header says " +
+              std::to_string(length));
+  std::string payload = data->substr(kSnapshotHeaderBytes);
+  if (Crc32c(payload) != crc) throw bad("checksum mismatch");
+  out.snapshot = std::move(payload);
+  out.snapshot_seq = seq;
+  out.last_seq = seq;
+}
+
+// Reads the log's whole records after the snapshot; returns the length of its good prefix.
+uint64_t ReadLog(const std::string& path, Recovered& out) {
+  auto data = ReadFile(path);
+  if (!data) return 0;
+  if (data->size() < kLogHeaderBytes) {
+    out.discarded_bytes = data->size();
+    out.discarded_reason = "the log's header was cut short";
+    return 0;
+  }
+  if (std::memcmp(data->data(), kLogMagic, sizeof kLogMagic) != 0 || GetU32(data->data() + 8) != kVersion)
+    throw PersistError("the log " + path + " is not a log of this format; start-up stopped");
+  size_t pos = kLogHeaderBytes;
+  uint64_t prev = out.snapshot_seq;
+  bool seen_after_snapshot = false;
+  while (pos < data->size()) {
+    const size_t left = data->size() - pos;
+    std::string why;
+    if (left < kRecordHeaderBytes) {
+      why = "a record header cut short";
+    } else {
+      const uint32_t length = GetU32(data->data() + pos);
+      const uint32_t crc = GetU32(data->data() + pos + 4);
+      const uint64_t seq = GetU64(data->data() + pos + 8);
+      if (length > Log::kMaxRecordBytes) {
+        why = "a record length of " + std::to_string(length) + " bytes";
+      } else if (left - kRecordHeaderBytes < length) {
+        why = "a record cut short";
+      } else {
+        std::string_view payload(data->data() + pos + kRecordHeaderBytes, length);
+        if (RecordCrc(seq, payload) != crc) {
+          why = "a checksum mismatch";
+        } else if (seq <= out.snapshot_seq && !seen_after_snapshot) {
+          pos += kRecordHeaderBytes + length;  // already in the snapshot (a checkpoint was cut short)
+          continue;
+        } else if (seq != prev + 1) {
+          why = "sequence number " + std::to_string(seq) + " after " + std::to_string(prev);
+        } else {
+          out.records.push_back(Record{seq, std::string(payload)});
+          prev = seq;
+          seen_after_snapshot = true;
+          pos += kRecordHeaderBytes + length;
+          continue;
+        }
+      }
+    }
+    out.discarded_bytes = left;
+    out.discarded_reason = why + " at byte " + std::to_string(pos);
+    break;
+  }
+  out.last_seq = prev;
+  return pos;
+}
+
+}  // namespace
+
+uint32_t Crc32c(std::string_view data) {
+  Crc32cState crc;
+  crc.process_bytes(data.data(), data.size());
+  return crc.checksum();
+}
+
+Log::Log(std::string dir, Durability durability, Recovered& recovered) : dir_(std::move(dir)), durability_(durability) {
+  if (::mkdir(dir_.c_str(), 0700) != 0 && errno != EEXIST) throw PersistError(Errno("cannot create", dir_));
+  recovered = Recovered{};
+  ReadSnapshot(dir_ + "/snapshot.bin", recovered);
+  const uint64_t good = ReadLog(dir_ + "/wal.log", recovered);
+  next_seq_ = recovered.last_seq + 1;
+  written_seq_ = durable_seq_ = recovered.last_seq;
+  OpenLogForAppend(good == 0);
+  if (good > 0 && recovered.discarded_bytes > 0) {
+    // Cut the torn tail off so that appends continue after the last whole record.
+    if (::ftruncate(fd_, static_cast<off_t>(good)) != 0 || ::fsync(fd_) != 0)
+      throw PersistError(Errno("cannot truncate", dir_ + "/wal.log"));
+  }
+  bytes_ = good > 0 ? good : kLogHeaderBytes;
+  if (::lseek(fd_, static_cast<off_t>(bytes_), SEEK_SET) < 0) throw PersistError(Errno("cannot seek", dir_ + "/wal.log"));
+}
+
+Log::~Log() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void Log::OpenLogForAppend(bool truncate_to_header) {
+  const std::string path = dir_ + "/wal.log";
+  if (truncate_to_header) {
+    // A fresh log: its header, made durable with the directory entry.
+    WriteFileDurably(path, LogHeader());
+    FsyncPath(dir_, O_RDONLY | O_DIRECTORY);
+  }
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd_ < 0) throw PersistError(Errno("cannot open", path));
+}
+
+void Log::WriteAll(const std::string& bytes) {
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = ::write(fd_, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw PersistError(Errno("cannot write", dir_ + "/wal.log"));
+    done += static_cast<size_t>(n);
+  }
+}
+
+uint64_t Log::Append(std::string_view payload) {
+  if (payload.size() > kMaxRecordBytes) throw PersistError("a record of " + std::to_string(payload.size()) + " bytes");
+  std::unique_lock<std::mutex> lock(mu_);
+  if (failed_) throw PersistError("the log " + dir_ + "/wal.log failed earlier; no write is acknowledged");
+  const uint64_t seq = next_seq_;
+  std::string frame;
+  frame.reserve(kRecordHeaderBytes + payload.size());
+  PutU32(frame, static_cast<uint32_t>(payload.size()));
+  PutU32(frame, RecordCrc(seq, payload));
+  PutU64(frame, seq);
+  frame.append(payload);
+  try {
+    WriteAll(frame);
+  } catch (const PersistError&) {
+    // A partial frame may be on disk: nothing more may follow it.
+    failed_ = true;
+    throw;
+  }
+  ++next_seq_;
+  written_seq_ = seq;
+  bytes_ += frame.size();
+  if (durability_ == Durability::kProcess) return seq;
+  // Group commit: one thread syncs for everything written so far; the others wait for it.
+  while (durable_seq_ < seq) {
+    if (failed_) throw PersistError("the log " + dir_ + "/wal.log could not be synced; the write is not acknowledged");
+    if (syncing_) {
+      synced_.wait(lock);
+      continue;
+    }
+    syncing_ = true;
+    const uint64_t covers = written_seq_;
+    lock.unlock();
+    const bool ok = ::fdatasync(fd_) == 0;
+    lock.lock();
+    syncing_ = false;
+    if (ok) {
+      durable_seq_ = std::max(durable_seq_, covers);
+    } else {
+      failed_ = true;
+    }
+    synced_.notify_all();
+  }
+  return seq;
+}
+
+void Log::Checkpoint(std::string_view payload, uint64_t seq) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (seq > written_seq_) throw PersistError("a checkpoint past the last record");
+  std::string file(kSnapshotMagic, sizeof kSnapshotMagic);
+  PutU32(file, kVersion);
+  PutU32(file, 0);
+  PutU64(file, seq);
+  PutU64(file, payload.size());
+  PutU32(file, Crc32c(payload));
+  PutU32(file, 0);
+  file.append(payload);
+  const std::string tmp = dir_ + "/snapshot.tmp", final_path = dir_ + "/snapshot.bin";
+  WriteFileDurably(tmp, file);
+  if (::rename(tmp.c_str(), final_path.c_str()) != 0) throw PersistError(Errno("cannot rename", tmp));
+  FsyncPath(dir_, O_RDONLY | O_DIRECTORY);
+  // The snapshot is durable: the log restarts after it. A crash before this point leaves the old
+  // log, whose records up to `seq` recovery skips.
+  if (seq == written_seq_) {
+    OpenLogForAppend(true);
+    bytes_ = kLogHeaderBytes;
+    if (::lseek(fd_, static_cast<off_t>(bytes_), SEEK_SET) < 0) throw PersistError(Errno("cannot seek", dir_ + "/wal.log"));
+  }
+  durable_seq_ = std::max(durable_seq_, seq);
+}
+
+uint64_t Log::last_seq() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return written_seq_;
+}
+
+uint64_t Log::log_bytes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return bytes_;
+}
+
+}  // namespace cosmos::persist

@@ -1,0 +1,97 @@
+// The persistence files: a write-ahead log of records and a snapshot, in the format
+// docs/persistence.md describes. This layer knows records as opaque bytes; what they mean (the
+// store's changes) is the store's business.
+//
+//   DIR/snapshot.bin   everything up to its sequence number, replaced atomically (write, fsync,
+//                      rename, fsync the directory)
+//   DIR/wal.log        the records after it, appended; each one framed with its length, a
+//                      CRC-32C and its sequence number
+//
+// Recovery reads the snapshot (a damaged one is an error: start-up stops, nothing is guessed) and
+// then the log up to its last whole record; a torn or corrupt tail (a write cut by kill -9 or a
+// crash) is cut off and reported.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace cosmos::persist {
+
+// Files that cannot be used; what() is one line naming the file and the reason.
+class PersistError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// When Append returns.
+enum class Durability {
+  kFsync,    // the record is on disk (fdatasync; concurrent appends share one sync)
+  kProcess,  // the record is in the operating system's hands: it survives the emulator being
+             // killed (kill -9), not the machine losing power
+};
+
+struct Record {
+  uint64_t seq;
+  std::string payload;
+};
+
+struct Recovered {
+  std::optional<std::string> snapshot;  // the snapshot's payload, when there is one
+  uint64_t snapshot_seq = 0;            // the last sequence number the snapshot covers
+  std::vector<Record> records;          // the log's whole records after it, in order
+  uint64_t last_seq = 0;                // the last sequence number recovered (snapshot or log)
+  uint64_t discarded_bytes = 0;         // a torn or corrupt tail cut off the log
+  std::string discarded_reason;         // why, when discarded_bytes > 0
+};
+
+// CRC-32C (Castagnoli), as the files use it.
+uint32_t Crc32c(std::string_view data);
+
+class Log {
+ public:
+  // Creates DIR when missing, recovers what it holds (see above) and opens the log for appends.
+  // Throws PersistError.
+  Log(std::string dir, Durability durability, Recovered& recovered);
+  ~Log();
+  Log(const Log&) = delete;
+  Log& operator=(const Log&) = delete;
+
+  // Appends one record and returns its sequence number once it is as durable as the log's
+  // Durability says. Safe from many threads; records are numbered and written in call order.
+  // Throws PersistError when the disk refuses the write (the record is then not acknowledged).
+  uint64_t Append(std::string_view payload);
+
+  // Replaces the snapshot with `payload`, covering every record up to `seq` (at most the last
+  // appended), and starts the log afresh after it. The caller keeps appends out meanwhile.
+  void Checkpoint(std::string_view payload, uint64_t seq);
+
+  const std::string& dir() const { return dir_; }
+  uint64_t last_seq() const;
+  uint64_t log_bytes() const;
+
+  static constexpr uint64_t kMaxRecordBytes = 64ull << 20;
+
+ private:
+  void OpenLogForAppend(bool truncate_to_header);
+  void WriteAll(const std::string& bytes);
+
+  std::string dir_;
+  Durability durability_;
+  int fd_ = -1;
+  mutable std::mutex mu_;
+  std::condition_variable synced_;
+  uint64_t next_seq_ = 1;
+  uint64_t written_seq_ = 0;  // the last record handed to write()
+  uint64_t durable_seq_ = 0;  // the last record a sync covered
+  bool syncing_ = false;
+  uint64_t bytes_ = 0;
+  bool failed_ = false;
+};
+
+}  // namespace cosmos::persist
