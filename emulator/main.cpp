@@ -235,6 +235,10 @@ int main(int argc, char** argv) {
   cosmos::http::Config config;
   config.master_key_b64 = s.key;
   config.master_key = *cosmos::util::Base64Decode(s.key);
+  for (auto [from, to] : {std::pair{&s.secondary_key, &config.secondary_key}, std::pair{&s.readonly_key, &config.readonly_key},
+                          std::pair{&s.secondary_readonly_key, &config.secondary_readonly_key}}) {
+    if (!from->empty()) *to = *cosmos::util::Base64Decode(*from);
+  }
   config.consistency = s.consistency;
   config.script_timeout_ms = s.script_timeout_ms;
   config.script_memory_bytes = s.script_memory_mb << 20;

@@ -128,6 +128,25 @@ std::string Sign(std::string_view key, std::string_view verb, const ResourceAddr
   return util::Base64Encode(util::HmacSha256(key, StringToSign(verb, addr, date)));
 }
 
+bool ReadOnlyKeyServes(const RequestContext& ctx) {
+  const auto& seg = ctx.segments();
+  // Permissions carry resource tokens (which may write): a read-only key cannot read them.
+  for (size_t i = 4; i < seg.size(); i += 2) {
+    if (seg[i] == "permissions" && seg[i - 2] == "users") return false;
+  }
+  // The emulator's own endpoints (/_emulator/...) change its state: master keys only.
+  if (!seg.empty() && seg[0] == "_emulator") return false;
+  switch (ctx.verb()) {
+    case beast_http::verb::get:
+    case beast_http::verb::head:
+      return true;  // reads, feeds, the change feed, the account
+    case beast_http::verb::post:
+      return ctx.operation() == Operation::kQuery || ctx.operation() == Operation::kQueryPlan;
+    default:
+      return false;
+  }
+}
+
 std::optional<ResourceToken> Authenticate(const RequestContext& ctx, const Config& config) {
   auto header = ctx.Header("authorization");
   if (!header || header->empty())
@@ -175,15 +194,24 @@ std::optional<ResourceToken> Authenticate(const RequestContext& ctx, const Confi
                             "and retry (token start time: " + std::string(*date) +
                             ", current server time: " + util::FormatRfc1123(std::chrono::system_clock::now()) + ").");
   auto verb = std::string(beast_http::to_string(ctx.verb()));
-  ResourceAddress addr = AddressFor(verb, ctx.segments());
-  std::string expected = Sign(config.master_key, verb, addr, *date);
-  if (!util::ConstantTimeEqual(expected, sig) && IsContainerOperation(ctx.segments())) {
+  const ResourceAddress addr = AddressFor(verb, ctx.segments());
+  auto signed_with = [&](const std::string& key) {
+    if (key.empty()) return false;
+    if (util::ConstantTimeEqual(Sign(key, verb, addr, *date), sig)) return true;
     // The Python and .NET SDKs sign a partition key delete with the resource type "partitionkey"
     // and the container's link; the service takes both forms.
-    addr.type = "partitionkey";
-    expected = Sign(config.master_key, verb, addr, *date);
-  }
-  if (!util::ConstantTimeEqual(expected, sig)) {
+    if (!IsContainerOperation(ctx.segments())) return false;
+    ResourceAddress alt = addr;
+    alt.type = "partitionkey";
+    return util::ConstantTimeEqual(Sign(key, verb, alt, *date), sig);
+  };
+  // Any master key serves every request; a read-only key serves reads only. The service answers
+  // a read-only key's signature on a write as it answers a wrong key: 401, the payload it signed.
+  const bool master = signed_with(config.master_key) || signed_with(config.secondary_key);
+  const bool read_only =
+      !master && (signed_with(config.readonly_key) || signed_with(config.secondary_readonly_key)) &&
+      ReadOnlyKeyServes(ctx);
+  if (!master && !read_only) {
     std::string shown;
     for (char c : StringToSign(verb, addr, *date)) shown += (c == '\n') ? std::string("\\n") : std::string(1, c);
     throw errors::Unauthorized(

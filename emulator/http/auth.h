@@ -47,8 +47,15 @@ std::string IssueResourceToken(std::string_view key, const ResourceToken& t);
 // The claims of the `sig` of a token issued under `key`; nullopt when forged, altered or garbled.
 std::optional<ResourceToken> VerifyResourceToken(std::string_view key, std::string_view sig);
 
+// Whether a read-only key may make this request: reads (GET/HEAD, the change feed, the account),
+// queries and query plans; never a write, a permission (it holds resource tokens) or the
+// emulator's own endpoints.
+bool ReadOnlyKeyServes(const RequestContext& ctx);
+
 // Throws CosmosError 401/403 unless the request carries a valid master-key signature or a resource
-// token issued by this account; returns the resource token's claims (nullopt for the master key).
+// token issued by this account; returns the resource token's claims (nullopt for a key). Any of the
+// master keys (primary, secondary) serves every request; a read-only key (primary, secondary)
+// serves what ReadOnlyKeyServes allows, and anything else answers 401 as a wrong key does.
 std::optional<ResourceToken> Authenticate(const RequestContext& ctx, const Config& config);
 
 // Throws 403 unless the resource token is within its lifetime on the emulator clock, the

@@ -22,7 +22,12 @@ using Response = beast_http::response<beast_http::string_body>;
 
 struct Config {
   std::string master_key_b64;
-  std::string master_key;  // decoded bytes
+  std::string master_key;  // decoded bytes; also the key resource tokens are issued under
+  // The account's other keys (decoded bytes; empty when not set, docs/settings.md): any master key
+  // authenticates every request, a read-only key reads only (docs/protocol.md §2).
+  std::string secondary_key;
+  std::string readonly_key;
+  std::string secondary_readonly_key;
   std::string consistency = "Session";
   size_t max_item_bytes = 2 * 1024 * 1024;
   int clock_skew_seconds = 15 * 60;

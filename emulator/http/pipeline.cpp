@@ -18,6 +18,9 @@ constexpr std::string_view kStatsPath = "/_emulator/stats";
 constexpr std::string_view kClockPath = "/_emulator/clock";
 // The furthest one POST may move the clock: ten years.
 constexpr int64_t kMaxAdvanceMs = int64_t{10} * 366 * 24 * 3600 * 1000;
+// The furthest all POSTs together may move it from where it started: a hundred years (the
+// service's dates, item _ts and TTL arithmetic all stay far from overflowing).
+constexpr int64_t kMaxOffsetMs = int64_t{100} * 366 * 24 * 3600 * 1000;
 
 // Consistency levels from weakest to strongest; a request may only weaken the account's.
 int ConsistencyRank(std::string_view level) {
@@ -125,11 +128,30 @@ void AdvanceClock(util::WallClock& clock, const std::string& body) {
   const int64_t unit = name == "advanceMs" ? 1 : name == "advanceSeconds" ? 1000 : 0;
   if (unit == 0 || !m.value.IsInt64() || m.value.GetInt64() < 0 || m.value.GetInt64() > kMaxAdvanceMs / unit)
     throw errors::BadRequest(kUsage);
-  clock.Advance(m.value.GetInt64() * unit);
+  const int64_t ms = m.value.GetInt64() * unit;
+  if (!clock.AdvanceWithin(ms, kMaxOffsetMs))
+    throw errors::BadRequest("The clock cannot move more than a hundred years (" + std::to_string(kMaxOffsetMs) +
+                             " ms) from its start: it has moved " + std::to_string(clock.offset_ms()) +
+                             " ms, and " + std::to_string(ms) + " ms more would pass that. Restart the emulator "
+                             "to start the clock again.");
 }
 
-// The emulator's own endpoints, unauthenticated: health, the RU report (docs/emulator-stats.md)
-// and the clock (docs/emulator-clock.md).
+// The emulator's endpoints that change its state (the clock, the RU report) need a master-key
+// signature, as the REST API does: the path is signed as any other (docs/protocol.md §2), resource
+// type "_emulator" and link "_emulator/clock" or "_emulator/stats". A read-only key or a resource
+// token does not serve them. Reads (GET) stay open.
+void AuthenticateEmulatorWrite(Services& services, const Request& req, std::string_view target) {
+  std::vector<std::string> segments;
+  if (!SplitPath(target, segments)) throw errors::InvalidUrl();
+  RequestContext ctx(req, std::move(segments));
+  if (Authenticate(ctx, services.config))
+    throw errors::Forbidden(
+        "Insufficient permissions provided in the authorization header for the corresponding request. Please "
+        "retry with another authorization header.");
+}
+
+// The emulator's own endpoints: health, the RU report (docs/emulator-stats.md) and the clock
+// (docs/change-feed.md). Reading them is open; changing them needs a master key.
 bool EmulatorEndpoint(Services& services, const Request& req, std::string_view target, Response& res,
                       const std::string& activity_id) {
   const auto verb = req.method();
@@ -140,9 +162,11 @@ bool EmulatorEndpoint(Services& services, const Request& req, std::string_view t
   } else if (target == kClockPath && verb == beast_http::verb::get) {
     res.body() = ClockJson(services.clock);
   } else if (target == kClockPath && verb == beast_http::verb::post) {
+    AuthenticateEmulatorWrite(services, req, target);
     AdvanceClock(services.clock, req.body());
     res.body() = ClockJson(services.clock);
   } else if (target == kStatsPath && verb == beast_http::verb::delete_) {
+    AuthenticateEmulatorWrite(services, req, target);
     services.stats.Reset();
     res.result(beast_http::status::no_content);
   } else {

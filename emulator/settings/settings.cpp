@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cctype>
 #include <fstream>
+#include <iterator>
 #include <sstream>
+#include <utility>
 
 #include "util/util.h"
 
@@ -16,7 +18,7 @@ constexpr const char* kWellKnownKey =
 // Our variables: COSMOS_EMULATOR_ + the flag's name upper-cased, '-' as '_'.
 constexpr const char* kOurNames[] = {
     "host", "port", "protocol", "health-port", "enable-explorer", "explorer-port", "explorer-protocol", "key",
-    "key-file", "threads", "consistency", "max-body-bytes", "header-timeout-ms", "body-timeout-ms",
+    "key-file", "secondary-key", "readonly-key", "secondary-readonly-key", "threads", "consistency", "max-body-bytes", "header-timeout-ms", "body-timeout-ms",
     "handshake-timeout-ms", "partition-count", "rate-limit", "script-timeout-ms", "script-memory-mb",
     "log-level", "cert", "cert-key", "cert-secret", "cert-san", "data-path", "cert-export", "gateway-endpoint"};
 
@@ -88,6 +90,12 @@ class Parser {
       std::ostringstream text;
       text << in.rdbuf();
       s_.key = Key(Trim(text.str()));
+    } else if (name == "secondary-key") {
+      s_.secondary_key = Key(value);
+    } else if (name == "readonly-key") {
+      s_.readonly_key = Key(value);
+    } else if (name == "secondary-readonly-key") {
+      s_.secondary_readonly_key = Key(value);
     } else if (name == "threads") {
       s_.server.threads = static_cast<unsigned>(Number(value, 256));
     } else if (name == "consistency") {
@@ -170,6 +178,19 @@ class Parser {
     }
     if (!ip_override_.empty()) s_.cert_names.push_back(ip_override_);
     if (!s_.public_endpoint.host.empty()) s_.cert_names.push_back(s_.public_endpoint.host);
+    // Each key is one kind: the same key as two kinds would leave a read-only key able to write.
+    const std::pair<const char*, const std::string*> keys[] = {{"--key", &s_.key},
+                                                              {"--secondary-key", &s_.secondary_key},
+                                                              {"--readonly-key", &s_.readonly_key},
+                                                              {"--secondary-readonly-key", &s_.secondary_readonly_key}};
+    for (size_t i = 0; i < std::size(keys); ++i) {
+      for (size_t j = i + 1; j < std::size(keys); ++j) {
+        if (!keys[i].second->empty() && !keys[j].second->empty() &&
+            *util::Base64Decode(*keys[i].second) == *util::Base64Decode(*keys[j].second))
+          throw SettingsError(std::string(keys[j].first) + ": the same key as " + keys[i].first +
+                              "; every key of the account must differ");
+      }
+    }
     if (!s_.cert_key_path.empty() && s_.cert_path.empty())
       throw SettingsError("--cert-key needs --cert (the certificate it belongs to)");
   }
@@ -363,6 +384,11 @@ Certificate (HTTPS)
 Account and behaviour
   --key BASE64             account master key (default: the well-known key)      AZURE_COSMOS_EMULATOR_KEY
   --key-file FILE          read the master key from FILE                         KEY_FILE
+  --secondary-key BASE64   a second master key, as good as --key (default: none)
+  --readonly-key BASE64    the primary read-only key: reads, queries and the change
+                           feed; a write answers 401 (default: none)
+  --secondary-readonly-key BASE64
+                           the secondary read-only key (default: none)
   --consistency LEVEL      Strong, BoundedStaleness, Session (default),
                            ConsistentPrefix or Eventual
   --partition-count N      physical partitions of every new container, 1-1024    AZURE_COSMOS_EMULATOR_PARTITION_COUNT

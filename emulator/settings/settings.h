@@ -41,6 +41,11 @@ struct Settings {
   std::optional<uint16_t> explorer_port;     // the explorer page on a port of its own
   std::optional<server::Protocol> explorer_protocol;  // default: protocol
   std::string key;                           // base64 master key
+  // The account's other keys (base64; empty: none). The official emulators have one key only, so
+  // none of these is set unless asked for (docs/settings.md).
+  std::string secondary_key;
+  std::string readonly_key;
+  std::string secondary_readonly_key;
   std::string consistency = "Session";
   std::optional<int> partition_count;
   bool rate_limit = false;

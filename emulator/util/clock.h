@@ -18,6 +18,9 @@ class WallClock {
   int64_t UnixSeconds() const { return UnixMs() / 1000; }
   // Moves time forward by `ms` (>= 0) for everything that reads this clock.
   void Advance(int64_t ms);
+  // Moves time forward by `ms` (>= 0) unless that would take the total offset past
+  // `max_offset_ms`; returns whether it moved. Concurrent callers never overshoot the bound.
+  bool AdvanceWithin(int64_t ms, int64_t max_offset_ms);
   // How far Advance has moved this clock from its base.
   int64_t offset_ms() const { return offset_ms_.load(); }
 

@@ -15,6 +15,18 @@
 namespace cosmos::testing {
 namespace {
 
+// Request options: no Authorization header, or a signature with another (decoded) key.
+SignOptions NoSignature() {
+  SignOptions o;
+  o.sign = false;
+  return o;
+}
+SignOptions SignedWith(std::string key) {
+  SignOptions o;
+  o.key = std::move(key);
+  return o;
+}
+
 constexpr const char* kWire = "2021-09-15";
 constexpr const char* kBeginningMessage =
     "The change feed in all versions and deletes mode cannot start from the beginning: start from now, a point in "
@@ -874,13 +886,7 @@ TEST_F(ChangeFeedTest, EmulatorClockEndpoint) {
   ASSERT_EQ(r.status(), 200) << r;
   EXPECT_EQ(r.body(), "{\"unixMs\":" + std::to_string(base) + ",\"offsetMs\":0}");
   EXPECT_EQ(r.Header("content-type"), "application/json");
-  auto post = [&](const std::string& body) {
-    http::Request req{bh::verb::post, "/_emulator/clock", 11};
-    req.set(bh::field::content_type, "application/json");
-    req.body() = body;
-    req.prepare_payload();
-    return Send(req);
-  };
+  auto post = [&](const std::string& body) { return Call(bh::verb::post, "/_emulator/clock", body); };
   r = post(R"({"advanceSeconds":5})");
   ASSERT_EQ(r.status(), 200) << r;
   EXPECT_EQ(r.body(), "{\"unixMs\":" + std::to_string(base + 5000) + ",\"offsetMs\":5000}");
@@ -907,6 +913,81 @@ TEST_F(ChangeFeedTest, EmulatorClockEndpoint) {
   http::Request del{bh::verb::delete_, "/_emulator/clock", 11};
   del.prepare_payload();
   EXPECT_NE(Send(del).status(), 200);
+}
+
+// Moving the clock expires every token and every item with a time to live: it needs a master key,
+// signed as any path is (resource type "_emulator", link "_emulator/clock").
+TEST_F(ChangeFeedTest, MovingTheClockNeedsAMasterKey) {
+  const std::string body = R"({"advanceSeconds":5})";
+  auto unsigned_post = Call(bh::verb::post, "/_emulator/clock", body, {}, NoSignature());
+  EXPECT_EQ(unsigned_post.status(), 401) << unsigned_post;
+  EXPECT_EQ(unsigned_post.Code(), "Unauthorized");
+  EXPECT_EQ(unsigned_post.Message().substr(0, unsigned_post.Message().find("\r\n")),
+            "Required Header authorization is missing. Ensure a valid Authorization token is passed.");
+  EXPECT_EQ(wall_.offset_ms(), 0);
+  auto wrong = Call(bh::verb::post, "/_emulator/clock", body, {}, SignedWith(std::string("another key")));
+  EXPECT_EQ(wrong.status(), 401) << wrong;
+  EXPECT_NE(wrong.Message().find("Server used the following payload to sign: 'post\\n_emulator\\n_emulator/clock\\n"),
+            std::string::npos)
+      << wrong;
+  // Signed for another path (a read of the account) does not serve.
+  const std::string date = Now();
+  http::Request other{bh::verb::post, "/_emulator/clock", 11};
+  other.set("x-ms-date", date);
+  other.set(bh::field::authorization,
+            util::PercentEncode("type=master&ver=1.0&sig=" + http::Sign(config_.master_key, "POST", {"", ""}, date)));
+  other.body() = body;
+  other.prepare_payload();
+  EXPECT_EQ(Send(other).status(), 401);
+  // A read-only key reads the clock but does not move it.
+  config_.readonly_key = "a read-only key";
+  auto ro = Call(bh::verb::post, "/_emulator/clock", body, {}, SignedWith(config_.readonly_key));
+  EXPECT_EQ(ro.status(), 401) << ro;
+  EXPECT_EQ(wall_.offset_ms(), 0);
+  // The secondary master key moves it.
+  config_.secondary_key = "a secondary key";
+  auto secondary = Call(bh::verb::post, "/_emulator/clock", body, {}, SignedWith(config_.secondary_key));
+  EXPECT_EQ(secondary.status(), 200) << secondary;
+  EXPECT_EQ(wall_.offset_ms(), 5000);
+  // A resource token, even one granting All, does not move it.
+  http::ResourceToken t;
+  t.mode = "All";
+  t.start = wall_.UnixSeconds();
+  t.expiry = t.start + 3600;
+  http::Request token{bh::verb::post, "/_emulator/clock", 11};
+  token.set(bh::field::authorization, util::PercentEncode(http::IssueResourceToken(config_.master_key, t)));
+  token.body() = body;
+  token.prepare_payload();
+  auto by_token = Send(token);
+  EXPECT_EQ(by_token.status(), 403) << by_token;
+  EXPECT_EQ(by_token.Code(), "Forbidden");
+  EXPECT_EQ(wall_.offset_ms(), 5000);
+  // Reading it stays open.
+  EXPECT_EQ(Call(bh::verb::get, "/_emulator/clock", "", {}, NoSignature()).status(), 200);
+}
+
+// Every advance is bounded (ten years), and so is their sum (a hundred years): before, about
+// 3,000 of the largest advances overflowed the clock's offset.
+TEST_F(ChangeFeedTest, TheClocksTotalOffsetIsBoundedToAHundredYears) {
+  constexpr int64_t kTenYearsMs = int64_t{316224000} * 1000;
+  auto post = [&](const std::string& body) { return Call(bh::verb::post, "/_emulator/clock", body); };
+  for (int i = 0; i < 10; ++i) ASSERT_EQ(post(R"({"advanceSeconds":316224000})").status(), 200) << i;
+  EXPECT_EQ(wall_.offset_ms(), 10 * kTenYearsMs);
+  for (const std::string over : {R"({"advanceMs":1})", R"({"advanceSeconds":316224000})"}) {
+    auto r = post(over);
+    const std::string ms = over == R"({"advanceMs":1})" ? "1" : std::to_string(kTenYearsMs);
+    ExpectBadRequest(r, "The clock cannot move more than a hundred years (3162240000000 ms) from its start: it has "
+                        "moved 3162240000000 ms, and " + ms + " ms more would pass that. Restart the emulator to "
+                        "start the clock again.");
+  }
+  EXPECT_EQ(wall_.offset_ms(), 10 * kTenYearsMs);
+  EXPECT_EQ(post(R"({"advanceMs":0})").status(), 200);
+  // Many more calls change nothing and never overflow.
+  for (int i = 0; i < 4000; ++i) ASSERT_EQ(post(R"({"advanceSeconds":316224000})").status(), 400) << i;
+  EXPECT_EQ(wall_.offset_ms(), 10 * kTenYearsMs);
+  auto r = Call(bh::verb::get, "/_emulator/clock", "", {}, NoSignature());
+  EXPECT_EQ(r.Json()["offsetMs"].GetInt64(), 10 * kTenYearsMs);
+  EXPECT_GT(r.Json()["unixMs"].GetInt64(), 10 * kTenYearsMs);
 }
 
 TEST_F(ChangeFeedTest, ItemTimesAndTtlFollowTheClockEndpoint) {

@@ -12,6 +12,18 @@
 namespace cosmos::testing {
 namespace {
 
+// Request options: no Authorization header, or a signature with another (decoded) key.
+SignOptions NoSignature() {
+  SignOptions o;
+  o.sign = false;
+  return o;
+}
+SignOptions SignedWith(std::string key) {
+  SignOptions o;
+  o.key = std::move(key);
+  return o;
+}
+
 class PartitionsTest : public EmulatorTest {
  protected:
   void SetUp() override { MakeDatabase("db"); }
@@ -327,11 +339,23 @@ TEST_F(PartitionsTest, StatsReportPerOperationAndQueryShapeAndWarnOnceOnFanOut) 
   EXPECT_TRUE(fan["fanOutToAllPartitions"].GetBool());
   EXPECT_EQ(fan["partitionsTouched"].Size(), 3u);
   EXPECT_FALSE(c["queries"][0]["fanOutToAllPartitions"].GetBool());
-  // DELETE resets the report; neither endpoint needs a signature.
+  // DELETE resets the report and needs a master key (signed as type "_emulator", link
+  // "_emulator/stats"); reading it needs none.
   http::Request del{bh::verb::delete_, "/_emulator/stats", 11};
   del.prepare_payload();
-  EXPECT_EQ(Send(del).status(), 204);
-  EXPECT_EQ(Get("/_emulator/stats").body(), R"({"containers":[]})");
+  auto refused = Send(del);
+  EXPECT_EQ(refused.status(), 401) << refused;
+  EXPECT_EQ(refused.Code(), "Unauthorized");
+  EXPECT_EQ(Call(bh::verb::delete_, "/_emulator/stats", "", {}, SignedWith(std::string("wrong key"))).status(), 401);
+  config_.readonly_key = "read-only key";
+  EXPECT_EQ(Call(bh::verb::delete_, "/_emulator/stats", "", {}, SignedWith(config_.readonly_key)).status(), 401);
+  EXPECT_EQ(Call(bh::verb::get, "/_emulator/stats", "", {}, NoSignature()).Json()["containers"].Size(), 1u);
+  auto reset = Delete("/_emulator/stats");
+  EXPECT_EQ(reset.status(), 204) << reset;
+  EXPECT_EQ(reset.body(), "");
+  http::Request get{bh::verb::get, "/_emulator/stats", 11};
+  get.prepare_payload();
+  EXPECT_EQ(Send(get).body(), R"({"containers":[]})");
 }
 
 TEST_F(PartitionsTest, QueryMetricsInTheServicesFormat) {

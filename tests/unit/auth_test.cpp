@@ -217,6 +217,114 @@ TEST_F(AuthenticateTest, MalformedTokensAre401) {
   EXPECT_EQ(Check({{"x-ms-date", date}, {"authorization", util::PercentEncode("type=resource&ver=1.0&sig=abc")}}), 401);
 }
 
+// ---- the account's keys ----------------------------------------------------------------------
+
+class AccountKeysTest : public AuthenticateTest {
+ protected:
+  AccountKeysTest() {
+    config_.secondary_key = "secondary master key";
+    config_.readonly_key = "primary read-only key";
+    config_.secondary_readonly_key = "secondary read-only key";
+  }
+
+  // Status of Authenticate for `verb` on `path` signed with `key` (0 = accepted).
+  int Send(const std::string& key, beast_http::verb verb, const std::string& path, Operation op = Operation::kPlain) {
+    const std::string date = DateAt(std::chrono::seconds(0));
+    const std::string verb_text(beast_http::to_string(verb));
+    Request req{verb, path, 11};
+    req.set("x-ms-date", date);
+    req.set("authorization", Token(Sign(key, verb_text, AddressFor(verb_text, Split(path)), date)));
+    RequestContext ctx(req, Split(path));
+    ctx.set_operation(op);
+    try {
+      EXPECT_FALSE(Authenticate(ctx, config_).has_value());
+      return 0;
+    } catch (const CosmosError& e) {
+      last_code_ = e.code;
+      last_message_ = e.what();
+      return e.status;
+    }
+  }
+};
+
+TEST_F(AccountKeysTest, EitherMasterKeyServesEverything) {
+  using V = beast_http::verb;
+  for (const std::string& key : {Key(), config_.secondary_key}) {
+    EXPECT_EQ(Send(key, V::post, "/dbs/db1/colls/c1/docs"), 0);
+    EXPECT_EQ(Send(key, V::delete_, "/dbs/db1/colls/c1/docs/a"), 0);
+    EXPECT_EQ(Send(key, V::get, "/dbs/db1/users/u1/permissions/p1"), 0);
+    EXPECT_EQ(Send(key, V::post, "/_emulator/clock"), 0);
+  }
+}
+
+TEST_F(AccountKeysTest, ReadOnlyKeysReadQueryAndReadTheChangeFeed) {
+  using V = beast_http::verb;
+  for (const std::string& key : {config_.readonly_key, config_.secondary_readonly_key}) {
+    EXPECT_EQ(Send(key, V::get, "/"), 0);  // the account
+    EXPECT_EQ(Send(key, V::get, "/dbs"), 0);
+    EXPECT_EQ(Send(key, V::get, "/dbs/db1/colls/c1"), 0);
+    EXPECT_EQ(Send(key, V::get, "/dbs/db1/colls/c1/docs/a"), 0);
+    EXPECT_EQ(Send(key, V::head, "/dbs/db1/colls/c1/docs/a"), 0);
+    EXPECT_EQ(Send(key, V::get, "/dbs/db1/colls/c1/docs", Operation::kChangeFeed), 0);
+    EXPECT_EQ(Send(key, V::get, "/dbs/db1/colls/c1/pkranges"), 0);
+    EXPECT_EQ(Send(key, V::post, "/dbs/db1/colls/c1/docs", Operation::kQuery), 0);
+    EXPECT_EQ(Send(key, V::post, "/dbs/db1/colls/c1/docs", Operation::kQueryPlan), 0);
+    EXPECT_EQ(Send(key, V::post, "/dbs", Operation::kQuery), 0);
+    EXPECT_EQ(Send(key, V::get, "/dbs/db1/users/u1"), 0);
+  }
+}
+
+TEST_F(AccountKeysTest, ReadOnlyKeysWriteNothingAndAnswerAsAWrongKey) {
+  using V = beast_http::verb;
+  struct Case {
+    V verb;
+    const char* path;
+    Operation op;
+    const char* payload;
+  };
+  const Case cases[] = {
+      {V::post, "/dbs/db1/colls/c1/docs", Operation::kPlain, "post\\ndocs\\ndbs/db1/colls/c1"},
+      {V::post, "/dbs/db1/colls/c1/docs", Operation::kUpsert, "post\\ndocs\\ndbs/db1/colls/c1"},
+      {V::post, "/dbs/db1/colls/c1/docs", Operation::kBatch, "post\\ndocs\\ndbs/db1/colls/c1"},
+      {V::put, "/dbs/db1/colls/c1/docs/a", Operation::kPlain, "put\\ndocs\\ndbs/db1/colls/c1/docs/a"},
+      {V::patch, "/dbs/db1/colls/c1/docs/a", Operation::kPlain, "patch\\ndocs\\ndbs/db1/colls/c1/docs/a"},
+      {V::delete_, "/dbs/db1/colls/c1/docs/a", Operation::kPlain, "delete\\ndocs\\ndbs/db1/colls/c1/docs/a"},
+      {V::post, "/dbs/db1/colls/c1/sprocs/s", Operation::kPlain, "post\\nsprocs\\ndbs/db1/colls/c1/sprocs/s"},
+      {V::post, "/dbs", Operation::kPlain, "post\\ndbs\\n\\n"},
+      {V::delete_, "/dbs/db1", Operation::kPlain, "delete\\ndbs\\ndbs/db1"},
+      // Permissions hold resource tokens: a read-only key does not read them.
+      {V::get, "/dbs/db1/users/u1/permissions/p1", Operation::kPlain,
+       "get\\npermissions\\ndbs/db1/users/u1/permissions/p1"},
+      {V::get, "/dbs/db1/users/u1/permissions", Operation::kPlain, "get\\npermissions\\ndbs/db1/users/u1"},
+      // Nor does it move the emulator's clock or clear its report.
+      {V::post, "/_emulator/clock", Operation::kPlain, "post\\n_emulator\\n_emulator/clock"},
+      {V::delete_, "/_emulator/stats", Operation::kPlain, "delete\\n_emulator\\n_emulator/stats"},
+  };
+  for (const std::string& key : {config_.readonly_key, config_.secondary_readonly_key}) {
+    for (const auto& c : cases) {
+      EXPECT_EQ(Send(key, c.verb, c.path, c.op), 401) << c.path;
+      EXPECT_EQ(last_code_, "Unauthorized");
+      EXPECT_EQ(last_message_.rfind(
+                    "The input authorization token can't serve the request. The wrong key is being used or the "
+                    "expected payload is not built as per the protocol. Server used the following payload to sign: '" +
+                        std::string(c.payload),
+                    0),
+                0u)
+          << last_message_;
+    }
+  }
+}
+
+TEST_F(AccountKeysTest, KeysNotSetAreNotKeys) {
+  Config bare;
+  bare.master_key = Key();
+  std::swap(config_, bare);
+  // An unset key is empty: a signature under the empty key must not pass.
+  EXPECT_EQ(Send("", beast_http::verb::get, "/dbs"), 401);
+  EXPECT_EQ(Send(bare.readonly_key, beast_http::verb::get, "/dbs"), 401);
+  EXPECT_EQ(Send(bare.secondary_key, beast_http::verb::post, "/dbs"), 401);
+}
+
 // ---- resource tokens ------------------------------------------------------------------------
 
 ResourceToken SampleToken() {

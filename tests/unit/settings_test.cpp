@@ -131,6 +131,26 @@ TEST(Settings, KeyFileIsReadAndTrimmed) {
   std::remove(path.c_str());
 }
 
+TEST(Settings, TheAccountsOtherKeysAreNoneUnlessSet) {
+  Settings d = ParseWith({});
+  EXPECT_EQ(d.secondary_key, "");
+  EXPECT_EQ(d.readonly_key, "");
+  EXPECT_EQ(d.secondary_readonly_key, "");
+  Settings s = ParseWith({"--secondary-key", "c2Vjb25kYXJ5", "--readonly-key=cmVhZG9ubHk="},
+                         {{"COSMOS_EMULATOR_SECONDARY_READONLY_KEY", "c2Vjb25kYXJ5LXJv"},
+                          {"COSMOS_EMULATOR_READONLY_KEY", "b3ZlcnJpZGRlbg=="}});
+  EXPECT_EQ(s.secondary_key, "c2Vjb25kYXJ5");
+  EXPECT_EQ(s.readonly_key, "cmVhZG9ubHk=");  // the flag wins over the variable
+  EXPECT_EQ(s.secondary_readonly_key, "c2Vjb25kYXJ5LXJv");
+  EXPECT_EQ(ErrorOf({"--readonly-key", "not base64!"}), "--readonly-key: the key must be base64");
+  EXPECT_EQ(ErrorOf({}, {{"COSMOS_EMULATOR_SECONDARY_KEY", "%%"}}), "COSMOS_EMULATOR_SECONDARY_KEY: the key must be base64");
+  // One key cannot be two kinds: a read-only key equal to a master key would write.
+  EXPECT_EQ(ErrorOf({"--readonly-key", s.key}),
+            "--readonly-key: the same key as --key; every key of the account must differ");
+  EXPECT_EQ(ErrorOf({"--secondary-key", "c2Vjb25kYXJ5", "--secondary-readonly-key", "c2Vjb25kYXJ5"}),
+            "--secondary-readonly-key: the same key as --secondary-key; every key of the account must differ");
+}
+
 TEST(Settings, GatewayEndpointForms) {
   auto e = ParseWith({"--gateway-endpoint", "https://cosmos.example:9443/"}).public_endpoint;
   EXPECT_EQ(e.scheme, "https");

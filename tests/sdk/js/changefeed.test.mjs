@@ -25,6 +25,7 @@ import {
   startEmulator,
   uid,
   useEmulatorWithDatabase,
+  emulatorClock,
 } from "./harness.mjs";
 
 let db;
@@ -64,16 +65,12 @@ function viaNewClient(id) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The emulator clock (unauthenticated; only against the local binary)
+// The emulator clock (read openly, moved with the master key; only against the local binary)
 
 async function clock(body) {
-  const init =
-    body === undefined
-      ? {}
-      : { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) };
-  const res = await fetch(`${ctx.env.endpoint}_emulator/clock`, init);
-  assert.equal(res.status, 200, `clock: ${res.status}`);
-  const json = await res.json();
+  const res = await emulatorClock(ctx.env, body);
+  assert.equal(res.status, 200, `clock: ${res.status} ${res.text}`);
+  const json = res.json;
   assert.deepEqual(Object.keys(json), ["unixMs", "offsetMs"]);
   return json;
 }

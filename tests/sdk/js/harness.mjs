@@ -6,6 +6,7 @@
 //   $COSMOS_ENDPOINT is set, uses that endpoint with $COSMOS_KEY and starts nothing.
 // - useEmulator(): node:test before/after hooks around startEmulator() for one test file.
 // - rawRequest(): a signed (master key) HTTP request through fetch, for what the SDK cannot send.
+// - emulatorClock(): reads or (signed) moves the emulator's clock.
 // - charge helpers: the request-unit model of emulator/charge/charge.cpp.
 import { spawn } from "node:child_process";
 import { createHmac, randomBytes } from "node:crypto";
@@ -226,6 +227,16 @@ export async function rawRequest(env, opts) {
   const h = {};
   res.headers.forEach((v, k) => (h[k] = v));
   return { status: res.status, headers: h, text, json };
+}
+
+/**
+ * The emulator's clock (docs/change-feed.md): GET it (open) or, with a body, POST it signed with the
+ * master key (resource type "_emulator", link "_emulator/clock", as resourceAddress derives them).
+ * Returns {status, json}.
+ */
+export async function emulatorClock(env, body) {
+  if (body === undefined) return rawRequest(env, { path: "/_emulator/clock", auth: false });
+  return rawRequest(env, { method: "POST", path: "/_emulator/clock", body });
 }
 
 /** Path of an item (ids are URL-encoded per segment). */

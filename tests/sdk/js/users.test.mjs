@@ -14,6 +14,7 @@ import {
   METADATA_WRITE,
   REJECTED_WRITE,
   LOCAL,
+  emulatorClock,
 } from "./harness.mjs";
 
 const INSUFFICIENT =
@@ -54,12 +55,8 @@ function containerOf(client) {
 }
 
 async function advanceClock(seconds) {
-  const res = await fetch(`${ctx.env.endpoint}_emulator/clock`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ advanceSeconds: seconds }),
-  });
-  assert.equal(res.status, 200);
+  const res = await emulatorClock(ctx.env, { advanceSeconds: seconds });
+  assert.equal(res.status, 200, res.text);
 }
 
 function message(err) {

@@ -177,6 +177,14 @@ def raw_request(emu, method, path, headers=None, body=None, date=None, key=None,
                                         verify=verify))
 
 
+def emulator_clock(emu, **body):
+    """The emulator's clock (docs/change-feed.md): GET it (open) or, with a body, POST it signed with the
+    master key (resource type "_emulator", link "_emulator/clock", as resource_address derives them)."""
+    if not body:
+        return raw_request(emu, "GET", "/_emulator/clock", auth=False)
+    return raw_request(emu, "POST", "/_emulator/clock", body=body)
+
+
 def doc_path(db, coll, doc_id=None):
     base = "/dbs/%s/colls/%s/docs" % (quote(db, safe=""), quote(coll, safe=""))
     return base if doc_id is None else base + "/" + quote(doc_id, safe="")

@@ -18,18 +18,19 @@ the LSN the next page continues after ("<lsn>" for one range, "<range>:<lsn>,...
 Every write's range and LSN are read back from its own response (x-ms-session-token
 "<range>:-1#<lsn>"), so the expected pages are computed exactly.
 """
+import base64
 import json
 import os
 import re
 import sys
 import unittest
-import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # also runnable as a file path
 
 import azure.cosmos.documents as documents  # noqa: E402
 
-from harness import LOCAL, EmulatorTestCase, compact, doc_path, round2, uid  # noqa: E402
+from harness import (LOCAL, EmulatorTestCase, compact, doc_path, emulator_clock, raw_request, round2,  # noqa: E402
+                     uid)
 
 
 def cf_charge(docs, strong=False):
@@ -517,12 +518,22 @@ class ChangeFeedTtlTest(_Base):
     """Expired items leave the latest-version feed at once; their delete takes an LSN at the next write."""
 
     def clock(self, **body):
-        req = urllib.request.Request(self.emu.endpoint + "_emulator/clock", method="POST" if body else "GET",
-                                     data=json.dumps(body).encode() if body else None,
-                                     headers={"content-type": "application/json"})
-        with urllib.request.urlopen(req) as res:
-            self.assertEqual(res.status, 200)
-            return json.loads(res.read())
+        res = emulator_clock(self.emu, **body)
+        self.assertEqual(res.status, 200, res.text)
+        return res.json
+
+    def test_moving_the_clock_needs_the_master_key(self):
+        before = self.clock()["offsetMs"]
+        res = raw_request(self.emu, "POST", "/_emulator/clock", body={"advanceSeconds": 1}, auth=False)
+        self.assertEqual(res.status, 401, res.text)
+        self.assertEqual(res.json["code"], "Unauthorized")
+        wrong = raw_request(self.emu, "POST", "/_emulator/clock", body={"advanceSeconds": 1},
+                            key=base64.b64encode(b"not the key").decode())
+        self.assertEqual(wrong.status, 401, wrong.text)
+        self.assertIn("Server used the following payload to sign: 'post\\n_emulator\\n_emulator/clock\\n",
+                      wrong.json["message"])
+        self.assertEqual(self.clock()["offsetMs"], before)
+        self.assertEqual(self.clock(advanceSeconds=1)["offsetMs"], before + 1000)
 
     def test_expired_items_vanish_from_the_feed(self):
         link, _ = self.container(defaultTtl=10)

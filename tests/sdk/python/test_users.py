@@ -12,18 +12,16 @@
   token, 403 once expired (the emulator clock moves time) or once the permission is deleted or
   replaced, 401 for a forged token. The SDK sends no x-ms-date with a resource token.
 """
-import json
 import os
 import sys
 import unittest
-import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # also runnable as a file path
 
 import azure.cosmos.cosmos_client as cosmos_client  # noqa: E402
 
 from harness import (LOCAL, METADATA_READ, METADATA_WRITE, REJECTED_WRITE, EmulatorTestCase,  # noqa: E402
-                     uid)
+                     emulator_clock, uid)
 
 INSUFFICIENT = (r"^Insufficient permissions provided in the authorization header for the corresponding request\. "
                 r"Please retry with another authorization header\.")
@@ -55,11 +53,8 @@ class UsersTest(EmulatorTestCase):
         return c
 
     def clock(self, seconds):
-        req = urllib.request.Request(self.emu.endpoint + "_emulator/clock", method="POST",
-                                     data=json.dumps({"advanceSeconds": seconds}).encode(),
-                                     headers={"content-type": "application/json"})
-        with urllib.request.urlopen(req) as res:
-            self.assertEqual(res.status, 200)
+        res = emulator_clock(self.emu, advanceSeconds=seconds)
+        self.assertEqual(res.status, 200, res.text)
 
     # -- users ------------------------------------------------------------------------------------
 
