@@ -276,19 +276,22 @@ int main(int argc, char** argv) {
   if (level >= LogLevel::kTrace) {
     s.server.on_refused = [](const std::string& why) { Line(std::cout, "cosmos-emulator: connection " + why); };
   }
+  if (level >= LogLevel::kWarn) {
+    s.server.on_warning = [](const std::string& text) { Line(std::cerr, "cosmos-emulator: " + text); };
+  }
   cosmos::server::Server server(s.server, tls, [](int status, const std::string& reason, unsigned version) {
-    return cosmos::http::ErrorResponse(status, status == 413 ? "RequestEntityTooLarge" : "BadRequest", reason, version,
-                                       false);
+    const char* code = status == 413 ? "RequestEntityTooLarge" : status >= 500 ? "InternalServerError" : "BadRequest";
+    return cosmos::http::ErrorResponse(status, code, reason, version, false);
   });
 
   cosmos::server::RequestHandler gateway = [&services](const cosmos::server::Request& req,
                                                        const cosmos::server::Connection& c) {
-    return cosmos::http::Handle(services, req, c.secure);
+    return cosmos::http::Handle(services, req, c.secure, c.cancelled);
   };
   if (level >= LogLevel::kDebug) {
     gateway = [&services](const cosmos::server::Request& req, const cosmos::server::Connection& c) {
       const auto start = std::chrono::steady_clock::now();
-      cosmos::server::Response res = cosmos::http::Handle(services, req, c.secure);
+      cosmos::server::Response res = cosmos::http::Handle(services, req, c.secure, c.cancelled);
       const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
       std::ostringstream line;
       line.precision(3);
@@ -303,20 +306,24 @@ int main(int argc, char** argv) {
 
   size_t health_index = 0, explorer_index = 0;
   try {
-    server.Listen(s.host, s.port, s.protocol, gateway);
+    // The probes are answered on the I/O threads; everything else on the workers.
+    const auto all = [](const cosmos::server::Request&) { return true; };
+    server.Listen(s.host, s.port, s.protocol, gateway, cosmos::http::AnswersAtOnce);
     config.gateway_port = std::to_string(server.port(0));
     if (s.health_port) {
       health_index = server.Listen(s.host, *s.health_port, cosmos::server::Protocol::kHttp,
                                    [&config](const cosmos::server::Request& req, const cosmos::server::Connection&) {
                                      return cosmos::http::HandleHealthPort(config, req);
-                                   });
+                                   },
+                                   all);
     }
     if (explorer_listens) {
       explorer_index = server.Listen(
           s.host, *s.explorer_port, explorer_protocol,
           [&config](const cosmos::server::Request& req, const cosmos::server::Connection& c) {
             return cosmos::http::HandleExplorerPort(config, req, c.secure);
-          });
+          },
+          all);
     }
   } catch (const std::exception& e) {
     Fail("cannot listen on " + s.host + ": " + e.what());
@@ -327,6 +334,8 @@ int main(int argc, char** argv) {
       std::string line = "cosmos-emulator: consistency " + config.consistency;
       if (s.partition_count) line += ", " + std::to_string(*s.partition_count) + " partitions per container";
       if (s.rate_limit) line += ", rate limiting on";
+      line += ", " + std::to_string(s.server.workers ? s.server.workers : cosmos::server::DefaultWorkers()) +
+              " workers, up to " + std::to_string(server.max_connections()) + " connections";
       Line(std::cout, line);
       if (!cert_origin.empty()) Line(std::cout, "cosmos-emulator: " + cert_origin);
       if (!s.cert_export_path.empty() && needs_tls)

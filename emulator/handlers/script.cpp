@@ -559,8 +559,9 @@ Result ExecuteStoredProcedure(Services& s, RequestContext& ctx) {
   e.alt_link = alt;
   e.params_json = std::move(params);
   e.logging = ctx.BoolHeader("x-ms-documentdb-script-enable-logging");
-  scripting::Outcome out = scripting::Run({CacheKey(*sproc), sproc->body}, e,
-                                          host, LimitsOf(s));
+  scripting::Limits limits = LimitsOf(s);
+  limits.cancelled = ctx.cancel_flag();  // a client that went away stops its script
+  scripting::Outcome out = scripting::Run({CacheKey(*sproc), sproc->body}, e, host, limits);
   const double ru = charge::StoredProcedure(host.inner());
   auto log = ScriptLogHeader(ctx, out.log);
   if (out.status != scripting::Outcome::Status::kOk) {

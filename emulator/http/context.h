@@ -3,6 +3,7 @@
 
 #include <boost/beast/http.hpp>
 
+#include <atomic>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -84,6 +85,11 @@ class RequestContext {
   Operation operation() const { return operation_; }
   void set_operation(Operation op) { operation_ = op; }
   const std::string& body() const { return raw_.body(); }
+  // True once the client has gone away (closed or reset its connection) while the request runs:
+  // long work (a query, a script) may stop early. The flag is the server's (null: never set).
+  bool cancelled() const { return cancelled_ && cancelled_->load(std::memory_order_relaxed); }
+  const std::atomic<bool>* cancel_flag() const { return cancelled_; }
+  void set_cancel_flag(const std::atomic<bool>* flag) { cancelled_ = flag; }
 
   std::optional<std::string_view> Header(std::string_view name) const {
     auto it = raw_.find(boost::beast::string_view(name.data(), name.size()));
@@ -102,6 +108,7 @@ class RequestContext {
   std::vector<std::string> segments_;
   std::vector<std::pair<std::string, std::string>> params_;
   bool secure_ = false;
+  const std::atomic<bool>* cancelled_ = nullptr;
   Operation operation_ = Operation::kPlain;
 };
 

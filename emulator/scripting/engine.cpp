@@ -62,6 +62,7 @@ struct Running {
   std::string* log = nullptr;
   Clock::time_point started;
   Clock::time_point deadline;
+  const std::atomic<bool>* cancelled = nullptr;  // the client went away
   Clock::duration accept_until{};  // operations after this much time are not accepted
   size_t memory_base = 0;  // resident bytes at the first watchdog tick (0: not taken yet)
   size_t memory_budget = 0;
@@ -148,7 +149,7 @@ JSString* NewString(JSContext* cx, std::string_view text) {
 bool OnInterrupt(JSContext* cx) {
   auto* run = static_cast<Running*>(JS_GetContextPrivate(cx));
   if (!run || !run->armed) return true;
-  if (Clock::now() >= run->deadline) {
+  if (Clock::now() >= run->deadline || (run->cancelled && run->cancelled->load(std::memory_order_relaxed))) {
     run->stop = Stop::kTime;
     return false;
   }
@@ -294,6 +295,7 @@ bool Guarded(ThreadEngine& engine, Host* host, std::string* log, const Limits& l
   run.log = log;
   run.started = Clock::now();
   run.deadline = run.started + limits.timeout;
+  run.cancelled = limits.cancelled;
   run.accept_until = limits.timeout * 4 / 5;
   run.memory_base = 0;
   run.memory_budget = limits.memory_bytes;
@@ -304,6 +306,7 @@ bool Guarded(ThreadEngine& engine, Host* host, std::string* log, const Limits& l
   Watchdog::Get().Remove(cx);
   run.host = nullptr;
   run.log = nullptr;
+  run.cancelled = nullptr;
   run.armed = false;
   run.depth = 0;
   JS_ClearPendingException(cx);

@@ -7,6 +7,7 @@
 // only through a Host, which the caller implements over a transaction.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <optional>
@@ -24,6 +25,9 @@ struct Limits {
   size_t heap_bytes = 256u << 20;           // the thread's JavaScript heap
   size_t memory_bytes = 512u << 20;         // resident memory an execution may add (checked every few ms)
   size_t stack_bytes = 1u << 20;            // native stack the engine may use (recursion depth)
+  // When it turns true (the request's client went away) the execution stops as at its time limit
+  // (checked every few ms); may be null.
+  const std::atomic<bool>* cancelled = nullptr;
 };
 
 // The store as a script sees it. The prelude calls `Call` for every collection operation; the

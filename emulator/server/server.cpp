@@ -1,13 +1,18 @@
 #include "server/server.h"
 
+#include <poll.h>
+#include <sys/resource.h>
+
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/core/detect_ssl.hpp>
 #include <boost/beast/ssl.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -20,10 +25,87 @@ using tcp = asio::ip::tcp;
 using asio::awaitable;
 constexpr auto kNoThrow = asio::as_tuple(asio::use_awaitable);
 
+namespace {
+
+constexpr const char* kUnparsable = "The request could not be parsed as HTTP/1.1.";
+
+// How long accepting pauses when the process is out of file descriptors (or kernel memory); the
+// connections waiting in the backlog are taken once one closes.
+constexpr std::chrono::milliseconds kAcceptBackoff{100};
+// How often a worker's request checks that its client is still there once the socket holds unread
+// bytes (a pipelined request), which a wait for readability no longer tells apart from a hang-up.
+constexpr std::chrono::milliseconds kHangupPoll{100};
+
+// The answer a malformed request gets before its connection closes: 400 and why, or nothing when
+// the read failed because the connection ended, timed out or broke (no request to answer).
+std::optional<std::string> MalformedReason(const beast::error_code& ec) {
+  using beast_http::error;
+  if (ec.category() != beast_http::make_error_code(error::bad_method).category()) return std::nullopt;
+  switch (static_cast<error>(ec.value())) {
+    case error::end_of_stream:    // closed between requests
+    case error::partial_message:  // closed mid-request
+    case error::need_more:
+    case error::need_buffer:
+    case error::end_of_chunk:
+    case error::stale_parser:
+    case error::short_read:
+      return std::nullopt;
+    case error::multiple_content_length:
+      return std::string("The request has more than one Content-Length.");
+    case error::bad_content_length:
+      return std::string("The request's Content-Length is not a single decimal number, or comes with "
+                         "Transfer-Encoding.");
+    case error::bad_transfer_encoding:
+      return std::string("The request's Transfer-Encoding is not valid, or comes with Content-Length.");
+    case error::bad_line_ending:
+      return std::string("The request has a line that does not end in CRLF.");
+    case error::bad_chunk:
+    case error::bad_chunk_extension:
+      return std::string("The request's chunked body is malformed.");
+    default:  // bad method, target, version, field, value, obsolete line folding, header limit, ...
+      return std::string(kUnparsable);
+  }
+}
+
+// The peer has closed its side or reset the connection (unread bytes do not hide it).
+bool PeerGone(int fd) {
+  pollfd p{fd, POLLRDHUP, 0};
+  return ::poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+}
+
+bool OutOfResources(const beast::error_code& ec) {
+  return ec == asio::error::no_descriptors || ec == asio::error::no_buffer_space || ec == asio::error::no_memory ||
+         ec == beast::error_code(ENFILE, asio::error::get_system_category());
+}
+
+}  // namespace
+
+size_t DefaultMaxConnections() {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return 65536;
+  const size_t soft = static_cast<size_t>(limit.rlim_cur);
+  const size_t reserve = std::min<size_t>(64, soft / 4);
+  return std::max<size_t>(1, soft - reserve);
+}
+
+unsigned DefaultWorkers() { return std::max(8u, 4 * std::max(1u, std::thread::hardware_concurrency())); }
+
 struct Listener {
   tcp::acceptor acceptor;
   Protocol protocol;
   RequestHandler handler;
+  AnswersAtOnce at_once;
+  asio::steady_timer wake;  // a paused accept loop waits on it (on the control strand)
+  bool waiting = false;
+};
+
+// What a worker's request and the watch on its connection share.
+struct Watch {
+  Watch(const asio::any_io_executor& ex, int socket_fd) : poll(ex), fd(socket_fd) {}
+  std::atomic<bool> cancelled{false};
+  bool done = false;  // the work finished; read and written on the connection's strand only
+  asio::steady_timer poll;
+  int fd;
 };
 
 struct Server::Impl {
@@ -31,9 +113,16 @@ struct Server::Impl {
   std::shared_ptr<ssl::context> tls;
   ErrorHandler on_error;
   asio::io_context ioc;
+  // The acceptors and the connection cap are handled here, one step at a time.
+  asio::strand<asio::io_context::executor_type> control{asio::make_strand(ioc)};
   std::vector<std::unique_ptr<Listener>> listeners;
   asio::signal_set signals{ioc};
   std::atomic<bool> stopping{false};
+  std::atomic<size_t> open{0};
+  size_t max_connections = 0;
+  std::chrono::steady_clock::time_point last_warning{};
+  // Declared after the io_context: it is stopped and joined first.
+  std::unique_ptr<asio::thread_pool> pool;
 
   // The first byte decides: a TLS record (0x16, a handshake) or plain HTTP. The wait for it and
   // the handshake are asynchronous and bounded by the handshake timeout, so a client that sends
@@ -80,6 +169,7 @@ struct Server::Impl {
   template <class Stream>
   awaitable<void> Serve(const Listener& listener, Stream& stream, beast::flat_buffer& buffer, Connection connection) {
     auto& tcp_layer = beast::get_lowest_layer(stream);
+    bool refused = false;  // answered an error and closes: unread input is drained first
     for (;;) {
       beast_http::request_parser<beast_http::string_body> parser;
       parser.body_limit(boost::none);  // checked below, once the header (and its Content-Length) is read
@@ -87,11 +177,16 @@ struct Server::Impl {
       tcp_layer.expires_after(options.header_timeout);
       auto [ec_h, n_h] = co_await beast_http::async_read_header(stream, buffer, parser, kNoThrow);
       if (ec_h) {
-        if (ec_h == beast_http::error::header_limit || ec_h == beast_http::error::bad_method ||
-            ec_h == beast_http::error::bad_target || ec_h == beast_http::error::bad_version ||
-            ec_h == beast_http::error::bad_field || ec_h == beast_http::error::bad_value) {
-          co_await Refuse(stream, 400, "The request could not be parsed as HTTP/1.1.");
+        if (auto why = MalformedReason(ec_h)) {
+          co_await Refuse(stream, 400, *why);
+          refused = true;
         }
+        break;
+      }
+      // A request whose last transfer coding is not chunked has no knowable length (RFC 9112 6.3).
+      if (parser.get().count(beast_http::field::transfer_encoding) && !parser.chunked()) {
+        co_await Refuse(stream, 400, "The request's Transfer-Encoding does not end in chunked.");
+        refused = true;
         break;
       }
       if (auto length = parser.content_length(); length && *length > options.body_limit) {
@@ -107,31 +202,97 @@ struct Server::Impl {
       if (ec_b) {
         if (ec_b == beast_http::error::body_limit) {
           co_await Refuse(stream, 413, "Request size is too large.");
-        } else if (ec_b != beast_http::error::end_of_stream && ec_b != asio::error::eof &&
-                   ec_b != beast::error::timeout && ec_b != asio::error::connection_reset &&
-                   ec_b != ssl::error::stream_truncated) {
-          co_await Refuse(stream, 400, "The request could not be parsed as HTTP/1.1.");
+        } else if (auto why = MalformedReason(ec_b)) {
+          co_await Refuse(stream, 400, *why);
+          refused = true;
         }
         break;
       }
       Request req = parser.release();
       const bool keep_alive = req.keep_alive();
-      Response res = listener.handler(req, connection);
+      Response res;
+      if (listener.at_once && listener.at_once(req)) {
+        res = listener.handler(req, connection);
+      } else {
+        res = co_await OnWorker(listener, stream, req, connection);
+      }
       res.keep_alive(keep_alive && !stopping);
       tcp_layer.expires_after(options.body_timeout);
       auto [ec_w, n_w] = co_await beast_http::async_write(stream, res, kNoThrow);
       if (ec_w || !res.keep_alive()) break;
     }
-    co_await Close(stream);
+    co_await Close(stream, refused);
   }
 
-  awaitable<void> Close(beast::tcp_stream& stream) {
+  // Runs the handler on the worker pool while the connection's strand goes on (its I/O thread
+  // serves other connections), watching the socket: a client that closes or resets the
+  // connection meanwhile sets `cancelled`.
+  template <class Stream>
+  awaitable<Response> OnWorker(const Listener& listener, Stream& stream, const Request& req, Connection connection) {
+    auto& socket = beast::get_lowest_layer(stream).socket();
+    auto watch = std::make_shared<Watch>(socket.get_executor(), static_cast<int>(socket.native_handle()));
+    connection.cancelled = &watch->cancelled;
+    AwaitHangup(socket, watch);
+    Response res;
+    try {
+      res = co_await asio::co_spawn(pool->get_executor(), Work(&listener.handler, &req, connection),
+                                    asio::use_awaitable);
+    } catch (const std::exception& e) {
+      res = on_error(500, std::string("The request failed: ") + e.what(), req.version());
+    }
+    watch->done = true;
+    beast::error_code ignored;
+    socket.cancel(ignored);
+    watch->poll.cancel();
+    co_return res;
+  }
+
+  static awaitable<Response> Work(const RequestHandler* handler, const Request* req, Connection connection) {
+    co_return (*handler)(*req, connection);
+  }
+
+  // Waits for the socket to become readable: a hang-up cancels the work; bytes of a next request
+  // leave the socket readable, so from then on the socket is polled.
+  static void AwaitHangup(tcp::socket& socket, std::shared_ptr<Watch> watch) {
+    socket.async_wait(tcp::socket::wait_read, [watch](const beast::error_code& ec) {
+      if (watch->done) return;
+      if (ec || PeerGone(watch->fd)) {
+        if (ec != asio::error::operation_aborted) watch->cancelled = true;
+        return;
+      }
+      PollHangup(std::move(watch));
+    });
+  }
+
+  static void PollHangup(std::shared_ptr<Watch> watch) {
+    watch->poll.expires_after(kHangupPoll);
+    watch->poll.async_wait([watch](const beast::error_code& ec) {
+      if (ec || watch->done) return;
+      if (PeerGone(watch->fd)) {
+        watch->cancelled = true;
+        return;
+      }
+      PollHangup(watch);
+    });
+  }
+
+  // After an error answer the client may still be sending: its unread bytes would make the close
+  // a reset that can destroy the answer before it is read. So the sending side is shut, and what
+  // arrives is read and dropped until the client closes too (at most a second, a megabyte).
+  awaitable<void> Close(beast::tcp_stream& stream, bool linger) {
     beast::error_code ignored;
     stream.socket().shutdown(tcp::socket::shutdown_send, ignored);
-    co_return;
+    if (!linger) co_return;
+    std::vector<char> scratch(16 * 1024);
+    stream.expires_after(std::chrono::seconds(1));
+    for (size_t total = 0; total < (1u << 20);) {
+      auto [ec, n] = co_await stream.async_read_some(asio::buffer(scratch), kNoThrow);
+      if (ec) break;
+      total += n;
+    }
   }
 
-  awaitable<void> Close(beast::ssl_stream<beast::tcp_stream>& stream) {
+  awaitable<void> Close(beast::ssl_stream<beast::tcp_stream>& stream, bool) {
     // close_notify, bounded: a peer that never answers it does not keep the connection.
     beast::get_lowest_layer(stream).expires_after(std::chrono::seconds(2));
     co_await stream.async_shutdown(kNoThrow);
@@ -161,21 +322,60 @@ struct Server::Impl {
     Response res = on_error(status, reason, 11);
     res.keep_alive(false);
     res.prepare_payload();
+    beast::get_lowest_layer(stream).expires_after(options.body_timeout);
     co_await beast_http::async_write(stream, res, kNoThrow);
   }
 
+  // Runs on the control strand. Below the cap it accepts; at the cap it waits until a connection
+  // closes (the backlog holds the clients meanwhile); out of descriptors it pauses briefly instead
+  // of retrying at once, which would spin a core while the backlog stays readable.
   awaitable<void> Accept(Listener& listener) {
+    asio::steady_timer backoff(control);
     for (;;) {
+      while (open.load() >= max_connections) {
+        listener.waiting = true;
+        listener.wake.expires_after(std::chrono::seconds(1));
+        co_await listener.wake.async_wait(kNoThrow);
+        listener.waiting = false;
+        if (!listener.acceptor.is_open()) co_return;
+      }
       auto [ec, socket] = co_await listener.acceptor.async_accept(asio::make_strand(ioc), kNoThrow);
       if (ec) {
         if (!listener.acceptor.is_open()) co_return;
-        continue;  // e.g. too many open files: keep accepting
+        if (OutOfResources(ec)) {
+          Warn("accepting paused: " + ec.message() + " (" + std::to_string(open.load()) +
+               " connections open); open connections are still served");
+          backoff.expires_after(kAcceptBackoff);
+          co_await backoff.async_wait(kNoThrow);
+          if (!listener.acceptor.is_open()) co_return;
+        }
+        continue;  // e.g. a connection reset while it waited in the backlog
       }
       beast::error_code ignored;
       socket.set_option(tcp::no_delay(true), ignored);
       auto executor = socket.get_executor();
-      asio::co_spawn(executor, Accepted(listener, beast::tcp_stream(std::move(socket))), asio::detached);
+      ++open;
+      asio::co_spawn(executor, Accepted(listener, beast::tcp_stream(std::move(socket))),
+                     [this](std::exception_ptr) { Released(); });
     }
+  }
+
+  void Released() {
+    if (open.fetch_sub(1) < max_connections) return;
+    asio::post(control, [this] {
+      for (auto& l : listeners) {
+        if (l->waiting) l->wake.cancel();
+      }
+    });
+  }
+
+  void Warn(const std::string& text) {  // on the control strand
+    if (!options.on_warning) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (last_warning != std::chrono::steady_clock::time_point{} && now - last_warning < std::chrono::seconds(5))
+      return;
+    last_warning = now;
+    options.on_warning(text);
   }
 };
 
@@ -184,32 +384,47 @@ Server::Server(Options options, std::shared_ptr<ssl::context> tls, ErrorHandler 
   impl_->options = std::move(options);
   impl_->tls = std::move(tls);
   impl_->on_error = std::move(on_error);
+  impl_->max_connections = impl_->options.max_connections ? impl_->options.max_connections : DefaultMaxConnections();
+  const unsigned workers = impl_->options.workers ? impl_->options.workers : DefaultWorkers();
+  impl_->pool = std::make_unique<asio::thread_pool>(workers);
 }
 
-Server::~Server() = default;
+Server::~Server() {
+  impl_->pool->stop();
+  impl_->pool->join();
+}
 
-size_t Server::Listen(const std::string& host, uint16_t port, Protocol protocol, RequestHandler handler) {
+size_t Server::Listen(const std::string& host, uint16_t port, Protocol protocol, RequestHandler handler,
+                      AnswersAtOnce at_once) {
   if (protocol != Protocol::kHttp && !impl_->tls)
     throw std::logic_error("a listener serving HTTPS needs a TLS context");
-  auto listener = std::make_unique<Listener>(Listener{tcp::acceptor(impl_->ioc), protocol, std::move(handler)});
+  auto listener = std::make_unique<Listener>(Listener{tcp::acceptor(impl_->control), protocol, std::move(handler),
+                                                      std::move(at_once), asio::steady_timer(impl_->control)});
   tcp::endpoint endpoint(asio::ip::make_address(host), port);
   auto& acc = listener->acceptor;
   acc.open(endpoint.protocol());
   acc.set_option(asio::socket_base::reuse_address(true));
   acc.bind(endpoint);
   acc.listen(asio::socket_base::max_listen_connections);
-  asio::co_spawn(impl_->ioc, impl_->Accept(*listener), asio::detached);
+  asio::co_spawn(impl_->control, impl_->Accept(*listener), asio::detached);
   impl_->listeners.push_back(std::move(listener));
   return impl_->listeners.size() - 1;
 }
 
 uint16_t Server::port(size_t index) const { return impl_->listeners.at(index)->acceptor.local_endpoint().port(); }
 
+size_t Server::open_connections() const { return impl_->open.load(); }
+
+size_t Server::max_connections() const { return impl_->max_connections; }
+
 void Server::Stop() {
-  asio::post(impl_->ioc, [this] {
+  asio::post(impl_->control, [this] {
     impl_->stopping = true;
     beast::error_code ec;
-    for (auto& l : impl_->listeners) l->acceptor.close(ec);
+    for (auto& l : impl_->listeners) {
+      l->acceptor.close(ec);
+      l->wake.cancel();
+    }
     impl_->signals.cancel(ec);
     impl_->ioc.stop();
   });
@@ -224,10 +439,13 @@ void Server::Run(bool install_signal_handlers) {
     });
   }
   unsigned n = impl_->options.threads ? impl_->options.threads : std::max(1u, std::thread::hardware_concurrency());
-  std::vector<std::thread> workers;
-  for (unsigned i = 1; i < n; ++i) workers.emplace_back([this] { impl_->ioc.run(); });
+  std::vector<std::thread> threads;
+  for (unsigned i = 1; i < n; ++i) threads.emplace_back([this] { impl_->ioc.run(); });
   impl_->ioc.run();
-  for (auto& t : workers) t.join();
+  for (auto& t : threads) t.join();
+  // Requests still running on workers finish (their answers are not written).
+  impl_->pool->stop();
+  impl_->pool->join();
 }
 
 }  // namespace cosmos::server

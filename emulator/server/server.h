@@ -1,10 +1,12 @@
 // An HTTP/1.1 server on Boost.Beast: listeners, keep-alive sessions as coroutines, TLS (OpenSSL
 // through Asio's ssl stream) and plain HTTP on one port told apart by the first byte a client
-// sends, timeouts, body limit, worker threads and clean shutdown. It knows nothing of Cosmos DB.
+// sends, timeouts, body limit, a cap on open connections, I/O threads and a pool of worker threads
+// that run the handlers, and clean shutdown. It knows nothing of Cosmos DB.
 #pragma once
 
 #include <boost/beast/http.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -26,7 +28,13 @@ using Response = beast_http::response<beast_http::string_body>;
 enum class Protocol { kBoth, kHttps, kHttp };
 
 struct Options {
-  unsigned threads = 0;                              // 0: one per hardware thread
+  unsigned threads = 0;  // I/O threads (sockets, TLS, parsing); 0: one per hardware thread
+  // Threads that run the handlers, so a request that waits (a lock, a script, a long query) never
+  // holds an I/O thread; 0: four per hardware thread, at least 8.
+  unsigned workers = 0;
+  // Connections open at once over all listeners; further clients wait in the listen backlog until
+  // one closes. 0: the process's open-file limit less a reserve (DefaultMaxConnections()).
+  size_t max_connections = 0;
   uint64_t body_limit = 16ull * 1024 * 1024;         // bytes; larger bodies get 413
   std::chrono::milliseconds header_timeout{120000};  // idle keep-alive connection / headers
   std::chrono::milliseconds body_timeout{30000};     // reading a request body once headers arrived
@@ -34,14 +42,23 @@ struct Options {
   // Told why a connection was closed before its first request (no TLS where only TLS is
   // served, a failed handshake); may be empty.
   std::function<void(const std::string&)> on_refused;
+  // Told when accepting pauses because the process ran out of file descriptors (at most every
+  // few seconds); may be empty.
+  std::function<void(const std::string&)> on_warning;
 };
 
 // What the server knows of the connection a request came on.
 struct Connection {
   bool secure = false;  // the request came over TLS
+  // Becomes true when the client goes away (closes or resets the connection) while a worker runs
+  // its request, so long work can stop early; null for requests answered on the I/O thread.
+  const std::atomic<bool>* cancelled = nullptr;
 };
 
 using RequestHandler = std::function<Response(const Request&, const Connection&)>;
+// True for requests the handler answers at once without waiting on anything (health probes):
+// those are answered on the I/O thread; every other request goes to the worker pool.
+using AnswersAtOnce = std::function<bool(const Request&)>;
 // Builds a response for requests the server refuses itself (status, reason text).
 using ErrorHandler = std::function<Response(int status, const std::string& reason, unsigned version)>;
 
@@ -56,16 +73,28 @@ class Server {
 
   // Binds and listens; throws std::system_error when the address is unavailable. Returns the
   // listener's index for port(). Call before Run().
-  size_t Listen(const std::string& host, uint16_t port, Protocol protocol, RequestHandler handler);
+  // `at_once` (may be empty: none) picks the requests answered on the I/O thread.
+  size_t Listen(const std::string& host, uint16_t port, Protocol protocol, RequestHandler handler,
+                AnswersAtOnce at_once = {});
   // Serves until Stop() or SIGINT/SIGTERM (when install_signal_handlers). Blocks.
   void Run(bool install_signal_handlers);
   void Stop();
   // The port listener `index` is bound to (useful with port 0).
   uint16_t port(size_t index = 0) const;
+  // Connections open now, over all listeners.
+  size_t open_connections() const;
+  // The cap in force (Options::max_connections, or the default computed from the fd limit).
+  size_t max_connections() const;
 
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// The default cap on open connections: the soft RLIMIT_NOFILE less a reserve for the listeners,
+// the event loop and files (a quarter of the limit, at most 64).
+size_t DefaultMaxConnections();
+// Four worker threads per hardware thread, at least 8.
+unsigned DefaultWorkers();
 
 }  // namespace cosmos::server

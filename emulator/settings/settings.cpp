@@ -18,7 +18,7 @@ constexpr const char* kWellKnownKey =
 // Our variables: COSMOS_EMULATOR_ + the flag's name upper-cased, '-' as '_'.
 constexpr const char* kOurNames[] = {
     "host", "port", "protocol", "health-port", "enable-explorer", "explorer-port", "explorer-protocol", "key",
-    "key-file", "secondary-key", "readonly-key", "secondary-readonly-key", "threads", "consistency", "max-body-bytes", "header-timeout-ms", "body-timeout-ms",
+    "key-file", "secondary-key", "readonly-key", "secondary-readonly-key", "threads", "workers", "max-connections", "consistency", "max-body-bytes", "header-timeout-ms", "body-timeout-ms",
     "handshake-timeout-ms", "partition-count", "rate-limit", "script-timeout-ms", "script-memory-mb",
     "log-level", "cert", "cert-key", "cert-secret", "cert-san", "data-path", "cert-export", "gateway-endpoint"};
 
@@ -98,6 +98,10 @@ class Parser {
       s_.secondary_readonly_key = Key(value);
     } else if (name == "threads") {
       s_.server.threads = static_cast<unsigned>(Number(value, 256));
+    } else if (name == "workers") {
+      s_.server.workers = static_cast<unsigned>(Number(value, 1024));
+    } else if (name == "max-connections") {
+      s_.server.max_connections = static_cast<size_t>(Number(value, 1u << 24));
     } else if (name == "consistency") {
       for (const char* level : {"Strong", "BoundedStaleness", "Session", "ConsistentPrefix", "Eventual"}) {
         if (util::EqualsIgnoreCase(value, level)) {
@@ -363,7 +367,13 @@ Serving
   --gateway-endpoint E     where clients are sent (the account's locations):     GATEWAY_PUBLIC_ENDPOINT
                            host, host:port or scheme://host:port (default: the
                            scheme and Host of each request)
-  --threads N              worker threads, 0 = one per core (default 0)
+  --threads N              I/O threads (sockets, TLS, parsing), 0 = one per core
+                           (default 0)
+  --workers N              threads that run requests, so one that waits (a lock,
+                           a script, a long query) holds no I/O thread; 0 = four
+                           per core, at least 8 (default 0)
+  --max-connections N      connections open at once; more clients wait until one
+                           closes (default 0: the open-file limit less a reserve)
   --max-body-bytes N       largest request body accepted, 413 above (default 16777216)
   --header-timeout-ms N    idle keep-alive and header read limit (default 120000)
   --body-timeout-ms N      request body read limit (default 30000)

@@ -177,6 +177,18 @@ TEST(Settings, BadValuesNameTheSetting) {
   EXPECT_EQ(ErrorOf({"--enable-data-persistence", "true"}), "unknown option --enable-data-persistence");
 }
 
+TEST(Settings, WorkersAndConnectionCap) {
+  Settings d = ParseWith({});
+  EXPECT_EQ(d.server.workers, 0u);  // four per core, at least 8
+  EXPECT_EQ(d.server.max_connections, 0u);  // from the open-file limit
+  Settings s = ParseWith({"--workers", "3"}, {{"COSMOS_EMULATOR_MAX_CONNECTIONS", "500"}, {"COSMOS_EMULATOR_WORKERS", "9"}});
+  EXPECT_EQ(s.server.workers, 3u);
+  EXPECT_EQ(s.server.max_connections, 500u);
+  EXPECT_EQ(ErrorOf({"--max-connections", "-1"}),
+            "--max-connections: invalid value '-1' (a whole number up to 16777216)");
+  EXPECT_EQ(ErrorOf({"--workers", "2000"}), "--workers: invalid value '2000' (a whole number up to 1024)");
+}
+
 TEST(Settings, CertificateNamesAccumulate) {
   Settings s = ParseWith({"--cert-san", "cosmos, 10.0.0.5", "--cert-san", "db.local"});
   EXPECT_EQ(s.cert_names, (std::vector<std::string>{"cosmos", "10.0.0.5", "db.local"}));

@@ -27,16 +27,21 @@ export const EMULATOR_BIN =
 // are only checked then.
 export const LOCAL = !process.env.COSMOS_ENDPOINT;
 
-/** Starts the emulator (or uses $COSMOS_ENDPOINT). Resolves to {endpoint, key, stop()}.
- *  `scheme` picks the listener to return, `env` adds variables, `port: null` passes no --port. */
-export async function startEmulator(extraArgs = [], { scheme = "http", env = {}, port = "0" } = {}) {
+/** Starts the emulator (or uses $COSMOS_ENDPOINT). Resolves to {endpoint, key, pid, stop()}.
+ *  `scheme` picks the listener to return, `env` adds variables, `port: null` passes no --port,
+ *  `nofile` starts it with that open-file limit (ulimit -n). */
+export async function startEmulator(extraArgs = [], { scheme = "http", env = {}, port = "0", nofile } = {}) {
   if (!LOCAL) {
     let endpoint = process.env.COSMOS_ENDPOINT;
     if (!endpoint.endsWith("/")) endpoint += "/";
     return { endpoint, key: process.env.COSMOS_KEY || WELL_KNOWN_KEY, stop: async () => {}, log: () => "" };
   }
   const portArgs = port === null ? [] : ["--port", String(port)];
-  const child = spawn(EMULATOR_BIN, ["--host", "127.0.0.1", ...portArgs, "--threads", "2", ...extraArgs], {
+  const argv = ["--host", "127.0.0.1", ...portArgs, "--threads", "2", ...extraArgs];
+  const [file, args] = nofile
+    ? ["sh", ["-c", 'ulimit -n "$0" && exec "$@"', String(nofile), EMULATOR_BIN, ...argv]]
+    : [EMULATOR_BIN, argv];
+  const child = spawn(file, args, {
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, ...env },
   });
@@ -68,6 +73,7 @@ export async function startEmulator(extraArgs = [], { scheme = "http", env = {},
   return {
     endpoint,
     key: WELL_KNOWN_KEY,
+    pid: child.pid,
     log: () => output,
     stop: async () => {
       process.off("exit", killOnExit);
