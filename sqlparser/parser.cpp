@@ -1,6 +1,7 @@
 // Turns query text into our syntax tree with the ANTLR-generated parser. The only file that
 // includes ANTLR headers besides the generated code.
 #include <antlr4-runtime.h>
+#include <malloc.h>
 #include <pthread.h>
 
 #include <charconv>
@@ -147,8 +148,20 @@ ExprPtr Make(ExprKind kind, Location loc) {
   return e;
 }
 
-// Bounds the depth of the tree so that every later recursive walk (bind, evaluate, print) is safe.
+// Bounds the depth of the tree so that every later recursive walk (bind, evaluate, print, plan) is
+// safe on a worker thread's stack: each level of the guard is one Scalar, Logical, Binary, Unary or
+// Primary node, so no tree is deeper than this (tests/unit/sqlparser_test.cpp runs the deepest
+// accepted query through every stage on a 1 MB stack).
 constexpr int kMaxTreeDepth = 1000;
+// maxLogicalAndPerSqlQuery and maxLogicalOrPerSqlQuery of the account's queryEngineConfiguration.
+constexpr int kMaxLogicalPerQuery = 500;
+
+// The service's words past those limits (as DocumentDB answered them: "The SQL query exceeded the
+// maximum number of 'AND' operators. The allowed limit is 5"), 400 without a query error code.
+SyntaxError LogicalLimitError(const char* op) {
+  return SyntaxError{"", {}, std::string("The SQL query exceeded the maximum number of '") + op +
+                                 "' operators. The allowed limit is " + std::to_string(kMaxLogicalPerQuery) + "."};
+}
 
 class Builder {
  public:
@@ -166,6 +179,14 @@ class Builder {
     int& depth;
   };
   int depth_ = 0;
+  int ands_ = 0;
+  int ors_ = 0;
+
+  // The account's queryEngineConfiguration limits (maxLogicalAndPerSqlQuery,
+  // maxLogicalOrPerSqlQuery): counted over the whole query, subqueries included.
+  static void CountLogical(int& count, const char* op) {
+    if (++count > kMaxLogicalPerQuery) throw Abort{LogicalLimitError(op)};
+  }
 
   ExprPtr Scalar(P::ScalarContext* ctx);
   ExprPtr Logical(P::LogicalContext* ctx);
@@ -341,10 +362,13 @@ ExprPtr Builder::Scalar(P::ScalarContext* ctx) {
 }
 
 ExprPtr Builder::Logical(P::LogicalContext* ctx) {
+  DepthGuard guard(depth_);
   if (auto* c = dynamic_cast<P::AndContext*>(ctx)) {
+    CountLogical(ands_, "AND");
     return BinaryOf(BinaryOp::kAnd, ctx, Logical(c->logical(0)), Logical(c->logical(1)));
   }
   if (auto* c = dynamic_cast<P::OrContext*>(ctx)) {
+    CountLogical(ors_, "OR");
     return BinaryOf(BinaryOp::kOr, ctx, Logical(c->logical(0)), Logical(c->logical(1)));
   }
   return Logical0(dynamic_cast<P::Logical0ExprContext*>(ctx)->logical0());
@@ -533,6 +557,7 @@ QueryPtr ParseOnThisThread(std::string_view text, SyntaxError& error);
 // (lazily committed) stack so that no input can exhaust a server thread's stack.
 constexpr size_t kSmallText = 1024;
 constexpr size_t kBigStack = 512u * 1024 * 1024;
+constexpr size_t kTrimAfterText = 64u * 1024;
 
 struct ParseJob {
   std::string_view text;
@@ -554,18 +579,50 @@ void* RunParseJob(void* arg) {
 }  // namespace
 
 // Refuses, before ANTLR sees it, text nested deeper than any real query: parenthesised (or bracketed)
-// more than kMaxNesting levels, or more than kMaxNesting prefix operators in a row. ANTLR's
-// prediction is quadratic in such nesting, and the tree depth would exceed kMaxTreeDepth anyway.
+// more than kMaxNesting levels, more than kMaxNesting prefix operators (-, +, ~, NOT) in a row, or
+// more than kMaxNesting conditional operators (`a ? b : c`, which nests to the right) between two
+// commas. ANTLR's
+// prediction is quadratic in such nesting (50,000 NOTs took 15 s and grew its shared DFA cache by
+// hundreds of MB), and the tree depth would exceed kMaxTreeDepth anyway.
 constexpr int kMaxNesting = 128;
 
-bool TooDeep(std::string_view text) {
-  int depth = 0, prefix_run = 0;
+bool IdentifierChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '@' ||
+         c == '$' || static_cast<unsigned char>(c) >= 0x80;
+}
+
+bool Keyword(std::string_view word, std::string_view lower) {
+  if (word.size() != lower.size()) return false;
+  for (size_t i = 0; i < word.size(); ++i) {
+    if ((word[i] | 0x20) != lower[i]) return false;
+  }
+  return true;
+}
+
+// AND, OR and BETWEEN words outside strings and comments (BETWEEN takes one AND of its own).
+struct LogicalWords {
+  int ands = 0;
+  int ors = 0;
+  int betweens = 0;
+};
+
+bool TooDeep(std::string_view text, LogicalWords& words) {
+  int depth = 0, prefix_run = 0, conditionals = 0;
   char quote = 0;
   for (size_t i = 0; i < text.size(); ++i) {
     char c = text[i];
     if (quote != 0) {
       if (c == '\\') ++i;
       else if (c == quote) quote = 0;
+      continue;
+    }
+    if (c == '-' && i + 1 < text.size() && text[i + 1] == '-') {  // -- comment to the end of the line
+      while (i < text.size() && text[i] != '\n') ++i;
+      continue;
+    }
+    if (c == '/' && i + 1 < text.size() && text[i + 1] == '*') {  // /* comment */
+      const size_t end = text.find("*/", i + 2);
+      i = end == std::string_view::npos ? text.size() : end + 1;
       continue;
     }
     switch (c) {
@@ -584,20 +641,58 @@ bool TooDeep(std::string_view text) {
       case '~':
         if (++prefix_run > kMaxNesting) return true;
         break;
+      case '?':
+        if (i + 1 < text.size() && text[i + 1] == '?') {  // ??, left-associative
+          ++i;
+          prefix_run = 0;
+          break;
+        }
+        if (++conditionals > kMaxNesting) return true;
+        prefix_run = 0;
+        break;
+      case ',': conditionals = 0; prefix_run = 0; break;  // conditionals in a list do not nest
       case ' ':
       case '\t':
       case '\r':
       case '\n': break;
-      default: prefix_run = 0;
+      default: {
+        if (!IdentifierChar(c)) {
+          prefix_run = 0;
+          break;
+        }
+        // A whole word, so that "c.note" or "xnot" is one token.
+        size_t end = i + 1;
+        while (end < text.size() && IdentifierChar(text[end])) ++end;
+        const std::string_view word = text.substr(i, end - i);
+        i = end - 1;
+        if (Keyword(word, "not")) {
+          if (++prefix_run > kMaxNesting) return true;
+          break;
+        }
+        prefix_run = 0;
+        if (Keyword(word, "and")) ++words.ands;
+        else if (Keyword(word, "or")) ++words.ors;
+        else if (Keyword(word, "between")) ++words.betweens;
+      }
     }
   }
   return false;
 }
 
 QueryPtr Parse(std::string_view text, SyntaxError& error) {
-  if (TooDeep(text)) {
+  LogicalWords words;
+  if (TooDeep(text, words)) {
     error = SyntaxError{"", {}, "The query is too complex: it nests expressions more than " +
                                     std::to_string(kMaxNesting) + " levels deep."};
+    return nullptr;
+  }
+  // Far more ANDs or ORs than the account allows are refused before ANTLR reads them (10,000 took
+  // seconds to parse); the builder counts them exactly (kMaxLogicalPerQuery).
+  const char* too_many = words.ands - words.betweens > kMaxLogicalPerQuery ? "AND"
+                         : words.ors > kMaxLogicalPerQuery                 ? "OR"
+                                                                           : nullptr;
+  if (too_many != nullptr) {
+    error = LogicalLimitError(too_many);
     return nullptr;
   }
   if (text.size() <= kSmallText) return ParseOnThisThread(text, error);
@@ -610,6 +705,8 @@ QueryPtr Parse(std::string_view text, SyntaxError& error) {
   pthread_attr_destroy(&attr);
   if (rc != 0) throw std::runtime_error("cannot start the parser thread");
   pthread_join(thread, nullptr);
+  // ANTLR's tree for a long text is large and freed at once; give it back to the system.
+  if (text.size() >= kTrimAfterText) malloc_trim(0);
   if (job.failure) std::rethrow_exception(job.failure);
   return std::move(job.result);
 }

@@ -62,6 +62,13 @@ CosmosError PartitionKeyMalformed(const std::string& header) {
 CosmosError Unauthorized(const std::string& text) { return CosmosError(401, 0, "Unauthorized", text); }
 CosmosError Forbidden(const std::string& text) { return CosmosError(403, 0, "Forbidden", text); }
 
+CosmosError QueryMemoryExceeded(size_t budget_bytes) {
+  // The service's wording (its Mongo API words the same limit this way; the NoSQL gateway's own
+  // text is not recorded): 400 without a substatus.
+  return BadRequest("Query exceeded the maximum allowed memory usage of " + std::to_string(budget_bytes >> 20) +
+                    " MB. Please consider adding more filters to reduce the query response size.");
+}
+
 CosmosError NotFound() { return CosmosError(404, 0, "NotFound", Wrap("Resource Not Found.")); }
 
 CosmosError MethodNotAllowed() {

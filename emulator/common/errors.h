@@ -42,6 +42,8 @@ CosmosError PartitionKeyComponents();
 CosmosError PartitionKeyMalformed(const std::string& header);
 CosmosError Unauthorized(const std::string& text);
 CosmosError Forbidden(const std::string& text);
+// A query that holds more rows (ORDER BY, DISTINCT, GROUP BY, aggregates) than its memory budget.
+CosmosError QueryMemoryExceeded(size_t budget_bytes);
 CosmosError NotFound();
 CosmosError MethodNotAllowed();
 CosmosError Conflict();

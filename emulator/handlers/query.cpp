@@ -197,6 +197,10 @@ Result QueryDocuments(Services& s, RequestContext& ctx) {
   req.query_text = sql::ToStringWithoutWhere(*ast);
   req.now_ms = s.clock.UnixMs();
   req.udfs = &udfs;
+  // The service ends a page after 5 s of work (with a continuation); ORDER BY, DISTINCT, GROUP BY
+  // and aggregates hold their rows within a memory budget.
+  req.budget.deadline = started + std::chrono::milliseconds(s.config.query_page_timeout_ms);
+  req.budget.memory_bytes = s.config.query_memory_bytes;
 
   Metrics metrics;
   metrics.compile_ms = MsSince(started);

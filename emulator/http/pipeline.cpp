@@ -80,10 +80,11 @@ std::string ErrorBody(const std::string& code, const std::string& message, const
                       const std::string& additional_error_info = {}) {
   std::string body = "{\"code\":";
   json::WriteString(body, code);
-  if (!message.empty()) {
-    body += ",\"message\":";
-    json::WriteString(body, activity_id.empty() ? message : message + "\r\nActivityId: " + activity_id);
-  }
+  // Always a message (the code itself when there is nothing to add), written as valid JSON even
+  // when it echoes bytes of the request that were not UTF-8.
+  body += ",\"message\":";
+  const std::string& text = message.empty() ? code : message;
+  json::WriteString(body, activity_id.empty() ? text : text + "\r\nActivityId: " + activity_id);
   if (!additional_error_info.empty()) {
     body += ",\"additionalErrorInfo\":";
     json::WriteString(body, additional_error_info);
@@ -243,7 +244,11 @@ Response Handle(Services& services, const Request& req, bool secure, const std::
   try {
     if (ServeEmulatorPage(services.config, req, secure, res)) return res;
     if (EmulatorEndpoint(services, req, target, res, activity_id)) return res;
-    if (req.method() == beast_http::verb::options) throw errors::Forbidden("");  // as the service answers
+    // The service answers 403 {"code":"Forbidden"} (recording cosmos-203); every error body the
+    // emulator writes carries a message too.
+    if (req.method() == beast_http::verb::options) {
+      throw errors::Forbidden(errors::Wrap("The OPTIONS verb is not supported."));
+    }
     std::vector<std::string> segments;
     if (!SplitPath(target, segments)) throw errors::InvalidUrl();
     const Operation op = OperationOf(req);

@@ -171,12 +171,51 @@ ParseStatus Parse(std::string_view text, Document& out) {
   return ok ? ParseStatus::kOk : ParseStatus::kMalformed;
 }
 
+size_t Utf8SequenceLength(std::string_view s, size_t i) {
+  auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char b0 = byte(i);
+  if (b0 < 0x80) return 1;
+  const size_t extra = b0 >= 0xF0 && b0 <= 0xF4 ? 3 : b0 >= 0xE0 && b0 < 0xF0 ? 2 : b0 >= 0xC2 && b0 < 0xE0 ? 1 : 0;
+  if (extra == 0 || i + extra >= s.size()) return 0;
+  uint32_t cp = b0 & (extra == 1 ? 0x1F : extra == 2 ? 0x0F : 0x07);
+  for (size_t k = 1; k <= extra; ++k) {
+    const unsigned char b = byte(i + k);
+    if ((b & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (b & 0x3F);
+  }
+  static constexpr uint32_t kMin[] = {0, 0x80, 0x800, 0x10000};
+  if (cp < kMin[extra] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return extra + 1;
+}
+
+bool ValidUtf8(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    const size_t n = Utf8SequenceLength(s, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
 void WriteString(std::string& out, std::string_view s) {
   static const char* kHex = "0123456789abcdef";
   out.push_back('"');
   size_t run_start = 0;
   for (size_t i = 0; i < s.size(); ++i) {
     unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x80) {
+      // Well-formed UTF-8 is copied; a malformed byte (text echoed from a request that was not
+      // UTF-8) becomes U+FFFD, so that what is written is always valid JSON.
+      const size_t n = Utf8SequenceLength(s, i);
+      if (n > 0) {
+        i += n - 1;
+        continue;
+      }
+      out.append(s.data() + run_start, i - run_start);
+      run_start = i + 1;
+      out += "\\ufffd";
+      continue;
+    }
     if (c >= 0x20 && c != '"' && c != '\\') continue;
     out.append(s.data() + run_start, i - run_start);
     run_start = i + 1;

@@ -39,7 +39,12 @@ std::string Write(const Value& v);
 
 // Appends a number as ECMAScript's Number.prototype.toString would print it.
 void WriteDouble(std::string& out, double d);
-// Appends a JSON string literal (quotes included); non-ASCII is written as UTF-8.
+// The length of the well-formed UTF-8 sequence at s[i] (1 for ASCII), or 0 when the bytes there are
+// not UTF-8 (a bad lead byte, a truncated sequence, an overlong form or a surrogate).
+size_t Utf8SequenceLength(std::string_view s, size_t i);
+bool ValidUtf8(std::string_view s);
+// Appends a JSON string literal (quotes included); non-ASCII is written as UTF-8, and a byte that
+// is not part of well-formed UTF-8 as \ufffd, so the result is always valid JSON.
 void WriteString(std::string& out, std::string_view s);
 // `s` as a JSON string literal.
 std::string Quote(std::string_view s);

@@ -2,6 +2,9 @@
 // integer vs floating arithmetic), and runs subqueries in memory.
 #pragma once
 
+#include <atomic>
+#include <chrono>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <unordered_set>
@@ -11,11 +14,58 @@
 
 namespace cosmos::query {
 
+// What one query request may spend. The executor checks it every few hundred rows; the page of a
+// streaming query ends early (with a continuation) at the deadline, a query that must hold its rows
+// (ORDER BY, DISTINCT, GROUP BY, aggregates) answers 400 past the memory budget, and any query stops
+// when `cancelled` is set (for whoever learns that the client has gone).
+struct QueryBudget {
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  size_t memory_bytes = SIZE_MAX;
+  const std::atomic<bool>* cancelled = nullptr;
+};
+
+// Thrown by BudgetCheck::Tick when a stoppable page has used its budget; caught by the executor,
+// which ends the page after the last row it completed.
+struct PageStop {};
+
+// The executor's view of a QueryBudget during one page: cheap checks (the clock and the flag every
+// 256 ticks), the bytes the executor holds besides the arena, and whether the page may stop now.
+class BudgetCheck {
+ public:
+  BudgetCheck(const QueryBudget& budget, const Arena& arena, size_t* report = nullptr)
+      : budget_(budget), arena_(arena), report_(report) {}
+  BudgetCheck(const BudgetCheck&) = delete;
+  BudgetCheck& operator=(const BudgetCheck&) = delete;
+  // Reports what the page held at its end (the arena is declared before, so it is still there).
+  ~BudgetCheck() {
+    if (report_ != nullptr) *report_ = arena_.used() + held_bytes;
+  }
+
+  // One unit of work (a candidate row, a document). Throws PageStop when the page may stop and the
+  // budget is spent, CosmosError 400 when a query that cannot stop holds more than its memory
+  // budget, 408 when cancelled.
+  void Tick() {
+    if ((++ticks_ & 255) == 0) Check();
+  }
+  void Check();
+
+  size_t held_bytes = 0;   // rows and groups held by the collector (the arena is counted apart)
+  bool stoppable = false;  // a streaming page that can end here with a continuation
+  bool armed = false;      // the page has completed work past where it resumed (so it progresses)
+
+ private:
+  const QueryBudget& budget_;
+  const Arena& arena_;
+  size_t* report_;
+  uint32_t ticks_ = 0;
+};
+
 struct EvalContext {
   Arena& arena;
   FunctionContext fn;
   std::vector<Val> env;                  // variable slots
   const std::vector<Val>* aggs = nullptr;  // accumulator results, when projecting a group
+  BudgetCheck* budget = nullptr;         // null: unbounded (tests, scripts' own queries)
 };
 
 Val Eval(const Node& n, EvalContext& cx);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "query/eval.h"
 #include "query/plan.h"
 #include "store/store.h"
 
@@ -32,6 +33,9 @@ struct PageRequest {
   std::string query_text;    // binds the continuation to its query
   int64_t now_ms = 0;        // the instant date-time functions see
   Udfs* udfs = nullptr;      // the container's user-defined functions
+  // Time, memory and cancellation (eval.h). A streaming page that reaches the deadline ends with
+  // what it has and a continuation, as the service's pages end after 5 s; default: unbounded.
+  QueryBudget budget;
 };
 
 // Facts for the charge: what the page loaded.

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "common/errors.h"
+#include "json/json.h"
 
 namespace cosmos::query {
 
@@ -19,6 +20,9 @@ std::shared_ptr<const sql::Query> ParseQuery(std::string_view text) {
     throw errors::BadRequest("The SQL query text exceeds the maximum allowed length of " +
                              std::to_string(kMaxQueryText) + " characters.");
   }
+  // A body that was not JSON is taken as the query text itself; text that is not UTF-8 is refused
+  // as the service refuses a payload it cannot read (ANTLR's input stream would throw: 500).
+  if (!json::ValidUtf8(text)) throw errors::MalformedPayload();
   static std::mutex mu;
   static std::unordered_map<std::string, std::shared_ptr<const sql::Query>> cache;
   if (text.size() <= kMaxCachedText) {

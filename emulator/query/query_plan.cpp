@@ -354,7 +354,7 @@ std::optional<ConstantValue> Evaluate(const Expr& e, const json::Value* params) 
   try {
     Arena arena;
     auto plan = Bind(*parsed, params, arena);
-    EvalContext cx{arena, FunctionContext{arena, 0}, std::vector<Val>(static_cast<size_t>(plan->slot_count)), nullptr};
+    EvalContext cx{arena, FunctionContext{arena, 0}, std::vector<Val>(static_cast<size_t>(plan->slot_count)), nullptr, nullptr};
     const Val v = Eval(plan->value, cx);
     if (v.IsUndefined()) return ConstantValue{};
     return FromJson(v.json());

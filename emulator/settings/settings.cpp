@@ -20,6 +20,7 @@ constexpr const char* kOurNames[] = {
     "host", "port", "protocol", "health-port", "enable-explorer", "explorer-port", "explorer-protocol", "key",
     "key-file", "secondary-key", "readonly-key", "secondary-readonly-key", "threads", "workers", "max-connections", "consistency", "max-body-bytes", "header-timeout-ms", "body-timeout-ms",
     "handshake-timeout-ms", "partition-count", "rate-limit", "script-timeout-ms", "script-memory-mb",
+    "query-page-timeout-ms", "query-memory-mb",
     "log-level", "cert", "cert-key", "cert-secret", "cert-san", "data-path", "cert-export", "gateway-endpoint"};
 
 // The official images' variables and the flag each one sets.
@@ -134,6 +135,14 @@ class Parser {
       uint64_t n = Number(value, 65536);
       if (n < 16) Fail("must be at least 16");
       s_.script_memory_mb = n;
+    } else if (name == "query-page-timeout-ms") {
+      uint64_t n = Number(value, 3600000);
+      if (n == 0) Fail("must be at least 1");
+      s_.query_page_timeout_ms = static_cast<int>(n);
+    } else if (name == "query-memory-mb") {
+      uint64_t n = Number(value, 65536);
+      if (n == 0) Fail("must be at least 1");
+      s_.query_memory_mb = n;
     } else if (name == "log-level") {
       s_.log_level = Level(value);
     } else if (name == "cert" || name == "cert-path") {
@@ -407,6 +416,10 @@ Account and behaviour
                            provisioned RU/s (default off)
   --script-timeout-ms N    wall-clock limit of one script call, 408 (default 5000)
   --script-memory-mb N     memory one script execution may allocate (default 512)
+  --query-page-timeout-ms N  time one query page may run; past it the page ends
+                           with a continuation, as the service's (default 5000)
+  --query-memory-mb N      memory one query request may hold for ORDER BY,
+                           DISTINCT, GROUP BY and aggregates; past it 400 (default 512)
   --log-level L            quiet, error, warn, info (default), debug (one line    LOG_LEVEL
                            per request) or trace (also refused connections)
 

@@ -51,6 +51,8 @@ struct Settings {
   bool rate_limit = false;
   int script_timeout_ms = 5000;
   size_t script_memory_mb = 512;
+  int query_page_timeout_ms = 5000;
+  size_t query_memory_mb = 512;
   LogLevel log_level = LogLevel::kInfo;
   // Certificate: supplied (PEM pair, or PFX with its password), else kept in data_path, else made.
   std::string cert_path;
