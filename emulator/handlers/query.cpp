@@ -201,6 +201,7 @@ Result QueryDocuments(Services& s, RequestContext& ctx) {
   // and aggregates hold their rows within a memory budget.
   req.budget.deadline = started + std::chrono::milliseconds(s.config.query_page_timeout_ms);
   req.budget.memory_bytes = s.config.query_memory_bytes;
+  req.budget.cancelled = ctx.cancel_flag();  // the client went away: stop (the server watches its socket)
 
   Metrics metrics;
   metrics.compile_ms = MsSince(started);

@@ -200,7 +200,8 @@ export function signature(key, verb, type, link, date) {
 /**
  * Sends one request with master-key auth.
  * opts: {method, path (already URL-encoded), headers, body (string | object), date (Date or string),
- *        key, auth:false to omit authorization, sign:{type,link} to override what is signed}
+ *        key, auth:false to omit authorization, sign:{type,link} to override what is signed,
+ *        signal: an AbortSignal that drops the connection}
  * Returns {status, headers (lower-case object), text, json}.
  */
 export async function rawRequest(env, opts) {
@@ -222,7 +223,7 @@ export async function rawRequest(env, opts) {
   Object.assign(headers, opts.headers || {});
   for (const [k, v] of Object.entries(headers)) if (v === undefined) delete headers[k];
   const url = env.endpoint.replace(/\/$/, "") + path;
-  const res = await fetch(url, { method, headers, body });
+  const res = await fetch(url, { method, headers, body, signal: opts.signal });
   const text = await res.text();
   let json;
   try {
