@@ -26,6 +26,11 @@
 #                           query with a UDF vs without over 100 and 1,000 items, all in process on one
 #                           logical partition); medians of SCRIPTS_REPS runs, the ratios and the cost
 #                           of one UDF call. ARGS go to scripts_bench.
+#   bench/run.sh persistence
+#                           the cost of --data-dir (bench/persistence.mjs): creates/s in memory vs
+#                           --durability fsync vs process (medians of alternating rounds, ratios), and
+#                           start-up with ITEMS (100,000) items from the log and from a snapshot.
+#                           Environment: EMULATOR, BENCH_SECONDS, ROUNDS, CONNS, ITEMS, STARTS.
 #   bench/run.sh batch [ARGS...]
 #                           only the batch micro-benchmarks (batch_bench: 100 direct creates of 1 KB
 #                           items vs one transactional batch and one bulk request of 100 creates, and
@@ -57,7 +62,11 @@ case ${1-} in
   changefeed) MODE=changefeed; shift ;;
   scripts) MODE=scripts; shift ;;
   batch) MODE=batch; shift ;;
-  -h|--help) sed -n '2,49p' "${BASH_SOURCE[0]}"; exit 0 ;;
+  persistence)
+    # Node's own modules only; the emulator binary as built by the README's setup.
+    shift
+    exec node "$(dirname "${BASH_SOURCE[0]}")/persistence.mjs" "$@" ;;
+  -h|--help) sed -n '2,54p' "${BASH_SOURCE[0]}"; exit 0 ;;
   *) echo "usage: bench/run.sh [query [query_bench args...] | partitions [partition_bench args...] | changefeed [change_feed_bench args...] | scripts [scripts_bench args...] | batch [batch_bench args...]]" >&2; exit 2 ;;
 esac
 

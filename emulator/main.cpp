@@ -29,6 +29,7 @@
 #include "scripting/engine.h"
 #include "server/server.h"
 #include "server/tls.h"
+#include "persist/state.h"
 #include "settings/settings.h"
 #include "store/store.h"
 #include "util/util.h"
@@ -275,6 +276,24 @@ int main(int argc, char** argv) {
   cosmos::util::WallClock wall_clock;
   cosmos::http::Services services{account, config, limiter, stats, wall_clock};
 
+  // Persistence: recover what the data directory holds before anything is served.
+  std::unique_ptr<cosmos::persist::Persistence> persistence;
+  cosmos::persist::RecoveryReport recovery;
+  if (!s.data_path.empty()) {
+    cosmos::persist::Options options;
+    options.dir = s.data_path;
+    options.durability =
+        s.durability == "process" ? cosmos::persist::Durability::kProcess : cosmos::persist::Durability::kFsync;
+    options.warn = [level](const std::string& text) {
+      if (level >= LogLevel::kWarn) Line(std::cerr, "cosmos-emulator: " + text);
+    };
+    try {
+      persistence = std::make_unique<cosmos::persist::Persistence>(account, options, recovery);
+    } catch (const cosmos::persist::PersistError& e) {
+      Fail(e.what());
+    }
+  }
+
   if (level >= LogLevel::kTrace) {
     s.server.on_refused = [](const std::string& why) { Line(std::cout, "cosmos-emulator: connection " + why); };
   }
@@ -340,10 +359,23 @@ int main(int argc, char** argv) {
               " workers, up to " + std::to_string(server.max_connections()) + " connections";
       Line(std::cout, line);
       if (!cert_origin.empty()) Line(std::cout, "cosmos-emulator: " + cert_origin);
+      if (persistence) {
+        std::ostringstream line;
+        line.precision(1);
+        line << "cosmos-emulator: data kept in " << s.data_path << " (durability " << s.durability << "): recovered "
+             << recovery.databases << " databases, " << recovery.containers << " containers, " << recovery.items
+             << " items from " << recovery.snapshot_records << " snapshot and " << recovery.log_records
+             << " log records in " << std::fixed << recovery.milliseconds << " ms";
+        Line(std::cout, line.str());
+      }
       if (!s.cert_export_path.empty() && needs_tls)
         Line(std::cout, "cosmos-emulator: certificate written to " + s.cert_export_path);
     }
     if (level >= LogLevel::kWarn) {
+      if (recovery.discarded_bytes > 0)
+        Line(std::cout, "cosmos-emulator: the log's last " + std::to_string(recovery.discarded_bytes) +
+                            " bytes were cut off (" + recovery.discarded_reason +
+                            "): a write that was never acknowledged");
       for (const auto& n : s.notices) Line(std::cout, "cosmos-emulator: " + n);  // before "Started", in order
     }
     const uint16_t port = server.port(0);
@@ -361,6 +393,13 @@ int main(int argc, char** argv) {
     Line(std::cout, "Started", "\r\n");
   }
   server.Run(true);
+  if (persistence) {
+    try {
+      persistence->Checkpoint();  // the next start reads one snapshot
+    } catch (const std::exception& e) {
+      Line(std::cerr, std::string("cosmos-emulator: checkpoint at stop failed (the log keeps everything): ") + e.what());
+    }
+  }
   if (level >= LogLevel::kInfo) Line(std::cout, "cosmos-emulator: Stopped");
   return 0;
 }

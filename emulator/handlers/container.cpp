@@ -142,6 +142,16 @@ void QuotaHeaders(Services& s, const store::Container& c, Result& r) {
 
 }  // namespace
 
+store::ContainerSettings StoredContainerSettings(const json::Value& doc) {
+  store::ContainerSettings st = SettingsFromBody(doc);
+  // Checked against the database's keys when it was set; kept as it was.
+  if (auto cep = doc.FindMember("clientEncryptionPolicy"); cep != doc.MemberEnd() && cep->value.IsObject()) {
+    auto& a = st.extra.GetAllocator();
+    st.extra.AddMember("clientEncryptionPolicy", json::Value(cep->value, a), a);
+  }
+  return st;
+}
+
 Result CreateContainer(Services& s, RequestContext& ctx) {
   auto db = ResolveDatabase(s, ctx.Param("db"));
   json::Document body = ParseObjectBody(ctx.body());

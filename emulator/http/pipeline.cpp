@@ -4,6 +4,7 @@
 #include <malloc.h>
 #endif
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 
@@ -235,7 +236,60 @@ bool AnswersAtOnce(const Request& req) {
   return target == kHealthPath || target == "/ready" || target == "/alive" || target == "/status";
 }
 
+namespace {
+
+// The database whose metadata a successful request changed (persistence records it whole), or
+// nullopt: creating (POST to a feed) or replacing and deleting (PUT, DELETE) a database,
+// container, script, user, permission, client encryption key or offer. Items, batches, script
+// executions and queries change items only, which the store records itself.
+std::optional<std::string> ChangedDatabase(Services& services, beast_http::verb verb, Operation op,
+                                           const std::vector<std::string>& seg) {
+  if (seg.empty() || (op != Operation::kPlain && op != Operation::kUpsert)) return std::nullopt;
+  const bool feed = seg.size() % 2 == 1;
+  const bool changes = feed ? verb == beast_http::verb::post
+                            : verb == beast_http::verb::put || verb == beast_http::verb::delete_;
+  if (!changes) return std::nullopt;
+  const std::string& type = seg[feed ? seg.size() - 1 : seg.size() - 2];
+  static const char* const kMetadata[] = {"dbs",   "colls", "sprocs",      "triggers",
+                                          "udfs",  "users", "permissions", "clientencryptionkeys"};
+  if (seg[0] == "offers") {
+    if (feed || seg.size() != 2) return std::nullopt;
+    for (const auto& db : services.account.Databases()) {
+      if (db->offer() && db->offer()->id() == seg[1]) return db->id();
+      for (const auto& c : db->Containers()) {
+        if (c->offer() && c->offer()->id() == seg[1]) return db->id();
+      }
+    }
+    return std::nullopt;
+  }
+  if (seg[0] != "dbs" || std::find(std::begin(kMetadata), std::end(kMetadata), type) == std::end(kMetadata))
+    return std::nullopt;
+  if (seg.size() == 1) return std::nullopt;  // POST /dbs: the new database's id is in the body
+  return seg[1];
+}
+
+Response HandleRequest(Services& services, const Request& req, bool secure, const std::atomic<bool>* cancelled);
+
+}  // namespace
+
 Response Handle(Services& services, const Request& req, bool secure, const std::atomic<bool>* cancelled) {
+  store::Journal* journal = services.account.journal();
+  if (!journal) return HandleRequest(services, req, secure, cancelled);
+  journal->ForgetThread();
+  Response res = HandleRequest(services, req, secure, cancelled);
+  try {
+    journal->AwaitDurable();  // answered only once what it changed is durable
+  } catch (const std::exception& e) {
+    return ErrorResponse(500, "InternalServerError",
+                         std::string("The change could not be made durable: ") + e.what(), req.version(),
+                         req.keep_alive());
+  }
+  return res;
+}
+
+namespace {
+
+Response HandleRequest(Services& services, const Request& req, bool secure, const std::atomic<bool>* cancelled) {
   const std::string activity_id = util::NewUuid();
   Response res{beast_http::status::ok, req.version()};
   res.keep_alive(req.keep_alive());
@@ -278,6 +332,18 @@ Response Handle(Services& services, const Request& req, bool secure, const std::
     CheckConsistency(*ctx, services.config);
     CheckIntendedContainer(services, *ctx);
     Result result = handler(services, *ctx);
+    if (auto* journal = services.account.journal(); journal && result.status >= 200 && result.status < 300) {
+      std::optional<std::string> db = ChangedDatabase(services, req.method(), op, ctx->segments());
+      // A new database: its id is the one in the answer.
+      if (!db && ctx->segments().size() == 1 && ctx->segments()[0] == "dbs" && req.method() == beast_http::verb::post &&
+          (op == Operation::kPlain || op == Operation::kUpsert)) {
+        json::Document created;
+        if (json::Parse(result.body, created) == json::ParseStatus::kOk && created.IsObject() &&
+            created.HasMember("id") && created["id"].IsString())
+          db = created["id"].GetString();
+      }
+      if (db) journal->DatabaseChanged(*db);
+    }
     Account(services, *ctx, result.charge, result.status);
     if (result.status == 204 && req.method() == beast_http::verb::delete_ && IsDatabaseOrContainer(ctx->segments()))
       ReturnFreedMemory();
@@ -310,5 +376,7 @@ Response Handle(Services& services, const Request& req, bool secure, const std::
     return res;
   }
 }
+
+}  // namespace
 
 }  // namespace cosmos::http

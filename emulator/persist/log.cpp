@@ -1,4 +1,5 @@
 #include "persist/log.h"
+#include "util/files.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -65,40 +66,8 @@ std::optional<std::string> ReadFile(const std::string& path) {
   return data;
 }
 
-void FsyncPath(const std::string& path, int flags) {
-  int fd = ::open(path.c_str(), flags | O_CLOEXEC);
-  if (fd < 0) throw PersistError(Errno("cannot open", path));
-  if (::fsync(fd) != 0) {
-    int err = errno;
-    ::close(fd);
-    errno = err;
-    throw PersistError(Errno("cannot sync", path));
-  }
-  ::close(fd);
-}
-
-void WriteFileDurably(const std::string& path, const std::string& bytes) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) throw PersistError(Errno("cannot create", path));
-  size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      int err = errno;
-      ::close(fd);
-      errno = err;
-      throw PersistError(Errno("cannot write", path));
-    }
-    done += static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0) {
-    int err = errno;
-    ::close(fd);
-    errno = err;
-    throw PersistError(Errno("cannot sync", path));
-  }
-  ::close(fd);
+void Check(const std::string& error) {
+  if (!error.empty()) throw PersistError(error);
 }
 
 std::string LogHeader() {
@@ -207,7 +176,13 @@ uint32_t Crc32c(std::string_view data) {
 }
 
 Log::Log(std::string dir, Durability durability, Recovered& recovered) : dir_(std::move(dir)), durability_(durability) {
-  if (::mkdir(dir_.c_str(), 0700) != 0 && errno != EEXIST) throw PersistError(Errno("cannot create", dir_));
+  // Its parents too, as mkdir -p would.
+  for (size_t i = 1; i <= dir_.size(); ++i) {
+    if (i < dir_.size() && dir_[i] != '/') continue;
+    const std::string part = dir_.substr(0, i);
+    if (::mkdir(part.c_str(), 0700) != 0 && errno != EEXIST)
+      throw PersistError(Errno("cannot create the data directory", part));
+  }
   recovered = Recovered{};
   ReadSnapshot(dir_ + "/snapshot.bin", recovered);
   const uint64_t good = ReadLog(dir_ + "/wal.log", recovered);
@@ -231,46 +206,38 @@ void Log::OpenLogForAppend(bool truncate_to_header) {
   const std::string path = dir_ + "/wal.log";
   if (truncate_to_header) {
     // A fresh log: its header, made durable with the directory entry.
-    WriteFileDurably(path, LogHeader());
-    FsyncPath(dir_, O_RDONLY | O_DIRECTORY);
+    Check(util::WriteFile(path, LogHeader(), 0600, true));
+    Check(util::SyncPath(dir_, true));
   }
   if (fd_ >= 0) ::close(fd_);
   fd_ = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
   if (fd_ < 0) throw PersistError(Errno("cannot open", path));
 }
 
-void Log::WriteAll(const std::string& bytes) {
-  size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t n = ::write(fd_, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) throw PersistError(Errno("cannot write", dir_ + "/wal.log"));
-    done += static_cast<size_t>(n);
-  }
-}
-
-uint64_t Log::Append(std::string_view payload) {
+uint64_t Log::Write(std::string_view payload) {
   if (payload.size() > kMaxRecordBytes) throw PersistError("a record of " + std::to_string(payload.size()) + " bytes");
-  std::unique_lock<std::mutex> lock(mu_);
-  if (failed_) throw PersistError("the log " + dir_ + "/wal.log failed earlier; no write is acknowledged");
-  const uint64_t seq = next_seq_;
   std::string frame;
   frame.reserve(kRecordHeaderBytes + payload.size());
+  std::lock_guard<std::mutex> lock(mu_);
+  if (failed_) throw PersistError("the log " + dir_ + "/wal.log failed earlier; no write is acknowledged");
+  const uint64_t seq = next_seq_;
   PutU32(frame, static_cast<uint32_t>(payload.size()));
   PutU32(frame, RecordCrc(seq, payload));
   PutU64(frame, seq);
   frame.append(payload);
-  try {
-    WriteAll(frame);
-  } catch (const PersistError&) {
-    // A partial frame may be on disk: nothing more may follow it.
-    failed_ = true;
-    throw;
+  if (auto err = util::WriteAll(fd_, frame, dir_ + "/wal.log"); !err.empty()) {
+    failed_ = true;  // a partial frame may be on disk: nothing more may follow it
+    throw PersistError(err);
   }
   ++next_seq_;
   written_seq_ = seq;
   bytes_ += frame.size();
-  if (durability_ == Durability::kProcess) return seq;
+  return seq;
+}
+
+void Log::Sync(uint64_t seq) {
+  if (durability_ == Durability::kProcess) return;
+  std::unique_lock<std::mutex> lock(mu_);
   // Group commit: one thread syncs for everything written so far; the others wait for it.
   while (durable_seq_ < seq) {
     if (failed_) throw PersistError("the log " + dir_ + "/wal.log could not be synced; the write is not acknowledged");
@@ -280,8 +247,9 @@ uint64_t Log::Append(std::string_view payload) {
     }
     syncing_ = true;
     const uint64_t covers = written_seq_;
+    const int fd = fd_;  // Checkpoint waits for !syncing_ before it replaces the file
     lock.unlock();
-    const bool ok = ::fdatasync(fd_) == 0;
+    const bool ok = ::fdatasync(fd) == 0;
     lock.lock();
     syncing_ = false;
     if (ok) {
@@ -291,32 +259,74 @@ uint64_t Log::Append(std::string_view payload) {
     }
     synced_.notify_all();
   }
-  return seq;
+}
+
+Log::Mark Log::Position() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return {written_seq_, bytes_};
 }
 
 void Log::Checkpoint(std::string_view payload, uint64_t seq) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (seq > written_seq_) throw PersistError("a checkpoint past the last record");
+  Mark at = Position();
+  if (seq != at.seq) throw PersistError("a checkpoint must cover the last record written");
+  Checkpoint(payload, at);
+}
+
+void Log::Checkpoint(std::string_view payload, Mark at) {
   std::string file(kSnapshotMagic, sizeof kSnapshotMagic);
   PutU32(file, kVersion);
   PutU32(file, 0);
-  PutU64(file, seq);
+  PutU64(file, at.seq);
   PutU64(file, payload.size());
   PutU32(file, Crc32c(payload));
   PutU32(file, 0);
   file.append(payload);
   const std::string tmp = dir_ + "/snapshot.tmp", final_path = dir_ + "/snapshot.bin";
-  WriteFileDurably(tmp, file);
+  Check(util::WriteFile(tmp, file, 0600, true));
   if (::rename(tmp.c_str(), final_path.c_str()) != 0) throw PersistError(Errno("cannot rename", tmp));
-  FsyncPath(dir_, O_RDONLY | O_DIRECTORY);
-  // The snapshot is durable: the log restarts after it. A crash before this point leaves the old
-  // log, whose records up to `seq` recovery skips.
-  if (seq == written_seq_) {
-    OpenLogForAppend(true);
-    bytes_ = kLogHeaderBytes;
-    if (::lseek(fd_, static_cast<off_t>(bytes_), SEEK_SET) < 0) throw PersistError(Errno("cannot seek", dir_ + "/wal.log"));
+  Check(util::SyncPath(dir_, true));
+  // The snapshot is durable. A crash before the log is replaced leaves the old log, whose records
+  // up to `at` recovery skips. The log restarts with the records written since `at`.
+  std::unique_lock<std::mutex> lock(mu_);
+  synced_.wait(lock, [this] { return !syncing_; });
+  if (failed_) throw PersistError("the log " + dir_ + "/wal.log failed earlier");
+  if (at.seq > written_seq_ || at.bytes > bytes_) throw PersistError("a checkpoint past the last record");
+  const std::string path = dir_ + "/wal.log", next = dir_ + "/wal.tmp";
+  std::string fresh = LogHeader();
+  if (at.bytes < bytes_) {
+    int in = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (in < 0) throw PersistError(Errno("cannot open", path));
+    std::string tail(bytes_ - at.bytes, '\0');
+    size_t done = 0;
+    while (done < tail.size()) {
+      ssize_t n = ::pread(in, tail.data() + done, tail.size() - done, static_cast<off_t>(at.bytes + done));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        ::close(in);
+        throw PersistError("cannot read " + path + " to carry its last records over");
+      }
+      done += static_cast<size_t>(n);
+    }
+    ::close(in);
+    fresh += tail;
   }
-  durable_seq_ = std::max(durable_seq_, seq);
+  Check(util::WriteFile(next, fresh, 0600, true));
+  if (::rename(next.c_str(), path.c_str()) != 0) throw PersistError(Errno("cannot rename", next));
+  Check(util::SyncPath(dir_, true));
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd_ < 0) {
+    failed_ = true;
+    throw PersistError(Errno("cannot open", path));
+  }
+  bytes_ = fresh.size();
+  if (::lseek(fd_, static_cast<off_t>(bytes_), SEEK_SET) < 0) {
+    failed_ = true;
+    throw PersistError(Errno("cannot seek", path));
+  }
+  // Every record written so far is in the new file, which was synced.
+  durable_seq_ = std::max(durable_seq_, written_seq_);
+  synced_.notify_all();
 }
 
 uint64_t Log::last_seq() const {

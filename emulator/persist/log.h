@@ -65,10 +65,29 @@ class Log {
   // Appends one record and returns its sequence number once it is as durable as the log's
   // Durability says. Safe from many threads; records are numbered and written in call order.
   // Throws PersistError when the disk refuses the write (the record is then not acknowledged).
-  uint64_t Append(std::string_view payload);
+  uint64_t Append(std::string_view payload) {
+    const uint64_t seq = Write(payload);
+    Sync(seq);
+    return seq;
+  }
+  // Append in two steps: Write hands the record to the file and numbers it; Sync returns once
+  // every record up to `seq` is durable (at once for Durability::kProcess). Concurrent Syncs share
+  // one fdatasync (group commit).
+  uint64_t Write(std::string_view payload);
+  void Sync(uint64_t seq);
 
-  // Replaces the snapshot with `payload`, covering every record up to `seq` (at most the last
-  // appended), and starts the log afresh after it. The caller keeps appends out meanwhile.
+  // Where the log is: its last record and the file's length after it.
+  struct Mark {
+    uint64_t seq = 0;
+    uint64_t bytes = 0;
+  };
+  Mark Position() const;
+
+  // Replaces the snapshot with `payload`, covering every record up to `at` (a Position taken when
+  // the state in `payload` was), and starts the log afresh with the records written since. Appends
+  // may go on meanwhile; they wait only while the records after `at` are copied.
+  void Checkpoint(std::string_view payload, Mark at);
+  // The same, covering every record up to `seq`, which must be the last one written.
   void Checkpoint(std::string_view payload, uint64_t seq);
 
   const std::string& dir() const { return dir_; }
@@ -79,7 +98,6 @@ class Log {
 
  private:
   void OpenLogForAppend(bool truncate_to_header);
-  void WriteAll(const std::string& bytes);
 
   std::string dir_;
   Durability durability_;

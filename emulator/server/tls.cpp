@@ -1,4 +1,5 @@
 #include "server/tls.h"
+#include "util/files.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -60,20 +61,7 @@ std::string ReadFile(const std::string& path, const std::string& what) {
 }
 
 void WriteFile(const std::string& path, const std::string& text, mode_t mode) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-  if (fd < 0) throw TlsError("cannot write " + path + ": " + std::strerror(errno));
-  ::fchmod(fd, mode);
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n <= 0) {
-      int err = errno;
-      ::close(fd);
-      throw TlsError("cannot write " + path + ": " + std::strerror(err));
-    }
-    done += static_cast<size_t>(n);
-  }
-  ::close(fd);
+  if (auto err = util::WriteFile(path, text, mode, false); !err.empty()) throw TlsError(err);
 }
 
 Owned<BIO> MemoryBio(const std::string& text) {

@@ -21,7 +21,7 @@ constexpr const char* kOurNames[] = {
     "key-file", "secondary-key", "readonly-key", "secondary-readonly-key", "threads", "workers", "max-connections", "consistency", "max-body-bytes", "header-timeout-ms", "body-timeout-ms",
     "handshake-timeout-ms", "partition-count", "rate-limit", "script-timeout-ms", "script-memory-mb",
     "query-page-timeout-ms", "query-memory-mb",
-    "log-level", "cert", "cert-key", "cert-secret", "cert-san", "data-path", "cert-export", "gateway-endpoint"};
+    "log-level", "cert", "cert-key", "cert-secret", "cert-san", "data-path", "data-dir", "durability", "cert-export", "gateway-endpoint"};
 
 // The official images' variables and the flag each one sets.
 struct Official {
@@ -157,8 +157,12 @@ class Parser {
         item = Trim(item);
         if (!item.empty()) s_.cert_names.push_back(item);
       }
-    } else if (name == "data-path") {
+    } else if (name == "data-path" || name == "data-dir") {
       s_.data_path = value;
+    } else if (name == "durability") {
+      const std::string v = Lower(Trim(value));
+      if (v != "fsync" && v != "process") Fail("must be fsync or process");
+      s_.durability = v;
     } else if (name == "cert-export") {
       s_.cert_export_path = value;
     } else if (name == "gateway-endpoint") {
@@ -166,11 +170,8 @@ class Parser {
     } else if (name == "ip-address-override") {
       if (!value.empty()) ip_override_ = Trim(value);
     } else if (name == "enable-data-persistence") {
-      // The classic image's switch. Data lives in memory only here: asking for persistence is
-      // refused rather than silently losing the data at the next start.
-      if (value.empty() || !Bool(value)) return;
-      Fail("data persistence is not available in this emulator: data lives in memory and is gone when it "
-           "stops; unset it or set it to false");
+      // The classic image's switch: data kept in /data unless DATA_PATH or --data-dir says where.
+      persist_default_ = !value.empty() && Bool(value);
     } else if (name == "enable-mongodb-endpoint") {
       if (value.empty()) return;
       Fail("this emulator serves the API for NoSQL only, not MongoDB; unset it");
@@ -183,6 +184,7 @@ class Parser {
   }
 
   void Finish() {
+    if (persist_default_ && s_.data_path.empty()) s_.data_path = "/data";
     // The public endpoint: GATEWAY_PUBLIC_ENDPOINT, else the classic image's IP override.
     if (gateway_endpoint_) {
       s_.public_endpoint = *gateway_endpoint_;
@@ -291,6 +293,7 @@ class Parser {
   std::string source_;
   std::optional<PublicEndpoint> gateway_endpoint_;
   std::string ip_override_;
+  bool persist_default_ = false;
 };
 
 std::string EnvName(const std::string& flag) {
@@ -396,9 +399,18 @@ Certificate (HTTPS)
   --cert-san LIST          more names and addresses for the made certificate,
                            comma-separated (localhost, 127.0.0.1, ::1 and the
                            host name are always in it)
-  --data-path DIR          keep the made certificate in DIR and reuse it          DATA_PATH
   --cert-export FILE       also write the served certificate (PEM) to FILE
-                           The certificate is served at /_explorer/emulator.pem.
+                           The certificate is served at /_explorer/emulator.pem;
+                           with --data-dir, the made one is kept there and reused.
+
+Persistence (off by default: data lives in memory)
+  --data-dir DIR           keep everything in DIR: a write-ahead log and          DATA_PATH
+                           snapshots, recovered at the next start (docs/persistence.md);
+                           also --data-path. AZURE_COSMOS_EMULATOR_ENABLE_DATA_PERSISTENCE=true
+                           without a directory keeps it in /data
+  --durability D           fsync (default): a write is answered once it is on disk;
+                           process: once the operating system has it (survives
+                           the emulator being killed, not the machine losing power)
 
 Account and behaviour
   --key BASE64             account master key (default: the well-known key)      AZURE_COSMOS_EMULATOR_KEY

@@ -59,7 +59,9 @@ struct Settings {
   std::string cert_key_path;
   std::string cert_secret;
   std::vector<std::string> cert_names;  // names and addresses besides the defaults
-  std::string data_path;                // where the made certificate is kept; empty: none
+  // Persistence: everything (and the made certificate) kept in data_path; empty: memory only.
+  std::string data_path;
+  std::string durability = "fsync";  // "fsync": acknowledged once on disk; "process": once written
   std::string cert_export_path;         // also write the served certificate (PEM) here
   PublicEndpoint public_endpoint;
   bool health_check = false;  // --health-check: probe a running emulator and exit

@@ -54,4 +54,10 @@ void ClientEncryptionKeySet::Replace(ClientEncryptionKey k, const std::optional<
   throw errors::NotFound();
 }
 
+void ClientEncryptionKeySet::Restore(std::vector<ClientEncryptionKey> keys, uint32_t counter) {
+  std::unique_lock lock(mu_);
+  keys_ = std::move(keys);
+  counter_ = std::max(counter_.load(), counter);
+}
+
 }  // namespace cosmos::store

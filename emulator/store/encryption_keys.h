@@ -34,6 +34,9 @@ class ClientEncryptionKeySet {
   // names another version.
   void Replace(ClientEncryptionKey k, const std::optional<std::string>& if_match);
   uint32_t NextNumber() { return ++counter_; }
+  uint32_t counter() const { return counter_.load(); }
+  // Replaces every key (persistence).
+  void Restore(std::vector<ClientEncryptionKey> keys, uint32_t counter);
 
  private:
   mutable std::shared_mutex mu_;

@@ -21,6 +21,33 @@ std::string RidDecode(std::string s) {
 }
 }  // namespace
 
+// ---- Journal ----------------------------------------------------------------------------------
+
+void Journal::Gate::lock_shared() {
+  std::unique_lock lock(mu_);
+  cv_.wait(lock, [this] { return !writer_ && writers_waiting_ == 0; });
+  ++readers_;
+}
+
+void Journal::Gate::unlock_shared() {
+  std::lock_guard lock(mu_);
+  if (--readers_ == 0 && writers_waiting_ > 0) cv_.notify_all();
+}
+
+void Journal::Gate::lock() {
+  std::unique_lock lock(mu_);
+  ++writers_waiting_;
+  cv_.wait(lock, [this] { return !writer_ && readers_ == 0; });
+  --writers_waiting_;
+  writer_ = true;
+}
+
+void Journal::Gate::unlock() {
+  std::lock_guard lock(mu_);
+  writer_ = false;
+  cv_.notify_all();
+}
+
 // ---- PhysicalPartition ----------------------------------------------------------------------
 
 namespace {
@@ -108,6 +135,7 @@ void PhysicalPartition::KeepLog(int64_t now, const ItemPolicy& policy) {
 }
 
 void PhysicalPartition::Record(Change change) {
+  if (journal_) journal_->ItemChanged(*this, change);
   if (logging_) log_.push_back(std::move(change));
 }
 
@@ -162,6 +190,7 @@ void PhysicalPartition::Store(const std::string& key, const ItemPtr& current, It
 }
 
 void PhysicalPartition::ExpireItems(int64_t now, const ItemPolicy& policy) {
+  JournalHold hold(journal_);
   std::unique_lock lock(mu_);
   ExpireLocked(now, policy);
 }
@@ -200,6 +229,17 @@ void PhysicalPartition::CheckWrite(WriteKind kind, const ItemPtr& current, const
 void PhysicalPartition::AwaitUnreserved(std::unique_lock<std::shared_mutex>& lock, const std::string& pk) {
   if (reserved_.empty()) return;
   released_.wait(lock, [&] { return reserved_.count(pk) == 0; });
+}
+
+std::unique_lock<std::shared_mutex> PhysicalPartition::LockToWrite(JournalHold& hold, const std::string& pk) {
+  for (;;) {
+    std::unique_lock lock(mu_);
+    if (reserved_.empty() || reserved_.count(pk) == 0) return lock;
+    hold.Release();
+    AwaitUnreserved(lock, pk);
+    lock.unlock();
+    hold.Acquire();  // the gate before the partition lock, always
+  }
 }
 
 std::unique_ptr<Transaction> PhysicalPartition::Begin(const std::string& pk, const ItemPolicy& policy) {
@@ -307,6 +347,7 @@ void Transaction::CheckUnique(const Item& item, int64_t now) const {
 }
 
 uint64_t Transaction::Commit(int64_t now) {
+  JournalHold hold(part_.journal_);
   std::unique_lock lock(part_.mu_);
   if (done_) return part_.lsn_;
   part_.ExpireLocked(now, policy_);
@@ -326,8 +367,8 @@ uint64_t Transaction::Commit(int64_t now) {
 WriteResult PhysicalPartition::Write(WriteKind kind, const std::string& pk, const std::string& id,
                                      const Preconditions& pre, int64_t now, const ItemPolicy& policy,
                                      const Maker& make) {
-  std::unique_lock lock(mu_);
-  AwaitUnreserved(lock, pk);
+  JournalHold hold(journal_);
+  auto lock = LockToWrite(hold, pk);
   ExpireLocked(now, policy);
   const std::string key = Key(pk, id);
   auto it = by_key_.find(key);
@@ -351,8 +392,8 @@ WriteResult PhysicalPartition::Write(WriteKind kind, const std::string& pk, cons
 
 PhysicalPartition::LogicalDelete PhysicalPartition::DeleteLogicalPartition(const std::string& pk, int64_t now,
                                                                          const ItemPolicy& policy) {
-  std::unique_lock lock(mu_);
-  AwaitUnreserved(lock, pk);
+  JournalHold hold(journal_);
+  auto lock = LockToWrite(hold, pk);
   ExpireLocked(now, policy);
   LogicalDelete out;
   auto found = by_pk_lsn_.find(pk);
@@ -475,7 +516,79 @@ uint64_t PhysicalPartition::StartLsn(int64_t since, bool all_versions) const {
   return lsn_;
 }
 
+PhysicalPartition::State PhysicalPartition::Capture() const {
+  std::shared_lock lock(mu_);
+  State st;
+  st.lsn = lsn_;
+  st.next_seq = next_seq_;
+  st.logging = logging_;
+  st.log_after_lsn = log_after_lsn_;
+  st.log_since = log_since_;
+  st.items.reserve(by_seq_.size());
+  for (const auto& [seq, item] : by_seq_) st.items.push_back(item);
+  st.log = log_;
+  return st;
+}
+
+void PhysicalPartition::RestoreState(State state, const ItemPolicy& policy) {
+  std::unique_lock lock(mu_);
+  by_key_.clear();
+  by_seq_.clear();
+  by_lsn_.clear();
+  by_pk_lsn_.clear();
+  expiry_.clear();
+  unique_index_.clear();
+  expiry_ttl_ = policy.default_ttl;
+  for (auto& item : state.items) {
+    const std::string key = Key(item->pk, item->id);
+    Store(key, nullptr, std::move(item));
+  }
+  lsn_ = state.lsn;
+  NoteLsn(lsn_);
+  next_seq_ = state.next_seq;
+  logging_ = state.logging;
+  log_after_lsn_ = state.log_after_lsn;
+  log_since_ = state.log_since;
+  log_ = std::move(state.log);
+}
+
+void PhysicalPartition::Replay(uint64_t lsn, ItemPtr image, const std::string& pk, const std::string& id,
+                               int64_t crts, bool ttl_expired, const ItemPolicy& policy) {
+  std::unique_lock lock(mu_);
+  if (lsn <= lsn_) return;
+  IndexExpiry(policy.default_ttl);
+  KeepLog(crts, policy);
+  const std::string key = Key(pk, id);
+  auto it = by_key_.find(key);
+  ItemPtr current = it == by_key_.end() ? nullptr : it->second;
+  lsn_ = lsn;
+  NoteLsn(lsn);
+  if (!image) {
+    if (it != by_key_.end()) Remove(it);
+    if (current && logging_) log_.push_back({lsn, ChangeKind::kDelete, nullptr, std::move(current), crts, ttl_expired});
+    return;
+  }
+  next_seq_ = std::max(next_seq_, image->seq + 1);
+  Store(key, current, image);
+  const ChangeKind kind = current ? ChangeKind::kReplace : ChangeKind::kCreate;
+  if (logging_) log_.push_back({lsn, kind, std::move(image), std::move(current), crts, false});
+}
+
 // ---- Offer ------------------------------------------------------------------------------------
+
+Offer::State Offer::Capture() const {
+  std::lock_guard lock(mu_);
+  return {throughput_, max_ever_, ts_, etag_, last_replace_};
+}
+
+void Offer::Restore(const State& st) {
+  std::lock_guard lock(mu_);
+  throughput_ = st.throughput;
+  max_ever_ = st.max_ever;
+  ts_ = st.ts;
+  etag_ = st.etag;
+  last_replace_ = st.last_replace;
+}
 
 Throughput Offer::throughput() const {
   std::lock_guard lock(mu_);
@@ -560,6 +673,15 @@ void Container::Replace(ContainerSettings settings, int64_t ts, std::string etag
 std::string Container::etag() const {
   std::lock_guard lock(settings_mu_);
   return etag_;
+}
+
+int64_t Container::ts() const {
+  std::lock_guard lock(settings_mu_);
+  return ts_;
+}
+
+void Container::AttachJournal(Journal* journal) {
+  for (auto& p : partitions_) p->AttachJournal(journal, rid_);
 }
 
 Placement Container::Locate(const PartitionKeyValue& pk) const {
@@ -686,6 +808,12 @@ void ScriptSet::Replace(ScriptKind kind, ScriptPtr script, const std::optional<s
   throw errors::NotFound();
 }
 
+void ScriptSet::Restore(std::vector<ScriptPtr> lists[3], uint32_t counter) {
+  std::unique_lock lock(mu_);
+  for (int i = 0; i < 3; ++i) scripts_[i] = std::move(lists[i]);
+  counter_ = std::max(counter_.load(), counter);
+}
+
 bool ScriptSet::Delete(ScriptKind kind, const std::string& id) {
   std::unique_lock lock(mu_);
   auto& list = scripts_[static_cast<int>(kind)];
@@ -783,6 +911,17 @@ void Database::AddContainer(ContainerPtr c) {
   containers_.push_back(std::move(c));
 }
 
+void Database::NoteContainerCounter(uint32_t n) {
+  uint32_t seen = container_counter_.load();
+  while (seen < n && !container_counter_.compare_exchange_weak(seen, n)) {
+  }
+}
+
+void Database::RestoreContainers(std::vector<ContainerPtr> containers) {
+  std::unique_lock lock(mu_);
+  containers_ = std::move(containers);
+}
+
 bool Database::RemoveContainer(const std::string& id) {
   std::unique_lock lock(mu_);
   auto it = std::find_if(containers_.begin(), containers_.end(), [&](auto& c) { return c->id() == id; });
@@ -799,6 +938,49 @@ std::string Account::NewEtag(int64_t ts) {
   std::snprintf(buf, sizeof buf, "\"%08llx-0000-0100-0000-%08llx0000\"", static_cast<unsigned long long>(n & 0xFFFFFFFF),
                 static_cast<unsigned long long>(ts & 0xFFFFFFFF));
   return buf;
+}
+
+namespace {
+template <typename T>
+void RaiseTo(std::atomic<T>& counter, T n) {
+  T seen = counter.load();
+  while (seen < n && !counter.compare_exchange_weak(seen, n)) {
+  }
+}
+}  // namespace
+
+void Account::NoteCounters(const Counters& c) {
+  RaiseTo(db_counter_, c.databases);
+  RaiseTo(offer_counter_, c.offers);
+  RaiseTo(etag_counter_, c.etags);
+}
+
+void Account::NoteEtag(std::string_view etag) {
+  // "\"<8 hex digits: the counter's low 32 bits>-..." (NewEtag).
+  if (etag.size() < 9 || etag[0] != '"') return;
+  uint64_t n = 0;
+  for (size_t i = 1; i < 9; ++i) {
+    const char ch = etag[i];
+    const int d = ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : -1;
+    if (d < 0) return;
+    n = n * 16 + static_cast<uint64_t>(d);
+  }
+  // The counter may have passed 2^32: keep its high bits.
+  const uint64_t current = etag_counter_.load();
+  uint64_t full = (current & ~uint64_t{0xFFFFFFFF}) | n;
+  if (full < current && current - full > (uint64_t{1} << 31)) full += uint64_t{1} << 32;
+  RaiseTo(etag_counter_, full);
+}
+
+void Account::RestoreDatabase(DatabasePtr db) {
+  std::unique_lock lock(mu_);
+  for (auto& d : databases_) {
+    if (d->id() == db->id()) {
+      d = std::move(db);
+      return;
+    }
+  }
+  databases_.push_back(std::move(db));
 }
 
 OfferPtr Account::NewOffer(const std::string& resource_self, const std::string& resource_rid, Throughput t) {
@@ -895,6 +1077,7 @@ ContainerPtr Account::CreateContainer(Database& db, const std::string& id, Parti
   OfferPtr shared = offer ? nullptr : db.offer();
   auto c = std::make_shared<Container>(id, rid, db.rid(), std::move(pk), std::move(settings), ts, NewEtag(ts),
                                        std::move(offer), std::move(shared), count);
+  c->AttachJournal(journal_);
   db.AddContainer(c);
   return c;
 }

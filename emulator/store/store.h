@@ -99,6 +99,72 @@ struct ChangePage {
 // The highest log sequence number any partition of this process has assigned.
 uint64_t MaxLsnIssued();
 
+class Account;
+class PhysicalPartition;
+
+// Where a persistent account writes its changes (persist/state.h implements it; null for an
+// account that lives in memory only). The store calls ItemChanged for every change of a
+// journaled partition, under that partition's exclusive lock, in LSN order; the HTTP pipeline
+// calls DatabaseChanged after a request that changed a database's resources, and AwaitDurable
+// before it answers.
+class Journal {
+ public:
+  virtual ~Journal() = default;
+  // Records one change (an item created, replaced or deleted, TTL deletes included). Throws when
+  // the record cannot be written: the change must then not be acknowledged.
+  virtual void ItemChanged(const PhysicalPartition& p, const Change& change) = 0;
+  // Records database `id` as it now is (its offer, containers, scripts, users, permissions and
+  // client encryption keys), or its deletion when it no longer exists.
+  virtual void DatabaseChanged(const std::string& id) = 0;
+  // Waits until every record this thread wrote is durable; throws when it cannot be.
+  virtual void AwaitDurable() = 0;
+  // Forgets what this thread wrote (a new request starts).
+  virtual void ForgetThread() = 0;
+
+  // Held shared by every change while it is applied and recorded, and exclusively while a
+  // checkpoint captures the state, so that the capture and the log agree. Writers wait for a
+  // pending exclusive hold (a checkpoint is never starved by a steady stream of writes).
+  class Gate {
+   public:
+    void lock_shared();
+    void unlock_shared();
+    void lock();
+    void unlock();
+
+   private:
+    std::mutex mu_;
+    std::condition_variable cv_;
+    int readers_ = 0;
+    bool writer_ = false;   // held exclusively
+    int writers_waiting_ = 0;
+  };
+  Gate& gate() { return gate_; }
+
+ private:
+  Gate gate_;
+};
+
+// Holds a journal's gate shared for one change (nothing when there is no journal).
+class JournalHold {
+ public:
+  explicit JournalHold(Journal* j) : j_(j) { Acquire(); }
+  ~JournalHold() { Release(); }
+  JournalHold(const JournalHold&) = delete;
+  JournalHold& operator=(const JournalHold&) = delete;
+  void Acquire() {
+    if (j_ && !held_) j_->gate().lock_shared();
+    held_ = true;
+  }
+  void Release() {
+    if (j_ && held_) j_->gate().unlock_shared();
+    held_ = false;
+  }
+
+ private:
+  Journal* j_;
+  bool held_ = false;
+};
+
 // Request units a physical partition may still spend: a bucket refilled at the partition's share
 // of the provisioned RU/s, holding at most one second's worth. Used only when rate limiting is on.
 struct RuBucket {
@@ -109,8 +175,6 @@ struct RuBucket {
   double mean_charge = 0;   // recent charges (moving average): how long one more request needs
   int64_t promised_ms = 0;  // the latest retry time handed out with a 429
 };
-
-class PhysicalPartition;
 
 // A stored procedure's or trigger's view of one logical partition. Reads see the transaction's
 // own writes; writes are staged and applied together by Commit, each with its own LSN, or dropped
@@ -219,6 +283,31 @@ class PhysicalPartition {
   // Opens a transaction on logical partition `pk`, waiting while another holds it.
   std::unique_ptr<Transaction> Begin(const std::string& pk, const ItemPolicy& policy);
 
+  // Persistence. A partition of a container writes every change to `journal` (null: none).
+  void AttachJournal(Journal* journal, std::string owner_rid) {
+    journal_ = journal;
+    owner_rid_ = std::move(owner_rid);
+  }
+  const std::string& owner_rid() const { return owner_rid_; }  // the container's rid
+
+  // The whole state, for a checkpoint: taken under the shared lock, items in feed order.
+  struct State {
+    uint64_t lsn = 0;
+    uint64_t next_seq = 1;
+    bool logging = false;
+    uint64_t log_after_lsn = 0;
+    int64_t log_since = 0;
+    std::vector<ItemPtr> items;
+    std::deque<Change> log;
+  };
+  State Capture() const;
+  // Replaces the state with `state` (recovery, before the partition serves anything).
+  void RestoreState(State state, const ItemPolicy& policy);
+  // Re-applies one recorded change (recovery): `image` is the new version (null for a delete of
+  // `pk`/`id`). A change at or below the partition's LSN is already in its state and is skipped.
+  void Replay(uint64_t lsn, ItemPtr image, const std::string& pk, const std::string& id, int64_t crts,
+              bool ttl_expired, const ItemPolicy& policy);
+
 
  private:
   friend class Transaction;
@@ -229,6 +318,9 @@ class PhysicalPartition {
   std::vector<ItemPtr> LogicalItemsLocked(const std::string& pk, int64_t now, std::optional<int64_t> default_ttl) const;
   // Waits (exclusive lock held) until no transaction holds `pk`.
   void AwaitUnreserved(std::unique_lock<std::shared_mutex>& lock, const std::string& pk);
+  // The exclusive lock, with `hold` held and no transaction holding `pk`. The wait for a
+  // transaction happens without the journal's gate (the transaction's commit needs it).
+  std::unique_lock<std::shared_mutex> LockToWrite(JournalHold& hold, const std::string& pk);
   static std::optional<int64_t> ExpiresAt(const Item& item, std::optional<int64_t> default_ttl);
   static ItemPtr Live(const ItemPtr& item, int64_t now, std::optional<int64_t> default_ttl);
   // Under the exclusive lock: the next LSN; the expiry index brought to `default_ttl`; the log
@@ -271,6 +363,8 @@ class PhysicalPartition {
   uint64_t lsn_ = 0;
   uint64_t next_seq_ = 1;
   const UniqueKeysPtr unique_;  // null when the container has no unique keys
+  Journal* journal_ = nullptr;
+  std::string owner_rid_;
   std::unordered_map<std::string, std::string> unique_index_;
   std::unordered_set<std::string> reserved_;  // logical partitions a transaction holds
   std::condition_variable_any released_;
@@ -314,6 +408,17 @@ class Offer {
   // Replaces the throughput unless `if_match` (a quoted etag, or "*") names another version;
   // returns false then and changes nothing.
   bool Replace(Throughput t, int64_t ts, std::string etag, std::optional<std::string_view> if_match = std::nullopt);
+
+  // Everything a replace changes, for persistence.
+  struct State {
+    Throughput throughput;
+    int max_ever = 0;
+    int64_t ts = 0;
+    std::string etag;
+    int64_t last_replace = 0;
+  };
+  State Capture() const;
+  void Restore(const State& state);
 
   // Physical partitions that split this offer's RU/s between them.
   void AddPartitions(int delta) { partitions_ += delta; }
@@ -385,6 +490,9 @@ class ScriptSet {
   // False when there is no such script.
   bool Delete(ScriptKind kind, const std::string& id);
   uint32_t NextNumber() { return ++counter_; }
+  uint32_t counter() const { return counter_.load(); }
+  // Replaces every script (recovery).
+  void Restore(std::vector<ScriptPtr> lists[3], uint32_t counter);
 
  private:
   mutable std::shared_mutex mu_;
@@ -443,6 +551,10 @@ class Container {
   std::string ScriptRid(ScriptKind kind, uint32_t n) const;
   int64_t created_ts() const { return created_ts_; }
   ScriptSet& scripts() const { return scripts_; }
+  const std::string& db_rid() const { return db_rid_; }
+  int64_t ts() const;
+  // Every partition writes its changes to `journal`.
+  void AttachJournal(Journal* journal);
 
  private:
   const std::string id_;
@@ -482,6 +594,11 @@ class Database {
   void AddContainer(ContainerPtr c);
   bool RemoveContainer(const std::string& id);
   uint32_t NextContainerNumber() { return ++container_counter_; }
+  uint32_t container_counter() const { return container_counter_.load(); }
+  void NoteContainerCounter(uint32_t n);
+  int64_t ts() const { return ts_; }
+  // Replaces the containers (recovery).
+  void RestoreContainers(std::vector<ContainerPtr> containers);
   // Its users and their permissions.
   UserSet& users() const { return users_; }
   // Its client encryption keys.
@@ -527,6 +644,22 @@ class Account {
   // A new etag value, quoted, unique across the account.
   std::string NewEtag(int64_t ts);
 
+  // Persistence: the journal every new container's partitions write to (null: none).
+  void set_journal(Journal* journal) { journal_ = journal; }
+  Journal* journal() const { return journal_; }
+  struct Counters {
+    uint32_t databases = 0;
+    uint32_t offers = 0;
+    uint64_t etags = 0;
+  };
+  Counters counters() const { return {db_counter_.load(), offer_counter_.load(), etag_counter_.load()}; }
+  // Raises the counters to at least `c` (recovery), so that no resource id or etag is issued twice.
+  void NoteCounters(const Counters& c);
+  // Raises the etag counter past the one `etag` was made with.
+  void NoteEtag(std::string_view etag);
+  // Adds `db`, replacing a database of the same id (recovery).
+  void RestoreDatabase(DatabasePtr db);
+
  private:
   mutable std::shared_mutex mu_;
   std::vector<DatabasePtr> databases_;  // creation order
@@ -534,6 +667,7 @@ class Account {
   std::atomic<uint64_t> etag_counter_{0};
   std::atomic<uint32_t> offer_counter_{0};
   std::optional<int> partition_count_override_;
+  Journal* journal_ = nullptr;
 
   OfferPtr NewOffer(const std::string& resource_self, const std::string& resource_rid, Throughput t);
 };

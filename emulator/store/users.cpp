@@ -162,4 +162,16 @@ bool UserSet::DeletePermission(const std::string& user_id, const std::string& id
   return true;
 }
 
+std::vector<UserSet::UserEntry> UserSet::All() const {
+  std::shared_lock lock(mu_);
+  return users_;
+}
+
+void UserSet::Restore(std::vector<UserEntry> users, uint32_t user_counter, uint64_t permission_counter) {
+  std::unique_lock lock(mu_);
+  users_ = std::move(users);
+  user_counter_ = std::max(user_counter_.load(), user_counter);
+  permission_counter_ = std::max(permission_counter_.load(), permission_counter);
+}
+
 }  // namespace cosmos::store

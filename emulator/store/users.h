@@ -76,11 +76,18 @@ class UserSet {
   uint32_t NextUserNumber() { return ++user_counter_; }
   uint64_t NextPermissionNumber() { return ++permission_counter_; }
 
- private:
-  struct Entry {
+  // Every user with its permissions, and the counters (persistence).
+  struct UserEntry {
     User user;
-    std::vector<PermissionPtr> permissions;  // creation order
+    std::vector<PermissionPtr> permissions;
   };
+  std::vector<UserEntry> All() const;
+  uint32_t user_counter() const { return user_counter_.load(); }
+  uint64_t permission_counter() const { return permission_counter_.load(); }
+  void Restore(std::vector<UserEntry> users, uint32_t user_counter, uint64_t permission_counter);
+
+ private:
+  using Entry = UserEntry;  // permissions in creation order
   Entry* FindLocked(const std::string& id);
   const Entry* FindLocked(const std::string& id) const;
   // Throws Conflict when another permission than `except` of `e` has `p`'s id or scope.

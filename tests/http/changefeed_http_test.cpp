@@ -15,18 +15,6 @@
 namespace cosmos::testing {
 namespace {
 
-// Request options: no Authorization header, or a signature with another (decoded) key.
-SignOptions NoSignature() {
-  SignOptions o;
-  o.sign = false;
-  return o;
-}
-SignOptions SignedWith(std::string key) {
-  SignOptions o;
-  o.key = std::move(key);
-  return o;
-}
-
 constexpr const char* kWire = "2021-09-15";
 constexpr const char* kBeginningMessage =
     "The change feed in all versions and deletes mode cannot start from the beginning: start from now, a point in "

@@ -103,6 +103,18 @@ struct SignOptions {
   bool send_date = true;            // send the x-ms-date header at all
 };
 
+// A request sent without an Authorization header, or signed with another key.
+inline SignOptions NoSignature() {
+  SignOptions o;
+  o.sign = false;
+  return o;
+}
+inline SignOptions SignedWith(std::string key) {
+  SignOptions o;
+  o.key = std::move(key);
+  return o;
+}
+
 class EmulatorTest : public ::testing::Test {
  protected:
   EmulatorTest() {

@@ -12,18 +12,6 @@
 namespace cosmos::testing {
 namespace {
 
-// Request options: no Authorization header, or a signature with another (decoded) key.
-SignOptions NoSignature() {
-  SignOptions o;
-  o.sign = false;
-  return o;
-}
-SignOptions SignedWith(std::string key) {
-  SignOptions o;
-  o.key = std::move(key);
-  return o;
-}
-
 class PartitionsTest : public EmulatorTest {
  protected:
   void SetUp() override { MakeDatabase("db"); }

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -139,20 +140,85 @@ TEST(PersistLog, CheckpointReplacesTheSnapshotAndRestartsTheLog) {
   EXPECT_FALSE(fs::exists(dir + "/snapshot.tmp"));
 }
 
-TEST(PersistLog, RecordsTheSnapshotAlreadyHoldsAreSkipped) {
-  // A checkpoint that covers only part of the log (or one cut short before the log restarted).
+TEST(PersistLog, ACheckpointKeepsTheRecordsWrittenAfterItsMark) {
+  // The state was captured after record 3; records 4 and 5 were written while the snapshot was.
   const std::string dir = FreshDir("skip");
+  Recovered r;
+  {
+    Log log(dir, Durability::kFsync, r);
+    for (int i = 1; i <= 3; ++i) log.Append(std::string("r").append(std::to_string(i)));
+    const Log::Mark at = log.Position();
+    EXPECT_EQ(at.seq, 3u);
+    for (int i = 4; i <= 5; ++i) log.Append(std::string("r").append(std::to_string(i)));
+    log.Checkpoint("up to 3", at);
+    // The log restarted with records 4 and 5 alone: its header and two 18-byte frames.
+    EXPECT_EQ(log.log_bytes(), 16u + 2 * (16 + 2));
+    EXPECT_EQ(fs::file_size(dir + "/wal.log"), 16u + 2 * (16 + 2));
+    EXPECT_EQ(log.Append("r6"), 6u);
+  }
+  Log log(dir, Durability::kProcess, r);
+  EXPECT_EQ(*r.snapshot, "up to 3");
+  EXPECT_EQ(Payloads(r), (std::vector<std::string>{"r4", "r5", "r6"}));
+  EXPECT_EQ(r.last_seq, 6u);
+  EXPECT_EQ(log.Append("r7"), 7u);
+}
+
+TEST(PersistLog, RecordsTheSnapshotAlreadyHoldsAreSkipped) {
+  // A checkpoint cut short after the snapshot was renamed and before the log restarted: the old
+  // log still holds the records the snapshot covers.
+  const std::string dir = FreshDir("skip2");
   Recovered r;
   {
     Log log(dir, Durability::kProcess, r);
     for (int i = 1; i <= 5; ++i) log.Append(std::string("r").append(std::to_string(i)));
-    log.Checkpoint("up to 3", 3);
+  }
+  const std::string old_log = dir + "/wal.keep";
+  fs::copy_file(dir + "/wal.log", old_log);
+  {
+    Log log(dir, Durability::kProcess, r);
+    log.Checkpoint("up to 5", 5);
+  }
+  fs::rename(old_log, dir + "/wal.log");
+  {
+    Log log(dir, Durability::kProcess, r);
+    EXPECT_EQ(*r.snapshot, "up to 5");
+    EXPECT_TRUE(r.records.empty());
+    EXPECT_EQ(r.last_seq, 5u);
+    EXPECT_EQ(log.Append("r6"), 6u);
   }
   Log log(dir, Durability::kProcess, r);
-  EXPECT_EQ(*r.snapshot, "up to 3");
-  EXPECT_EQ(Payloads(r), (std::vector<std::string>{"r4", "r5"}));
-  EXPECT_EQ(r.last_seq, 5u);
-  EXPECT_EQ(log.Append("r6"), 6u);
+  EXPECT_EQ(Payloads(r), (std::vector<std::string>{"r6"}));
+}
+
+TEST(PersistLog, AppendsGoOnWhileACheckpointIsWritten) {
+  const std::string dir = FreshDir("online");
+  Recovered r;
+  std::atomic<int> written{0};
+  {
+    Log log(dir, Durability::kFsync, r);
+    std::atomic<bool> stop{false};
+    std::vector<std::thread> writers;
+    for (int t = 0; t < 4; ++t) {
+      writers.emplace_back([&, t] {
+        for (int i = 0; !stop || i < 50; ++i) {
+          log.Append("w" + std::to_string(t) + "." + std::to_string(i));
+          ++written;
+        }
+      });
+    }
+    for (int k = 0; k < 5; ++k) {
+      const Log::Mark at = log.Position();
+      log.Checkpoint(std::string(100000, static_cast<char>('a' + k)) + std::to_string(at.seq), at);
+    }
+    stop = true;
+    for (auto& w : writers) w.join();
+  }
+  Log log(dir, Durability::kProcess, r);
+  ASSERT_TRUE(r.snapshot);
+  // Every record after the last snapshot is in the log, numbered on from it.
+  EXPECT_EQ(r.last_seq, static_cast<uint64_t>(written.load()));
+  EXPECT_EQ(r.snapshot_seq + r.records.size(), r.last_seq);
+  for (size_t i = 0; i < r.records.size(); ++i) EXPECT_EQ(r.records[i].seq, r.snapshot_seq + 1 + i);
 }
 
 TEST(PersistLog, ADamagedSnapshotStopsRecovery) {

@@ -97,13 +97,26 @@ TEST(Settings, WhatThePythonModuleSendsIsAccepted) {
 }
 
 TEST(Settings, AskingForWhatIsNotThereRefusesToStart) {
-  EXPECT_EQ(ErrorOf({}, {{"AZURE_COSMOS_EMULATOR_ENABLE_DATA_PERSISTENCE", "true"}}),
-            "AZURE_COSMOS_EMULATOR_ENABLE_DATA_PERSISTENCE: data persistence is not available in this emulator: data "
-            "lives in memory and is gone when it stops; unset it or set it to false");
-  EXPECT_NE(ErrorOf({}, {{"AZURE_COSMOS_EMULATOR_ENABLE_DATA_PERSISTENCE", "1"}}), "");
   EXPECT_EQ(ErrorOf({}, {{"AZURE_COSMOS_EMULATOR_ENABLE_MONGODB_ENDPOINT", "4.0"}}),
             "AZURE_COSMOS_EMULATOR_ENABLE_MONGODB_ENDPOINT: this emulator serves the API for NoSQL only, not MongoDB; "
             "unset it");
+}
+
+TEST(Settings, PersistenceIsOffUnlessADirectoryIsNamed) {
+  EXPECT_EQ(ParseWith({}).data_path, "");
+  EXPECT_EQ(ParseWith({}).durability, "fsync");
+  // The classic image's switch keeps the data in /data; DATA_PATH or --data-dir say where.
+  EXPECT_EQ(ParseWith({}, {{"AZURE_COSMOS_EMULATOR_ENABLE_DATA_PERSISTENCE", "true"}}).data_path, "/data");
+  EXPECT_EQ(ParseWith({}, {{"AZURE_COSMOS_EMULATOR_ENABLE_DATA_PERSISTENCE", "1"}}).data_path, "/data");
+  EXPECT_EQ(ParseWith({}, {{"AZURE_COSMOS_EMULATOR_ENABLE_DATA_PERSISTENCE", "false"}}).data_path, "");
+  EXPECT_EQ(ParseWith({}, {{"AZURE_COSMOS_EMULATOR_ENABLE_DATA_PERSISTENCE", "true"}, {"DATA_PATH", "/var/x"}}).data_path,
+            "/var/x");
+  EXPECT_EQ(ParseWith({"--data-dir", "/d"}, {{"DATA_PATH", "/var/x"}}).data_path, "/d");
+  EXPECT_EQ(ParseWith({"--data-path", "/e"}).data_path, "/e");
+  EXPECT_EQ(ParseWith({}, {{"COSMOS_EMULATOR_DATA_DIR", "/f"}}).data_path, "/f");
+  EXPECT_EQ(ParseWith({"--durability", "process"}).durability, "process");
+  EXPECT_EQ(ParseWith({"--durability", "FSYNC"}).durability, "fsync");
+  EXPECT_EQ(ErrorOf({"--durability", "never"}), "--durability: must be fsync or process");
 }
 
 TEST(Settings, TelemetryIsAcceptedAndSaidToBeNeverSent) {

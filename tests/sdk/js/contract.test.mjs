@@ -255,12 +255,11 @@ describe("settings by their official names", { skip }, () => {
     assert.equal(doc2.json.writableLocations[0].databaseAccountEndpoint, `http://cosmos:${port}/`);
   });
 
-  test("asking for data persistence or MongoDB refuses to start with one line and exit code 2", () => {
+  test("MongoDB or a data directory that cannot be made refuses to start with one line and exit code 2", () => {
     for (const [env, message] of [
       [
-        { AZURE_COSMOS_EMULATOR_ENABLE_DATA_PERSISTENCE: "true" },
-        "cosmos-emulator: AZURE_COSMOS_EMULATOR_ENABLE_DATA_PERSISTENCE: data persistence is not available in this " +
-          "emulator: data lives in memory and is gone when it stops; unset it or set it to false (see --help)\n",
+        { AZURE_COSMOS_EMULATOR_ENABLE_DATA_PERSISTENCE: "true", DATA_PATH: "/proc/no-such-dir" },
+        "cosmos-emulator: cannot create the data directory /proc/no-such-dir: No such file or directory\n",
       ],
       [
         { AZURE_COSMOS_EMULATOR_ENABLE_MONGODB_ENDPOINT: "4.0" },

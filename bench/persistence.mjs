@@ -1,0 +1,203 @@
+// Persistence benchmark (bench/run.sh persistence): the cost of keeping data on disk.
+//
+// 1. Create throughput: CONNS keep-alive clients create 1 KB items for SECONDS, against the
+//    emulator in memory, with --data-dir --durability fsync and with --durability process, in
+//    ROUNDS rounds alternating the three; prints each median and its ratio to in-memory.
+// 2. Start-up with ITEMS items on disk: fills a container, kills the emulator with SIGKILL and
+//    restarts it (recovery replays the log), stops it cleanly (a snapshot) and restarts it
+//    STARTS times; prints the medians of process start to "Started" and of the recovery itself.
+//
+// Environment: EMULATOR (binary), BENCH_SECONDS=5, ROUNDS=3, CONNS=32, ITEMS=100000, STARTS=3.
+// Only Node's own modules: requests are signed here (docs/protocol.md §2).
+import { spawn } from "node:child_process";
+import { createHmac } from "node:crypto";
+import http from "node:http";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const EMULATOR = process.env.EMULATOR || new URL("../build/emulator/cosmos-emulator", import.meta.url).pathname;
+const SECONDS = Number(process.env.BENCH_SECONDS || 5);
+const ROUNDS = Number(process.env.ROUNDS || 3);
+const CONNS = Number(process.env.CONNS || 32);
+const ITEMS = Number(process.env.ITEMS || 100000);
+const STARTS = Number(process.env.STARTS || 3);
+const KEY = Buffer.from(
+  "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==",
+  "base64",
+);
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+function auth(verb, type, link, date) {
+  const sig = createHmac("sha256", KEY).update(`${verb.toLowerCase()}\n${type}\n${link}\n${date.toLowerCase()}\n\n`).digest("base64");
+  return encodeURIComponent(`type=master&ver=1.0&sig=${sig}`);
+}
+
+function start(args) {
+  return new Promise((resolve, reject) => {
+    const t0 = process.hrtime.bigint();
+    const child = spawn(EMULATOR, ["--host", "127.0.0.1", "--port", "0", "--protocol", "http", ...args], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    const onData = (d) => {
+      out += d;
+      if (!/^Started\r?$/m.test(out)) return;
+      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+      const port = Number(out.match(/Now listening on: http:\/\/[^:]+:(\d+)/)[1]);
+      const rec = out.match(/in ([\d.]+) ms$/m);
+      resolve({ child, port, startMs: ms, recoveryMs: rec ? Number(rec[1]) : 0, log: out });
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+    child.on("exit", (code) => reject(new Error(`exited ${code}: ${out}`)));
+  });
+}
+
+function stop(e, signal = "SIGTERM") {
+  return new Promise((resolve) => {
+    if (e.child.exitCode !== null) return resolve();
+    e.child.removeAllListeners("exit");
+    e.child.once("exit", resolve);
+    e.child.kill(signal);
+  });
+}
+
+function request(agent, port, verb, path, type, link, body, headers = {}) {
+  const date = new Date().toUTCString();
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      {
+        agent,
+        host: "127.0.0.1",
+        port,
+        method: verb,
+        path,
+        headers: {
+          "x-ms-date": date,
+          "x-ms-version": "2020-07-15",
+          authorization: auth(verb, type, link, date),
+          "content-type": "application/json",
+          ...headers,
+        },
+      },
+      (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode));
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+async function setup(port) {
+  const agent = new http.Agent({ keepAlive: true });
+  if ((await request(agent, port, "POST", "/dbs", "dbs", "", JSON.stringify({ id: "b" }))) !== 201) throw new Error("db");
+  const coll = JSON.stringify({ id: "c", partitionKey: { paths: ["/pk"] } });
+  if ((await request(agent, port, "POST", "/dbs/b/colls", "colls", "dbs/b", coll, { "x-ms-offer-throughput": "12000" })) !== 201)
+    throw new Error("container");
+  agent.destroy();
+}
+
+const PAD = "x".repeat(900);
+// Creates items from `first` on with CONNS clients until `until()` says stop; returns how many.
+async function createItems(port, first, until) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONNS });
+  let next = first;
+  let done = 0;
+  async function client() {
+    while (!until(done)) {
+      const n = next++;
+      const pk = `p${n % 1000}`;
+      const status = await request(
+        agent,
+        port,
+        "POST",
+        "/dbs/b/colls/c/docs",
+        "docs",
+        "dbs/b/colls/c",
+        JSON.stringify({ id: `i${n}`, pk, n, pad: PAD }),
+        { "x-ms-documentdb-partitionkey": JSON.stringify([pk]) },
+      );
+      if (status !== 201) throw new Error(`create answered ${status}`);
+      done++;
+    }
+  }
+  await Promise.all(Array.from({ length: CONNS }, client));
+  agent.destroy();
+  return done;
+}
+
+async function throughput() {
+  const modes = [
+    ["in memory", () => []],
+    ["fsync", (dir) => ["--data-dir", dir, "--durability", "fsync"]],
+    ["process", (dir) => ["--data-dir", dir, "--durability", "process"]],
+  ];
+  const rps = new Map(modes.map(([m]) => [m, []]));
+  for (let r = 0; r < ROUNDS; r++) {
+    for (const [mode, args] of modes) {
+      const dir = mkdtempSync(join(tmpdir(), "bench-persist-"));
+      const e = await start(args(dir));
+      await setup(e.port);
+      await createItems(e.port, 0, (n) => n >= 2000); // warm-up
+      const t0 = process.hrtime.bigint();
+      const deadline = Date.now() + SECONDS * 1000;
+      const n = await createItems(e.port, 1e7, () => Date.now() >= deadline);
+      const secs = Number(process.hrtime.bigint() - t0) / 1e9;
+      rps.get(mode).push(n / secs);
+      await stop(e, "SIGKILL");
+      rmSync(dir, { recursive: true, force: true });
+      console.log(`round ${r + 1} ${mode}: ${(n / secs).toFixed(1)} creates/s`);
+    }
+  }
+  const base = median(rps.get("in memory"));
+  for (const [mode] of modes) {
+    const m = median(rps.get(mode));
+    console.log(`creates/s ${mode}: median ${m.toFixed(1)} (ratio to in memory ${(m / base).toFixed(3)})`);
+  }
+}
+
+async function startup() {
+  const dir = mkdtempSync(join(tmpdir(), "bench-persist-"));
+  const args = ["--data-dir", dir, "--durability", "process"];
+  let e = await start(args);
+  await setup(e.port);
+  const t0 = Date.now();
+  await createItems(e.port, 0, (n) => n >= ITEMS);
+  console.log(`filled ${ITEMS} items of about 1 KB in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  await stop(e, "SIGKILL");
+  const fromLog = [];
+  for (let i = 0; i < STARTS; i++) {
+    // Each start replays the log; the checkpoint it asks for runs after "Started", and is killed
+    // before it can finish only if it is slow: kill at once, so that the next start replays too.
+    e = await start(args);
+    await stop(e, "SIGKILL");
+    if (!/ from 0 snapshot /.test(e.log)) break; // a checkpoint got through: the rest are snapshot starts
+    fromLog.push([e.startMs, e.recoveryMs]);
+  }
+  e = await start(args);
+  await stop(e, "SIGTERM"); // a clean stop writes a snapshot
+  const fromSnapshot = [];
+  for (let i = 0; i < STARTS; i++) {
+    e = await start(args);
+    fromSnapshot.push([e.startMs, e.recoveryMs]);
+    await stop(e, "SIGKILL");
+  }
+  rmSync(dir, { recursive: true, force: true });
+  const report = (what, xs) =>
+    console.log(
+      `start-up with ${ITEMS} items, ${what}: to "Started" median ${median(xs.map((x) => x[0])).toFixed(1)} ms, ` +
+        `recovery median ${median(xs.map((x) => x[1])).toFixed(1)} ms (${xs.length} starts)`,
+    );
+  report("from the log (after kill -9)", fromLog);
+  report("from a snapshot (after a clean stop)", fromSnapshot);
+}
+
+await throughput();
+await startup();

@@ -1,0 +1,745 @@
+#include "persist/state.h"
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <chrono>
+#include <unordered_map>
+
+#include "handlers/handlers.h"
+
+namespace cosmos::persist {
+namespace {
+
+using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
+
+// ---- writing records ---------------------------------------------------------------------------
+
+void Str(JsonWriter& w, const char* key, const std::string& v) {
+  w.Key(key);
+  w.String(v.data(), static_cast<rapidjson::SizeType>(v.size()));
+}
+void Int(JsonWriter& w, const char* key, int64_t v) {
+  w.Key(key);
+  w.Int64(v);
+}
+void U64(JsonWriter& w, const char* key, uint64_t v) {
+  w.Key(key);
+  w.Uint64(v);
+}
+void Bool(JsonWriter& w, const char* key, bool v) {
+  w.Key(key);
+  w.Bool(v);
+}
+
+// An item's own values besides its JSON (which follows the header, after a newline).
+void ItemFields(JsonWriter& w, const store::Item& it) {
+  w.StartObject();
+  Str(w, "id", it.id);
+  Str(w, "pk", it.pk);
+  Str(w, "e", it.epk);
+  U64(w, "s", it.seq);
+  U64(w, "l", it.lsn);
+  Int(w, "ts", it.ts);
+  Str(w, "et", it.etag);
+  Str(w, "rid", it.rid);
+  if (it.ttl) Int(w, "ttl", *it.ttl);
+  w.EndObject();
+}
+
+const char* KindCode(store::ChangeKind k) {
+  switch (k) {
+    case store::ChangeKind::kCreate: return "c";
+    case store::ChangeKind::kReplace: return "r";
+    case store::ChangeKind::kDelete: break;
+  }
+  return "d";
+}
+
+// "i": one change of a partition, as the log keeps it.
+std::string ItemRecord(const store::PhysicalPartition& p, const store::Change& c) {
+  rapidjson::StringBuffer buf;
+  JsonWriter w(buf);
+  const store::Item& subject = c.current ? *c.current : *c.previous;
+  w.StartObject();
+  Str(w, "t", "i");
+  Str(w, "c", p.owner_rid());
+  Str(w, "r", p.range_id());
+  U64(w, "l", c.lsn);
+  Str(w, "k", KindCode(c.kind));
+  Int(w, "at", c.crts);
+  if (c.ttl_expired) Bool(w, "x", true);
+  Str(w, "pk", subject.pk);
+  Str(w, "id", subject.id);
+  if (c.current) {
+    w.Key("img");
+    ItemFields(w, *c.current);
+  }
+  w.EndObject();
+  std::string out(buf.GetString(), buf.GetSize());
+  if (c.current) {
+    out.push_back('\n');
+    out += c.current->text;
+  }
+  return out;
+}
+
+void OfferJson(JsonWriter& w, const store::OfferPtr& o) {
+  if (!o) {
+    w.Null();
+    return;
+  }
+  const auto st = o->Capture();
+  w.StartObject();
+  Str(w, "id", o->id());
+  Str(w, "self", o->resource_self());
+  Str(w, "rrid", o->resource_rid());
+  Int(w, "ru", st.throughput.ru);
+  Bool(w, "auto", st.throughput.autoscale);
+  Int(w, "max", st.max_ever);
+  Int(w, "ts", st.ts);
+  Str(w, "etag", st.etag);
+  Int(w, "lr", st.last_replace);
+  w.EndObject();
+}
+
+// "d": a database as it now is, with everything in it but the items.
+std::string DatabaseRecord(const store::Account& account, const store::Database& db) {
+  rapidjson::StringBuffer buf;
+  JsonWriter w(buf);
+  w.StartObject();
+  Str(w, "t", "d");
+  Str(w, "id", db.id());
+  Str(w, "rid", db.rid());
+  Int(w, "ts", db.ts());
+  Str(w, "etag", db.etag());
+  const auto counters = account.counters();
+  w.Key("a");
+  w.StartObject();
+  U64(w, "d", counters.databases);
+  U64(w, "o", counters.offers);
+  U64(w, "e", counters.etags);
+  w.EndObject();
+  w.Key("n");
+  w.StartObject();
+  U64(w, "c", db.container_counter());
+  U64(w, "u", db.users().user_counter());
+  U64(w, "p", db.users().permission_counter());
+  U64(w, "k", db.encryption_keys().counter());
+  w.EndObject();
+  w.Key("offer");
+  OfferJson(w, db.offer());
+  w.Key("users");
+  w.StartArray();
+  for (const auto& e : db.users().All()) {
+    w.StartObject();
+    Str(w, "id", e.user.id);
+    Str(w, "rid", e.user.rid);
+    Str(w, "etag", e.user.etag);
+    Int(w, "ts", e.user.ts);
+    w.Key("perms");
+    w.StartArray();
+    for (const auto& p : e.permissions) {
+      w.StartObject();
+      Str(w, "id", p->id);
+      Str(w, "rid", p->rid);
+      Str(w, "mode", p->mode);
+      Str(w, "res", p->resource);
+      Str(w, "rpk", p->resource_pk_json);
+      Str(w, "db", p->scope.db_rid);
+      Str(w, "coll", p->scope.coll_rid);
+      Str(w, "kind", p->scope.kind);
+      Str(w, "child", p->scope.child_id);
+      Str(w, "pk", p->scope.pk);
+      Str(w, "etag", p->etag);
+      Int(w, "ts", p->ts);
+      w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("keys");
+  w.StartArray();
+  for (const auto& k : db.encryption_keys().List()) {
+    w.StartObject();
+    Str(w, "id", k.id);
+    Str(w, "rid", k.rid);
+    Str(w, "alg", k.encryption_algorithm);
+    Str(w, "wk", k.wrapped_key);
+    Str(w, "meta", k.key_wrap_metadata);
+    Str(w, "etag", k.etag);
+    Int(w, "ts", k.ts);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("colls");
+  w.StartArray();
+  for (const auto& c : db.Containers()) {
+    w.StartObject();
+    const std::string doc = c->ToJson();
+    w.Key("doc");
+    w.RawValue(doc.data(), doc.size(), rapidjson::kObjectType);
+    Int(w, "cts", c->created_ts());
+    U64(w, "n", c->scripts().counter());
+    U64(w, "parts", c->partitions().size());
+    w.Key("offer");
+    OfferJson(w, c->offer());
+    w.Key("scripts");
+    w.StartArray();
+    for (int kind = 0; kind < 3; ++kind) {
+      for (const auto& sc : c->scripts().List(static_cast<store::ScriptKind>(kind))) {
+        w.StartObject();
+        Int(w, "k", kind);
+        Str(w, "id", sc->id);
+        Str(w, "body", sc->body);
+        Str(w, "tt", sc->trigger_type);
+        Str(w, "to", sc->trigger_operation);
+        Str(w, "rid", sc->rid);
+        Str(w, "etag", sc->etag);
+        Int(w, "ts", sc->ts);
+        w.EndObject();
+      }
+    }
+    w.EndArray();
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  return std::string(buf.GetString(), buf.GetSize());
+}
+
+std::string DeletedDatabaseRecord(const std::string& id) {
+  rapidjson::StringBuffer buf;
+  JsonWriter w(buf);
+  w.StartObject();
+  Str(w, "t", "x");
+  Str(w, "id", id);
+  w.EndObject();
+  return std::string(buf.GetString(), buf.GetSize());
+}
+
+// Snapshot only: "p" a partition's counters, then "v" each live item and "h" each entry of its
+// all-versions log.
+std::string PartitionRecord(const std::string& coll, const std::string& range, const store::PhysicalPartition::State& st) {
+  rapidjson::StringBuffer buf;
+  JsonWriter w(buf);
+  w.StartObject();
+  Str(w, "t", "p");
+  Str(w, "c", coll);
+  Str(w, "r", range);
+  U64(w, "l", st.lsn);
+  U64(w, "n", st.next_seq);
+  Bool(w, "log", st.logging);
+  U64(w, "la", st.log_after_lsn);
+  Int(w, "ls", st.log_since);
+  w.EndObject();
+  return std::string(buf.GetString(), buf.GetSize());
+}
+
+std::string LiveItemRecord(const store::Item& item) {
+  rapidjson::StringBuffer buf;
+  JsonWriter w(buf);
+  w.StartObject();
+  Str(w, "t", "v");
+  w.Key("img");
+  ItemFields(w, item);
+  w.EndObject();
+  std::string out(buf.GetString(), buf.GetSize());
+  out.push_back('\n');
+  out += item.text;
+  return out;
+}
+
+std::string HistoryRecord(const store::Change& c) {
+  rapidjson::StringBuffer buf;
+  JsonWriter w(buf);
+  w.StartObject();
+  Str(w, "t", "h");
+  U64(w, "l", c.lsn);
+  Str(w, "k", KindCode(c.kind));
+  Int(w, "at", c.crts);
+  if (c.ttl_expired) Bool(w, "x", true);
+  if (c.current) {
+    w.Key("cur");
+    ItemFields(w, *c.current);
+  }
+  if (c.previous) {
+    w.Key("prev");
+    ItemFields(w, *c.previous);
+  }
+  w.EndObject();
+  std::string out(buf.GetString(), buf.GetSize());
+  for (const auto* item : {c.current.get(), c.previous.get()}) {
+    if (!item) continue;
+    out.push_back('\n');
+    out += item->text;
+  }
+  return out;
+}
+
+void Frame(std::string& out, const std::string& record) {
+  const auto n = static_cast<uint32_t>(record.size());
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((n >> (8 * i)) & 0xff));
+  out += record;
+}
+
+// ---- reading records ---------------------------------------------------------------------------
+
+// A record that passed its checksum but cannot be understood: the files are not this emulator's
+// (or a newer one's), and recovery stops rather than guess.
+struct Unreadable : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+const json::Value& Member(const json::Value& v, const char* key) {
+  if (!v.IsObject()) throw Unreadable(std::string("expected an object holding \"") + key + "\"");
+  auto it = v.FindMember(key);
+  if (it == v.MemberEnd()) throw Unreadable(std::string("\"") + key + "\" is missing");
+  return it->value;
+}
+std::string GetStr(const json::Value& v, const char* key) {
+  const auto& m = Member(v, key);
+  if (!m.IsString()) throw Unreadable(std::string("\"") + key + "\" is not a string");
+  return std::string(m.GetString(), m.GetStringLength());
+}
+int64_t GetInt(const json::Value& v, const char* key) {
+  const auto& m = Member(v, key);
+  if (!m.IsInt64()) throw Unreadable(std::string("\"") + key + "\" is not an integer");
+  return m.GetInt64();
+}
+uint64_t GetU64(const json::Value& v, const char* key) {
+  const auto& m = Member(v, key);
+  if (!m.IsUint64()) throw Unreadable(std::string("\"") + key + "\" is not an unsigned integer");
+  return m.GetUint64();
+}
+bool GetBool(const json::Value& v, const char* key, bool otherwise) {
+  auto it = v.FindMember(key);
+  if (it == v.MemberEnd()) return otherwise;
+  if (!it->value.IsBool()) throw Unreadable(std::string("\"") + key + "\" is not a boolean");
+  return it->value.GetBool();
+}
+
+// The header (JSON) and the item texts that follow it, one per line.
+struct Parts {
+  json::Document header;
+  std::vector<std::string_view> texts;
+};
+Parts Split(std::string_view record) {
+  Parts p;
+  size_t nl = record.find('\n');
+  std::string_view head = record.substr(0, nl);
+  p.header.Parse(head.data(), head.size());
+  if (p.header.HasParseError() || !p.header.IsObject()) throw Unreadable("its header is not a JSON object");
+  while (nl != std::string_view::npos) {
+    const size_t start = nl + 1;
+    nl = record.find('\n', start);
+    p.texts.push_back(record.substr(start, nl == std::string_view::npos ? std::string_view::npos : nl - start));
+  }
+  return p;
+}
+
+store::ItemPtr ReadItem(const json::Value& f, std::string_view text) {
+  auto item = std::make_shared<store::Item>();
+  if (json::Parse(text, item->body) != json::ParseStatus::kOk || !item->body.IsObject())
+    throw Unreadable("an item's JSON does not parse");
+  item->text = std::string(text);
+  item->id = GetStr(f, "id");
+  item->pk = GetStr(f, "pk");
+  item->epk = GetStr(f, "e");
+  item->seq = GetU64(f, "s");
+  item->lsn = GetU64(f, "l");
+  item->ts = GetInt(f, "ts");
+  item->etag = GetStr(f, "et");
+  item->rid = GetStr(f, "rid");
+  if (f.HasMember("ttl")) item->ttl = GetInt(f, "ttl");
+  return item;
+}
+
+store::ChangeKind KindOf(const std::string& code) {
+  if (code == "c") return store::ChangeKind::kCreate;
+  if (code == "r") return store::ChangeKind::kReplace;
+  if (code == "d") return store::ChangeKind::kDelete;
+  throw Unreadable("unknown change kind \"" + code + "\"");
+}
+
+store::OfferPtr ReadOffer(const json::Value& v) {
+  if (v.IsNull()) return nullptr;
+  store::Offer::State st;
+  st.throughput.ru = static_cast<int>(GetInt(v, "ru"));
+  st.throughput.autoscale = GetBool(v, "auto", false);
+  st.max_ever = static_cast<int>(GetInt(v, "max"));
+  st.ts = GetInt(v, "ts");
+  st.etag = GetStr(v, "etag");
+  st.last_replace = GetInt(v, "lr");
+  auto o = std::make_shared<store::Offer>(GetStr(v, "id"), GetStr(v, "self"), GetStr(v, "rrid"), st.throughput, st.ts,
+                                          st.etag);
+  o->Restore(st);
+  return o;
+}
+
+struct Pending {
+  uint64_t seq;
+  std::string record;
+};
+
+thread_local struct {
+  const void* owner = nullptr;
+  uint64_t seq = 0;
+} t_written;
+
+}  // namespace
+
+// What replaying needs between records.
+struct Persistence::Recovery {
+  Recovery(store::Account& a, Persistence& j) : account(a), journal(j) {}
+  store::Account& account;
+  Persistence& journal;
+  std::unordered_map<std::string, store::ContainerPtr> containers;  // by rid
+  bool stale = true;  // `containers` must be rebuilt
+  // Item changes of a container not (yet) known: a request may write an item into a container
+  // between its creation and the creation's record. Applied when it appears; dropped at the end
+  // (the container was deleted).
+  std::unordered_map<std::string, std::vector<Pending>> pending;
+  // The snapshot's partition being restored.
+  store::PhysicalPartition* part = nullptr;
+  store::ContainerPtr part_container;
+  store::PhysicalPartition::State state;
+
+  store::ContainerPtr Find(const std::string& rid) {
+    if (stale) {
+      containers.clear();
+      for (const auto& db : account.Databases()) {
+        for (const auto& c : db->Containers()) containers.emplace(c->rid(), c);
+      }
+      stale = false;
+    }
+    auto it = containers.find(rid);
+    return it == containers.end() ? nullptr : it->second;
+  }
+
+  void FlushPartition() {
+    if (!part) return;
+    part->RestoreState(std::move(state), part_container->settings()->items());
+    state = {};
+    part = nullptr;
+    part_container = nullptr;
+  }
+
+  void Apply(std::string_view record, uint64_t seq);
+  void ApplyDatabase(const json::Value& h, uint64_t seq);
+  void ApplyItem(const Parts& p, std::string_view record, uint64_t seq);
+};
+
+void Persistence::Recovery::ApplyDatabase(const json::Value& h, uint64_t seq) {
+  const std::string id = GetStr(h, "id"), rid = GetStr(h, "rid");
+  const auto& a = Member(h, "a");
+  account.NoteCounters({static_cast<uint32_t>(GetU64(a, "d")), static_cast<uint32_t>(GetU64(a, "o")), GetU64(a, "e")});
+  store::DatabasePtr db = account.FindDatabaseByRid(rid);
+  if (!db) {
+    db = std::make_shared<store::Database>(id, rid, GetInt(h, "ts"), GetStr(h, "etag"));
+    db->set_offer(ReadOffer(Member(h, "offer")));
+    account.RestoreDatabase(db);  // replaces an older database of the same id
+  } else if (auto o = ReadOffer(Member(h, "offer")); o && db->offer()) {
+    db->offer()->Restore(o->Capture());
+  }
+  const auto& n = Member(h, "n");
+  db->NoteContainerCounter(static_cast<uint32_t>(GetU64(n, "c")));
+
+  std::vector<store::UserSet::UserEntry> users;
+  for (const auto& u : Member(h, "users").GetArray()) {
+    store::UserSet::UserEntry e;
+    e.user = store::User{GetStr(u, "id"), GetStr(u, "rid"), GetStr(u, "etag"), GetInt(u, "ts")};
+    for (const auto& p : Member(u, "perms").GetArray()) {
+      auto perm = std::make_shared<store::Permission>();
+      perm->id = GetStr(p, "id");
+      perm->rid = GetStr(p, "rid");
+      perm->mode = GetStr(p, "mode");
+      perm->resource = GetStr(p, "res");
+      perm->resource_pk_json = GetStr(p, "rpk");
+      perm->scope = {GetStr(p, "db"), GetStr(p, "coll"), GetStr(p, "kind"), GetStr(p, "child"), GetStr(p, "pk")};
+      perm->etag = GetStr(p, "etag");
+      perm->ts = GetInt(p, "ts");
+      e.permissions.push_back(std::move(perm));
+    }
+    users.push_back(std::move(e));
+  }
+  db->users().Restore(std::move(users), static_cast<uint32_t>(GetU64(n, "u")), GetU64(n, "p"));
+
+  std::vector<store::ClientEncryptionKey> keys;
+  for (const auto& k : Member(h, "keys").GetArray()) {
+    keys.push_back({GetStr(k, "id"), GetStr(k, "rid"), GetStr(k, "alg"), GetStr(k, "wk"), GetStr(k, "meta"),
+                    GetStr(k, "etag"), GetInt(k, "ts")});
+  }
+  db->encryption_keys().Restore(std::move(keys), static_cast<uint32_t>(GetU64(n, "k")));
+
+  std::vector<store::ContainerPtr> containers_now;
+  std::vector<store::ContainerPtr> appeared;
+  for (const auto& entry : Member(h, "colls").GetArray()) {
+    const auto& doc = Member(entry, "doc");
+    const std::string crid = GetStr(doc, "_rid");
+    const int64_t ts = GetInt(doc, "_ts");
+    const std::string etag = GetStr(doc, "_etag");
+    store::ContainerPtr c = db->FindContainerByRid(crid);
+    auto own_offer = ReadOffer(Member(entry, "offer"));
+    if (c) {
+      c->Replace(handlers::StoredContainerSettings(doc), ts, etag);
+      if (own_offer && c->offer()) c->offer()->Restore(own_offer->Capture());
+    } else {
+      const int64_t cts = GetInt(entry, "cts");
+      const auto parts = static_cast<int>(GetU64(entry, "parts"));
+      store::OfferPtr shared = own_offer ? nullptr : db->offer();
+      c = std::make_shared<store::Container>(GetStr(doc, "id"), crid, db->rid(),
+                                             store::PartitionKeyDefinition::FromJson(Member(doc, "partitionKey")),
+                                             handlers::StoredContainerSettings(doc), cts, etag, own_offer, shared,
+                                             parts);
+      if (ts != cts) c->Replace(handlers::StoredContainerSettings(doc), ts, etag);
+      c->AttachJournal(&journal);
+      appeared.push_back(c);
+    }
+    std::vector<store::ScriptPtr> lists[3];
+    for (const auto& sc : Member(entry, "scripts").GetArray()) {
+      const int64_t kind = GetInt(sc, "k");
+      if (kind < 0 || kind > 2) throw Unreadable("unknown script kind");
+      auto script = std::make_shared<store::ScriptResource>();
+      script->id = GetStr(sc, "id");
+      script->body = GetStr(sc, "body");
+      script->trigger_type = GetStr(sc, "tt");
+      script->trigger_operation = GetStr(sc, "to");
+      script->rid = GetStr(sc, "rid");
+      script->etag = GetStr(sc, "etag");
+      script->ts = GetInt(sc, "ts");
+      lists[kind].push_back(std::move(script));
+    }
+    c->scripts().Restore(lists, static_cast<uint32_t>(GetU64(entry, "n")));
+    containers_now.push_back(std::move(c));
+  }
+  db->RestoreContainers(std::move(containers_now));
+  stale = true;
+  for (const auto& c : appeared) {
+    auto it = pending.find(c->rid());
+    if (it == pending.end()) continue;
+    auto waiting = std::move(it->second);
+    pending.erase(it);
+    for (const auto& w : waiting) Apply(w.record, w.seq);
+  }
+  (void)seq;
+}
+
+void Persistence::Recovery::ApplyItem(const Parts& p, std::string_view record, uint64_t seq) {
+  const auto& h = p.header;
+  const std::string crid = GetStr(h, "c");
+  store::ContainerPtr c = Find(crid);
+  if (!c) {
+    pending[crid].push_back({seq, std::string(record)});
+    return;
+  }
+  store::PhysicalPartition* part = c->PartitionById(GetStr(h, "r"));
+  if (!part) throw Unreadable("partition key range " + GetStr(h, "r") + " of container " + crid + " does not exist");
+  const bool deleted = KindOf(GetStr(h, "k")) == store::ChangeKind::kDelete;
+  store::ItemPtr image;
+  if (!deleted) {
+    if (p.texts.size() != 1) throw Unreadable("an item change without its item");
+    image = ReadItem(Member(h, "img"), p.texts[0]);
+    account.NoteEtag(image->etag);
+  }
+  part->Replay(GetU64(h, "l"), std::move(image), GetStr(h, "pk"), GetStr(h, "id"), GetInt(h, "at"),
+               GetBool(h, "x", false), c->settings()->items());
+}
+
+void Persistence::Recovery::Apply(std::string_view record, uint64_t seq) {
+  Parts p = Split(record);
+  const std::string type = GetStr(p.header, "t");
+  if (type != "v" && type != "h") FlushPartition();
+  if (type == "i") {
+    ApplyItem(p, record, seq);
+  } else if (type == "d") {
+    ApplyDatabase(p.header, seq);
+  } else if (type == "x") {
+    account.DeleteDatabase(GetStr(p.header, "id"));
+    stale = true;
+  } else if (type == "p") {
+    const std::string crid = GetStr(p.header, "c");
+    part_container = Find(crid);
+    if (!part_container) throw Unreadable("a partition of container " + crid + ", which the snapshot does not hold");
+    part = part_container->PartitionById(GetStr(p.header, "r"));
+    if (!part) throw Unreadable("partition key range " + GetStr(p.header, "r") + " does not exist");
+    state.lsn = GetU64(p.header, "l");
+    state.next_seq = GetU64(p.header, "n");
+    state.logging = GetBool(p.header, "log", false);
+    state.log_after_lsn = GetU64(p.header, "la");
+    state.log_since = GetInt(p.header, "ls");
+  } else if (type == "v") {
+    if (!part) throw Unreadable("an item outside a partition");
+    if (p.texts.size() != 1) throw Unreadable("an item record without its item");
+    auto item = ReadItem(Member(p.header, "img"), p.texts[0]);
+    account.NoteEtag(item->etag);
+    state.items.push_back(std::move(item));
+  } else if (type == "h") {
+    if (!part) throw Unreadable("a change outside a partition");
+    store::Change c;
+    c.lsn = GetU64(p.header, "l");
+    c.kind = KindOf(GetStr(p.header, "k"));
+    c.crts = GetInt(p.header, "at");
+    c.ttl_expired = GetBool(p.header, "x", false);
+    size_t next = 0;
+    for (auto [key, slot] : {std::pair{"cur", &c.current}, std::pair{"prev", &c.previous}}) {
+      if (!p.header.HasMember(key)) continue;
+      if (next >= p.texts.size()) throw Unreadable("a change without its item");
+      *slot = ReadItem(Member(p.header, key), p.texts[next++]);
+    }
+    state.log.push_back(std::move(c));
+  } else {
+    throw Unreadable("unknown record type \"" + type + "\"");
+  }
+}
+
+Persistence::Persistence(store::Account& account, Options options, RecoveryReport& report)
+    : account_(account), options_(std::move(options)), log_(options_.dir, options_.durability, recovered_) {
+  const auto started = std::chrono::steady_clock::now();
+  report = RecoveryReport{};
+  report.discarded_bytes = recovered_.discarded_bytes;
+  report.discarded_reason = recovered_.discarded_reason;
+  Recovery r(account_, *this);
+  uint64_t at = 0;
+  try {
+    if (recovered_.snapshot) {
+      // The snapshot's payload: records framed by their length (u32, little-endian).
+      const std::string& snap = *recovered_.snapshot;
+      size_t pos = 0;
+      while (pos < snap.size()) {
+        if (snap.size() - pos < 4) throw Unreadable("the snapshot's last record is cut short");
+        uint32_t n = 0;
+        for (int i = 3; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(snap[pos + i]);
+        pos += 4;
+        if (snap.size() - pos < n) throw Unreadable("the snapshot's last record is cut short");
+        ++report.snapshot_records;
+        r.Apply(std::string_view(snap).substr(pos, n), 0);
+        pos += n;
+      }
+      r.FlushPartition();
+    }
+    for (const auto& rec : recovered_.records) {
+      at = rec.seq;
+      r.Apply(rec.payload, rec.seq);
+      ++report.log_records;
+    }
+    r.FlushPartition();
+  } catch (const std::exception& e) {
+    throw PersistError("cannot recover from " + options_.dir + ": " +
+                       (at ? "log record " + std::to_string(at) : std::string("the snapshot")) + ": " + e.what() +
+                       "; start-up stopped so that nothing is lost silently");
+  }
+  recovered_ = Recovered{};  // the bytes are in the account now
+  for (const auto& db : account_.Databases()) {
+    ++report.databases;
+    for (const auto& c : db->Containers()) {
+      ++report.containers;
+      c->AttachJournal(this);
+      for (const auto& p : c->partitions()) report.items += p->Count();
+    }
+  }
+  account_.set_journal(this);
+  report.milliseconds =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  loop_ = std::thread([this] { CheckpointLoop(); });
+  // Replayed records: fold them into a snapshot, so that the next start reads one file.
+  if (report.log_records > 0) RequestCheckpoint();
+}
+
+uint64_t Persistence::Write(const std::string& payload) {
+  const uint64_t seq = log_.Write(payload);
+  t_written.owner = this;
+  t_written.seq = seq;
+  if (log_.log_bytes() > options_.checkpoint_bytes) RequestCheckpoint();
+  return seq;
+}
+
+void Persistence::ItemChanged(const store::PhysicalPartition& p, const store::Change& change) {
+  Write(ItemRecord(p, change));
+}
+
+void Persistence::DatabaseChanged(const std::string& id) {
+  store::JournalHold hold(this);
+  std::lock_guard lock(meta_mu_);
+  auto db = account_.FindDatabase(id);
+  Write(db ? DatabaseRecord(account_, *db) : DeletedDatabaseRecord(id));
+}
+
+void Persistence::AwaitDurable() {
+  if (t_written.owner != this || t_written.seq == 0) return;
+  const uint64_t seq = t_written.seq;
+  t_written = {};
+  log_.Sync(seq);
+}
+
+void Persistence::ForgetThread() { t_written = {}; }
+
+void Persistence::RequestCheckpoint() {
+  {
+    std::lock_guard lock(loop_mu_);
+    if (wanted_) return;
+    wanted_ = true;
+  }
+  loop_cv_.notify_all();
+}
+
+void Persistence::CheckpointLoop() {
+  std::unique_lock lock(loop_mu_);
+  for (;;) {
+    loop_cv_.wait(lock, [this] { return wanted_ || stopping_; });
+    if (stopping_) return;
+    lock.unlock();
+    try {
+      Checkpoint();
+    } catch (const std::exception& e) {
+      if (options_.warn) options_.warn(std::string("checkpoint failed: ") + e.what());
+    }
+    lock.lock();
+    wanted_ = false;
+  }
+}
+
+void Persistence::Checkpoint() {
+  std::lock_guard one(checkpoint_mu_);
+  struct Part {
+    std::string coll;
+    std::string range;
+    store::PhysicalPartition::State state;
+  };
+  std::vector<std::string> databases;
+  std::vector<Part> parts;
+  Log::Mark at;
+  {
+    // No change is being applied or recorded while the state is captured: the capture holds
+    // exactly the records up to `at`. Items are immutable, so capturing them is copying pointers.
+    std::lock_guard exclusive(gate());
+    at = log_.Position();
+    for (const auto& db : account_.Databases()) {
+      databases.push_back(DatabaseRecord(account_, *db));
+      for (const auto& c : db->Containers()) {
+        for (const auto& p : c->partitions()) parts.push_back({c->rid(), p->range_id(), p->Capture()});
+      }
+    }
+  }
+  std::string payload;
+  for (const auto& d : databases) Frame(payload, d);
+  for (const auto& part : parts) {
+    Frame(payload, PartitionRecord(part.coll, part.range, part.state));
+    for (const auto& item : part.state.items) Frame(payload, LiveItemRecord(*item));
+    for (const auto& change : part.state.log) Frame(payload, HistoryRecord(change));
+  }
+  log_.Checkpoint(payload, at);
+}
+
+Persistence::~Persistence() {
+  {
+    std::lock_guard lock(loop_mu_);
+    stopping_ = true;
+  }
+  loop_cv_.notify_all();
+  if (loop_.joinable()) loop_.join();
+  account_.set_journal(nullptr);
+}
+
+}  // namespace cosmos::persist

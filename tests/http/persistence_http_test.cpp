@@ -1,0 +1,348 @@
+// Persistence (emulator/persist/state.h, docs/persistence.md), through the request pipeline: what
+// requests made comes back after a restart exactly (bodies, rids, etags, LSNs, session tokens, the
+// change feed in both modes), from the log alone and from a snapshot; new resources after a
+// restart never reuse an id or etag; a torn log tail is cut; a damaged snapshot stops start-up;
+// checkpoints taken while writers run lose nothing.
+#include <sys/stat.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <set>
+#include <thread>
+
+#include "http_test_util.h"
+#include "persist/state.h"
+
+namespace cosmos::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string FreshDir(const std::string& name) {
+  std::string dir = ::testing::TempDir() + "/persist_state_" + name;
+  fs::remove_all(dir);
+  return dir;
+}
+
+class PersistenceTest : public EmulatorTest {
+ protected:
+  // One emulator process: an account recovered from `dir_` and the services around it.
+  struct Instance {
+    Instance(PersistenceTest& t, const std::string& dir, persist::Durability d)
+        : services{account, t.config_, t.limiter_, t.stats_, t.wall_} {
+      persist::Options o;
+      o.dir = dir;
+      o.durability = d;
+      persistence = std::make_unique<persist::Persistence>(account, o, report);
+    }
+    store::Account account;
+    http::Services services;
+    persist::RecoveryReport report;
+    std::unique_ptr<persist::Persistence> persistence;
+  };
+
+  void Start(persist::Durability d = persist::Durability::kFsync) {
+    inst_.reset();  // as a process killed: no checkpoint at the end
+    inst_ = std::make_unique<Instance>(*this, dir_, d);
+  }
+
+  Reply Do(bh::verb verb, std::string_view target, std::string body = "", const Headers& headers = {}) {
+    return Reply{http::Handle(inst_->services, Build(verb, target, std::move(body), headers))};
+  }
+  Reply DoGet(std::string_view target, const Headers& headers = {}) { return Do(bh::verb::get, target, "", headers); }
+  Reply DoPost(std::string_view target, std::string body, const Headers& headers = {}) {
+    return Do(bh::verb::post, target, std::move(body), headers);
+  }
+  static Headers Pk(const std::string& pk) { return {{"x-ms-documentdb-partitionkey", pk}}; }
+
+  // Everything a client can read back, as text: bodies and the headers that carry state.
+  std::string Everything() {
+    std::string out;
+    auto add = [&](const std::string& what, const Reply& r, std::initializer_list<const char*> headers = {}) {
+      std::string body = r.body();
+      if (auto at = body.find("ActivityId: "); at != std::string::npos) body.erase(at + 12, 36);  // one per request
+      out += what + " -> " + std::to_string(r.status()) + " " + body + "\n";
+      for (const char* h : headers) out += "  " + std::string(h) + ": " + r.Header(h) + "\n";
+    };
+    add("dbs", DoGet("/dbs"));
+    add("offers", DoGet("/offers"));
+    for (const char* db : {"/dbs/d1", "/dbs/d2"}) {
+      const std::string p(db);
+      add(p, DoGet(p));
+      add(p + "/colls", DoGet(p + "/colls"));
+      add(p + "/users", DoGet(p + "/users"));
+      add(p + "/users/u1/permissions", DoGet(p + "/users/u1/permissions"));
+      add(p + "/clientencryptionkeys", DoGet(p + "/clientencryptionkeys"));
+    }
+    for (const char* c : {"/dbs/d1/colls/c1", "/dbs/d1/colls/c2", "/dbs/d2/colls/s1"}) {
+      const std::string p(c);
+      add(p, DoGet(p));
+      add(p + "/docs", DoGet(p + "/docs"), {"x-ms-session-token"});
+      add(p + "/pkranges", DoGet(p + "/pkranges"));
+      for (const char* kind : {"/sprocs", "/triggers", "/udfs"}) add(p + kind, DoGet(p + kind));
+      add(p + " changes", DoGet(p + "/docs", {{"A-IM", "Incremental feed"}, {"x-ms-max-item-count", "1000"}}),
+          {"etag", "x-ms-session-token"});
+    }
+    add("c1 all versions",
+        DoGet("/dbs/d1/colls/c1/docs", {{"A-IM", "Full-Fidelity Feed"},
+                                        {"x-ms-cosmos-changefeed-wire-format-version", "2021-09-15"},
+                                        {"If-Modified-Since", "Thu, 01 Jan 1970 00:00:01 GMT"},
+                                        {"x-ms-max-item-count", "1000"}}),
+        {"etag"});
+    add("read a", DoGet("/dbs/d1/colls/c1/docs/a", Pk("[\"p1\"]")), {"etag", "x-ms-session-token"});
+    return out;
+  }
+
+  // A bit of everything, through requests.
+  void Populate() {
+    ASSERT_EQ(DoPost("/dbs", R"({"id":"d1"})").status(), 201);
+    ASSERT_EQ(DoPost("/dbs", R"({"id":"d2"})", {{"x-ms-offer-throughput", "1000"}}).status(), 201);
+    ASSERT_EQ(DoPost("/dbs/d1/colls",
+                     R"({"id":"c1","partitionKey":{"paths":["/pk"]},"defaultTtl":-1,)"
+                     R"("uniqueKeyPolicy":{"uniqueKeys":[{"paths":["/u"]}]},"changeFeedPolicy":{"retentionDuration":60}})",
+                     {{"x-ms-offer-throughput", "12000"}})
+                  .status(),
+              201);
+    ASSERT_EQ(DoPost("/dbs/d1/colls", R"({"id":"c2","partitionKey":{"paths":["/a","/b"],"kind":"MultiHash","version":2}})")
+                  .status(),
+              201);
+    ASSERT_EQ(DoPost("/dbs/d2/colls", R"({"id":"s1","partitionKey":{"paths":["/pk"]}})").status(), 201);
+    for (int i = 0; i < 30; ++i) {
+      const std::string pk = "p" + std::to_string(i % 4);
+      auto r = DoPost("/dbs/d1/colls/c1/docs",
+                      "{\"id\":\"i" + std::to_string(i) + "\",\"pk\":\"" + pk + "\",\"u\":" + std::to_string(i) +
+                          ",\"n\":1.5e3,\"s\":\"\\u00e9\\n\"}",
+                      Pk("[\"" + pk + "\"]"));
+      ASSERT_EQ(r.status(), 201) << r;
+    }
+    ASSERT_EQ(DoPost("/dbs/d1/colls/c1/docs", R"({"id":"a","pk":"p1","u":-1,"ttl":3600})", Pk("[\"p1\"]")).status(), 201);
+    ASSERT_EQ(Do(bh::verb::put, "/dbs/d1/colls/c1/docs/i5", R"({"id":"i5","pk":"p1","u":105})", Pk("[\"p1\"]")).status(),
+              200);
+    ASSERT_EQ(Do(bh::verb::patch, "/dbs/d1/colls/c1/docs/i6",
+                 R"({"operations":[{"op":"incr","path":"/u","value":100}]})", Pk("[\"p2\"]"))
+                  .status(),
+              200);
+    ASSERT_EQ(Do(bh::verb::delete_, "/dbs/d1/colls/c1/docs/i7", "", Pk("[\"p3\"]")).status(), 204);
+    ASSERT_EQ(DoPost("/dbs/d1/colls/c1/docs", R"({"id":"i8","pk":"p0","u":8,"upserted":true})",
+                     {{"x-ms-documentdb-partitionkey", "[\"p0\"]"}, {"x-ms-documentdb-is-upsert", "true"}})
+                  .status(),
+              200);
+    ASSERT_EQ(DoPost("/dbs/d1/colls/c2/docs", R"({"id":"h","a":"x","b":2})", Pk("[\"x\",2]")).status(), 201);
+    ASSERT_EQ(DoPost("/dbs/d2/colls/s1/docs", R"({"id":"s","pk":"z"})", Pk("[\"z\"]")).status(), 201);
+    ASSERT_EQ(DoPost("/dbs/d1/colls/c1/sprocs",
+                     R"({"id":"sp","body":"function(id){ var c = getContext().getCollection(); )"
+                     R"(c.createDocument(c.getSelfLink(), {id: id, pk: 'p1', u: 1000}); }"})")
+                  .status(),
+              201);
+    ASSERT_EQ(DoPost("/dbs/d1/colls/c1/triggers",
+                     R"({"id":"tr","body":"function(){}","triggerType":"Pre","triggerOperation":"Create"})")
+                  .status(),
+              201);
+    ASSERT_EQ(DoPost("/dbs/d1/colls/c1/udfs", R"({"id":"f","body":"function(x){ return x + 1; }"})").status(), 201);
+    auto run = DoPost("/dbs/d1/colls/c1/sprocs/sp", R"(["fromsproc"])", Pk("[\"p1\"]"));
+    ASSERT_EQ(run.status(), 200) << run;
+    ASSERT_EQ(Do(bh::verb::put, "/dbs/d1/colls/c1/udfs/f", R"({"id":"f","body":"function(x){ return x + 2; }"})").status(),
+              200);
+    ASSERT_EQ(DoPost("/dbs/d1/users", R"({"id":"u1"})").status(), 201);
+    auto perm = DoPost("/dbs/d1/users/u1/permissions", R"({"id":"p","permissionMode":"Read","resource":"dbs/d1/colls/c1"})");
+    ASSERT_EQ(perm.status(), 201) << perm;
+    ASSERT_EQ(DoPost("/dbs/d1/clientencryptionkeys",
+                     R"({"id":"k1","encryptionAlgorithm":"AEAD_AES_256_CBC_HMAC_SHA256","wrappedDataEncryptionKey":)"
+                     R"("AAECAwQFBgc=","keyWrapMetadata":{"type":"AZURE_KEY_VAULT","name":"kek","value":"v","algorithm":"RSA-OAEP"}})")
+                  .status(),
+              201);
+    // Throughput replaced: the container's offer.
+    auto offers = DoGet("/offers").Json();
+    ASSERT_TRUE(offers.IsObject());
+    for (auto& o : offers["Offers"].GetArray()) {
+      if (std::string(o["offerResourceId"].GetString()) != Rid("/dbs/d1/colls/c1")) continue;
+      json::Document body;
+      body.CopyFrom(o, body.GetAllocator());
+      body["content"]["offerThroughput"].SetInt(15000);
+      auto r = Do(bh::verb::put, std::string("/offers/") + o["id"].GetString(), json::Write(body));
+      ASSERT_EQ(r.status(), 200) << r;
+    }
+    // A container replaced, one deleted and re-created, a database deleted and re-created.
+    ASSERT_EQ(Do(bh::verb::put, "/dbs/d1/colls/c2",
+                 R"({"id":"c2","partitionKey":{"paths":["/a","/b"],"kind":"MultiHash","version":2},"defaultTtl":7200})")
+                  .status(),
+              200);
+    ASSERT_EQ(DoPost("/dbs/d2/colls", R"({"id":"gone","partitionKey":{"paths":["/pk"]}})").status(), 201);
+    ASSERT_EQ(DoPost("/dbs/d2/colls/gone/docs", R"({"id":"g","pk":"g"})", Pk("[\"g\"]")).status(), 201);
+    ASSERT_EQ(Do(bh::verb::delete_, "/dbs/d2/colls/gone").status(), 204);
+    ASSERT_EQ(DoPost("/dbs", R"({"id":"d3"})").status(), 201);
+    ASSERT_EQ(Do(bh::verb::delete_, "/dbs/d3").status(), 204);
+  }
+
+  std::string Rid(const std::string& path) { return DoGet(path).Str("_rid"); }
+
+  std::string dir_ = FreshDir(::testing::UnitTest::GetInstance()->current_test_info()->name());
+  std::unique_ptr<Instance> inst_;
+};
+
+TEST_F(PersistenceTest, EverythingComesBackFromTheLogAndFromASnapshot) {
+  Start();
+  Populate();
+  if (HasFatalFailure()) return;
+  const std::string before = Everything();
+  EXPECT_NE(before.find("fromsproc"), std::string::npos);
+  EXPECT_NE(before.find("c1 all versions -> 200 "), std::string::npos) << before;
+  EXPECT_NE(before.find("\"operationType\":\"delete\""), std::string::npos);
+  EXPECT_EQ(before.find("\"gone\""), std::string::npos);
+
+  Start();  // from the log alone
+  EXPECT_EQ(inst_->report.snapshot_records, 0u);
+  EXPECT_GT(inst_->report.log_records, 40u);
+  EXPECT_EQ(inst_->report.databases, 2u);
+  EXPECT_EQ(inst_->report.containers, 3u);
+  EXPECT_EQ(inst_->report.items, 33u);  // 31 in c1 (30 - 1 deleted + a + fromsproc), h, s
+  EXPECT_EQ(Everything(), before);
+
+  inst_->persistence->Checkpoint();
+  EXPECT_EQ(fs::file_size(dir_ + "/wal.log"), 16u);  // the log restarted with its header alone
+  Start();  // from the snapshot alone
+  EXPECT_EQ(inst_->report.log_records, 0u);
+  EXPECT_GT(inst_->report.snapshot_records, 33u);
+  EXPECT_EQ(Everything(), before);
+}
+
+TEST_F(PersistenceTest, NewResourcesAfterARestartReuseNoIdOrEtag) {
+  Start();
+  Populate();
+  if (HasFatalFailure()) return;
+  std::set<std::string> seen;
+  auto note = [&](const Reply& r) {
+    auto d = r.Json();
+    for (const char* k : {"_rid", "_etag"}) {
+      if (d.IsObject() && d.HasMember(k)) {
+        EXPECT_TRUE(seen.insert(d[k].GetString()).second) << k << " " << r;
+      }
+    }
+  };
+  for (const char* feed : {"/dbs", "/dbs/d1/colls", "/dbs/d1/colls/c1/docs", "/dbs/d1/users", "/dbs/d1/colls/c1/sprocs"}) {
+    auto d = DoGet(feed).Json();
+    for (auto& m : d.GetObject()) {
+      if (!m.value.IsArray()) continue;
+      for (auto& v : m.value.GetArray()) {
+        seen.insert(v["_rid"].GetString());
+        seen.insert(v["_etag"].GetString());
+      }
+    }
+  }
+  const std::string lsn_before = DoGet("/dbs/d1/colls/c1/docs/a", Pk("[\"p1\"]")).Header("x-ms-session-token");
+  Start();
+  note(DoPost("/dbs", R"({"id":"d4"})"));
+  note(DoPost("/dbs/d1/colls", R"({"id":"c9","partitionKey":{"paths":["/pk"]}})"));
+  note(DoPost("/dbs/d1/colls/c1/docs", R"({"id":"new","pk":"p1","u":-5})", Pk("[\"p1\"]")));
+  note(DoPost("/dbs/d1/users", R"({"id":"u2"})"));
+  note(DoPost("/dbs/d1/colls/c1/sprocs", R"({"id":"sp2","body":"function(){}"})"));
+  // The partition's LSN goes on from where it was.
+  const std::string lsn_after = DoGet("/dbs/d1/colls/c1/docs/a", Pk("[\"p1\"]")).Header("x-ms-session-token");
+  EXPECT_NE(lsn_after, lsn_before);
+  const auto lsn_of = [](const std::string& token) { return std::stoull(token.substr(token.rfind('#') + 1)); };
+  EXPECT_EQ(lsn_of(lsn_after), lsn_of(lsn_before) + 1);
+}
+
+TEST_F(PersistenceTest, TimeToLiveDeletesAreRecorded) {
+  Start();
+  ASSERT_EQ(DoPost("/dbs", R"({"id":"d"})").status(), 201);
+  ASSERT_EQ(DoPost("/dbs/d/colls", R"({"id":"c","partitionKey":{"paths":["/pk"]},"defaultTtl":10})").status(), 201);
+  ASSERT_EQ(DoPost("/dbs/d/colls/c/docs", R"({"id":"old","pk":"p"})", Pk("[\"p\"]")).status(), 201);
+  wall_.Advance(20'000);
+  ASSERT_EQ(DoPost("/dbs/d/colls/c/docs", R"({"id":"young","pk":"p"})", Pk("[\"p\"]")).status(), 201);
+  const std::string feed = DoGet("/dbs/d/colls/c/docs", {{"A-IM", "Incremental feed"}}).body();
+  const std::string token = DoGet("/dbs/d/colls/c/docs/young", Pk("[\"p\"]")).Header("x-ms-session-token");
+  EXPECT_EQ(token.substr(token.rfind('#') + 1), "3");  // create, TTL delete, create
+  Start();
+  EXPECT_EQ(inst_->report.items, 1u);
+  EXPECT_EQ(DoGet("/dbs/d/colls/c/docs", {{"A-IM", "Incremental feed"}}).body(), feed);
+  EXPECT_EQ(DoGet("/dbs/d/colls/c/docs/young", Pk("[\"p\"]")).Header("x-ms-session-token"), token);
+}
+
+TEST_F(PersistenceTest, ATornLogTailIsCutAndADamagedSnapshotStopsStartUp) {
+  Start();
+  ASSERT_EQ(DoPost("/dbs", R"({"id":"d"})").status(), 201);
+  ASSERT_EQ(DoPost("/dbs/d/colls", R"({"id":"c","partitionKey":{"paths":["/pk"]}})").status(), 201);
+  ASSERT_EQ(DoPost("/dbs/d/colls/c/docs", R"({"id":"x","pk":"p"})", Pk("[\"p\"]")).status(), 201);
+  const std::string doc = DoGet("/dbs/d/colls/c/docs/x", Pk("[\"p\"]")).body();
+  inst_.reset();
+  {
+    // Half a record: a frame header promising 100 bytes and 10 of them (a write cut by kill -9).
+    std::ofstream out(dir_ + "/wal.log", std::ios::binary | std::ios::app);
+    const char frame[16] = {100, 0, 0, 0, 1, 2, 3, 4, 4, 0, 0, 0, 0, 0, 0, 0};
+    out.write(frame, sizeof frame);
+    out << "{\"t\":\"i\",\"";
+  }
+  const auto torn = fs::file_size(dir_ + "/wal.log");
+  Start();
+  EXPECT_EQ(inst_->report.discarded_bytes, 26u);
+  EXPECT_EQ(inst_->report.discarded_reason.rfind("a record cut short", 0), 0u) << inst_->report.discarded_reason;
+  EXPECT_EQ(fs::file_size(dir_ + "/wal.log"), torn - 26);
+  EXPECT_EQ(DoGet("/dbs/d/colls/c/docs/x", Pk("[\"p\"]")).body(), doc);
+  ASSERT_EQ(DoPost("/dbs/d/colls/c/docs", R"({"id":"y","pk":"p"})", Pk("[\"p\"]")).status(), 201);
+
+  inst_->persistence->Checkpoint();
+  inst_.reset();
+  {
+    std::fstream f(dir_ + "/snapshot.bin", std::ios::binary | std::ios::in | std::ios::out);
+    f.seekp(60);
+    f.put('#');
+  }
+  try {
+    Start();
+    FAIL() << "a damaged snapshot was accepted";
+  } catch (const persist::PersistError& e) {
+    EXPECT_NE(std::string(e.what()).find("snapshot.bin is damaged (checksum mismatch)"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(PersistenceTest, CheckpointsWhileWritersRunLoseNothing) {
+  Start();
+  ASSERT_EQ(DoPost("/dbs", R"({"id":"d"})").status(), 201);
+  ASSERT_EQ(DoPost("/dbs/d/colls", R"({"id":"c","partitionKey":{"paths":["/pk"]}})", {{"x-ms-offer-throughput", "24000"}})
+                .status(),
+            201);
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> writers;
+  std::vector<int> acked(4, 0);
+  for (int t = 0; t < 4; ++t) {
+    writers.emplace_back([&, t] {
+      for (int i = 0; !stop || i < 50; ++i) {
+        const std::string pk = "w" + std::to_string(t);
+        auto r = DoPost("/dbs/d/colls/c/docs", "{\"id\":\"" + std::to_string(i) + "\",\"pk\":\"" + pk + "\"}",
+                        Pk("[\"" + pk + "\"]"));
+        if (r.status() != 201) {
+          ADD_FAILURE() << r;
+          return;
+        }
+        acked[t] = i + 1;
+      }
+    });
+  }
+  for (int k = 0; k < 5; ++k) inst_->persistence->Checkpoint();
+  stop = true;
+  for (auto& w : writers) w.join();
+  Start();
+  size_t total = 0;
+  for (int t = 0; t < 4; ++t) total += acked[t];
+  EXPECT_EQ(inst_->report.items, total);
+  for (int t = 0; t < 4; ++t) {
+    const std::string pk = "w" + std::to_string(t);
+    EXPECT_EQ(DoGet("/dbs/d/colls/c/docs/" + std::to_string(acked[t] - 1), Pk("[\"" + pk + "\"]")).status(), 200);
+  }
+}
+
+TEST_F(PersistenceTest, ProcessDurabilityKeepsEverythingAcrossARestartToo) {
+  Start(persist::Durability::kProcess);
+  ASSERT_EQ(DoPost("/dbs", R"({"id":"d"})").status(), 201);
+  ASSERT_EQ(DoPost("/dbs/d/colls", R"({"id":"c","partitionKey":{"paths":["/pk"]}})").status(), 201);
+  ASSERT_EQ(DoPost("/dbs/d/colls/c/docs", R"({"id":"x","pk":"p"})", Pk("[\"p\"]")).status(), 201);
+  const std::string doc = DoGet("/dbs/d/colls/c/docs/x", Pk("[\"p\"]")).body();
+  Start(persist::Durability::kProcess);
+  EXPECT_EQ(DoGet("/dbs/d/colls/c/docs/x", Pk("[\"p\"]")).body(), doc);
+}
+
+}  // namespace
+}  // namespace cosmos::testing
