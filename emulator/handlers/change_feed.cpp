@@ -171,16 +171,42 @@ Result ReadChangeFeed(Services& s, RequestContext& ctx) {
 
   std::vector<std::string> docs;
   std::vector<double> kbs;
-  for (size_t i = 0; i < parts.size() && docs.size() < max_items; ++i) {
-    const size_t room = max_items - docs.size();
-    if (mode == Mode::kLatestVersion) {
-      auto page = parts[i]->LatestChanges(resume[i], room, keep, now, policy, routed.pk ? &*routed.pk : nullptr);
-      for (auto& item : page.entries) docs.push_back(WithLsn(*item));
-      resume[i] = page.resume_lsn;
-    } else {
-      auto page = parts[i]->AllChanges(resume[i], room, keep);
-      for (auto& ch : page.entries) docs.push_back(AllVersionsEntry(*c, ch));
-      resume[i] = page.resume_lsn;
+  // A page ends full, at about 4 MB, or when the page time is up (between chunks), with what it
+  // has: the etag resumes after the last change it read.
+  const FeedBudget budget(s, ctx);
+  size_t bytes = 0;
+  bool full = false;
+  for (size_t i = 0; i < parts.size() && !full; ++i) {
+    for (;;) {
+      budget.CheckCancelled();
+      const size_t chunk = std::min<size_t>(max_items - docs.size(), 32);
+      std::vector<std::pair<std::string, uint64_t>> got;  // entry, its LSN
+      uint64_t resume_lsn;
+      if (mode == Mode::kLatestVersion) {
+        auto page = parts[i]->LatestChanges(resume[i], chunk, keep, now, policy, routed.pk ? &*routed.pk : nullptr);
+        for (auto& item : page.entries) got.emplace_back(WithLsn(*item), item->lsn);
+        resume_lsn = page.resume_lsn;
+      } else {
+        auto page = parts[i]->AllChanges(resume[i], chunk, keep);
+        for (auto& ch : page.entries) got.emplace_back(AllVersionsEntry(*c, ch), ch.lsn);
+        resume_lsn = page.resume_lsn;
+      }
+      for (auto& [doc, lsn] : got) {
+        if (!docs.empty() && bytes + doc.size() > FeedBudget::kPageBytes) {
+          full = true;  // this change and the ones after it wait for the next page
+          break;
+        }
+        bytes += doc.size();
+        docs.push_back(std::move(doc));
+        resume[i] = lsn;
+      }
+      if (full) break;
+      resume[i] = resume_lsn;
+      if (docs.size() >= max_items || budget.TimeUp()) {
+        full = true;
+        break;
+      }
+      if (got.size() < chunk) break;  // the range is read to its end
     }
   }
   for (auto& d : docs) kbs.push_back(static_cast<double>(d.size()) / 1024.0);

@@ -81,6 +81,16 @@ void ValidateId(const json::Value& doc, IdKind kind) {
   if (id.find_first_of("/\\?#") != std::string::npos) throw errors::InvalidId(id);
 }
 
+FeedBudget::FeedBudget(const http::Services& s, const http::RequestContext& ctx)
+    : deadline(std::chrono::steady_clock::now() + std::chrono::milliseconds(s.config.query_page_timeout_ms)),
+      cancelled(ctx.cancel_flag()) {}
+
+void FeedBudget::CheckCancelled() const {
+  if (cancelled != nullptr && cancelled->load(std::memory_order_relaxed)) {
+    throw CosmosError(408, 0, "RequestTimeout", errors::Wrap("The request was cancelled."));
+  }
+}
+
 QueryBody ParseQueryBody(const std::string& body) {
   QueryBody q;
   if (json::Parse(body, q.doc) != json::ParseStatus::kOk) {

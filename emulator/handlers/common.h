@@ -1,6 +1,9 @@
 // Helpers shared by handlers: resolving parents, validating ids and bodies, building feeds.
 #pragma once
 
+#include <atomic>
+#include <chrono>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,6 +31,19 @@ json::Document ParseObjectBody(const std::string& body);
 // x-ms-max-item-count: nullopt when absent; a nullopt inside for -1 (no limit asked); else the
 // positive count. Throws 400 for anything else.
 std::optional<std::optional<size_t>> MaxItemCount(const http::RequestContext& ctx);
+
+// What one feed page (read feed, change feed) may do before it answers what it has with a
+// continuation: about 4 MB of documents (the service's response limit) and the query page time
+// (--query-page-timeout-ms); a request whose client went away stops (408).
+struct FeedBudget {
+  static constexpr size_t kPageBytes = 4u << 20;
+  FeedBudget(const http::Services& s, const http::RequestContext& ctx);
+  bool TimeUp() const { return std::chrono::steady_clock::now() >= deadline; }
+  // Throws 408 when the client went away.
+  void CheckCancelled() const;
+  std::chrono::steady_clock::time_point deadline;
+  const std::atomic<bool>* cancelled = nullptr;
+};
 
 // Validates a resource id: a non-empty string without / \ ? #, of at most 255 characters for
 // databases and containers (kResourceName) or 1,023 bytes for items (kItem).

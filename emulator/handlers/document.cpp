@@ -326,25 +326,32 @@ Result ReadDocumentFeed(Services& s, RequestContext& ctx) {
   double kb = 0;
   const int64_t now = s.clock.UnixSeconds();
   std::optional<std::string> next;
+  const FeedBudget budget(s, ctx);
+  size_t bytes = 0;
   // Walk the ranges in order, in chunks, so a partition-key filter still fills a page; one more
-  // matching item proves the feed goes on.
+  // matching item proves the feed goes on. A page also ends at about 4 MB, or once the page time
+  // is up after it has read past its continuation, with what it has (it may be empty).
+  const size_t chunk_size = std::min<size_t>(max_items, 512);
   for (; pi < parts.size() && !next; ++pi, after = 0) {
     while (!next) {
-      auto chunk = parts[pi]->Feed(after, max_items, now, settings->items());
+      budget.CheckCancelled();
+      auto chunk = parts[pi]->Feed(after, chunk_size, now, settings->items());
       if (chunk.empty()) break;
       for (auto& it : chunk) {
         if (!routed.Contains(*it)) {
           after = it->seq;
           continue;
         }
-        if (items.size() == max_items) {
+        if (items.size() == max_items || (!items.empty() && bytes + it->text.size() > FeedBudget::kPageBytes)) {
           next = parts[pi]->range_id() + ":" + std::to_string(after);
           break;
         }
         after = it->seq;
         items.push_back(it->text);
+        bytes += it->text.size();
         kb += static_cast<double>(it->text.size()) / 1024.0;
       }
+      if (!next && budget.TimeUp()) next = parts[pi]->range_id() + ":" + std::to_string(after);
     }
   }
   Result r;

@@ -144,12 +144,23 @@ Result QueryPlan(Services& s, RequestContext& ctx) {
 Result QueryDocuments(Services& s, RequestContext& ctx) {
   const auto started = std::chrono::steady_clock::now();
   auto c = ResolveContainer(s, ctx.Param("db"), ctx.Param("coll"));  // 404 before anything else
-  QueryBody body = ParseQueryBody(ctx.body());
-  auto ast = query::ParseQuery(body.text);
+  // The request, its parse tree and constants: a page of a query that collects (ORDER BY, ...)
+  // and reaches its deadline keeps them with what it read, for the next page.
+  struct Bound {
+    QueryBody body;
+    std::shared_ptr<const sql::Query> ast;
+    query::Arena constants;
+    std::shared_ptr<const query::Plan> plan;
+  };
+  auto bound = std::make_shared<Bound>();
+  bound->body = ParseQueryBody(ctx.body());
+  const QueryBody& body = bound->body;
+  bound->ast = query::ParseQuery(body.text);
+  const auto& ast = bound->ast;
 
-  query::Arena constants;
   ContainerUdfs udfs(s, *c);
-  auto plan = query::Bind(*ast, body.params, constants, &udfs);
+  bound->plan = query::Bind(*ast, body.params, bound->constants, &udfs);
+  const auto& plan = bound->plan;
 
   auto settings = c->settings();
   const query::IndexUse use = query::AnalyzeIndexUse(*plan, settings->indexing);
@@ -202,6 +213,13 @@ Result QueryDocuments(Services& s, RequestContext& ctx) {
   req.budget.deadline = started + std::chrono::milliseconds(s.config.query_page_timeout_ms);
   req.budget.memory_bytes = s.config.query_memory_bytes;
   req.budget.cancelled = ctx.cancel_flag();  // the client went away: stop (the server watches its socket)
+  req.keepalive = bound;
+  // One partition key range of the SDKs' pipeline (it merges the range's pages): GROUP BY,
+  // aggregates and DISTINCT pages may end at the deadline with their partial result, as the
+  // service's do. A query scoped by its partition key is answered whole (the SDKs pass its pages
+  // through as they come).
+  req.client_merges = !ctx.Header("x-ms-documentdb-partitionkey") &&
+                      (ctx.Header("x-ms-documentdb-partitionkeyrangeid") || ctx.Header("x-ms-start-epk"));
 
   Metrics metrics;
   metrics.compile_ms = MsSince(started);

@@ -2,7 +2,9 @@
 // triggers around item writes; user-defined functions in queries. Scripts reach the store through
 // ScriptHost, over a transaction on the request's logical partition.
 #include <algorithm>
+#include <atomic>
 #include <cctype>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 
@@ -160,6 +162,9 @@ std::string FailureReply(const char* key, int status, int substatus, const std::
 
 std::string ThrowReply(const std::string& message) { return FailureReply("throw", 400, 0, "BadRequest", message); }
 
+// What one feed page may hold: the service's responses stop at about 4 MB.
+constexpr size_t kFeedPageBytes = 4u << 20;
+
 const char* kOtherPartition =
     "Requests originating from scripts cannot reference partition keys other than the one for which client request "
     "was submitted.";
@@ -170,6 +175,13 @@ class ScriptHost : public scripting::Host {
   ScriptHost(http::Services& s, const store::ContainerPtr& c, const std::string& alt_link, store::Transaction& tx,
              std::string epk)
       : s_(s), c_(c), settings_(c->settings()), alt_link_(alt_link), tx_(tx), epk_(std::move(epk)) {}
+
+  // The execution's end (its time limit) and the request's cancellation, which bound the script's
+  // queries and feeds as they bound the script.
+  void Bound(std::chrono::steady_clock::time_point deadline, const std::atomic<bool>* cancelled) {
+    deadline_ = deadline;
+    cancelled_ = cancelled;
+  }
 
   // The standalone charges of every operation so far.
   double inner() const { return inner_; }
@@ -338,12 +350,18 @@ class ScriptHost : public scripting::Host {
     size_t n = 0;
     double kb = 0;
     std::optional<std::string> next;
+    size_t bytes = 0;
     for (const auto& item : tx_.Items(s_.clock.UnixSeconds())) {
       if (item->seq <= after) continue;
-      if (n == page_size) {
+      // A page ends full, at the response size limit, or at the script's end (with what it has).
+      if (n == page_size || (n > 0 && (bytes >= kFeedPageBytes || std::chrono::steady_clock::now() >= deadline_))) {
         next = std::to_string(after);
         break;
       }
+      if (cancelled_ != nullptr && cancelled_->load(std::memory_order_relaxed)) {
+        throw CosmosError(408, 0, "RequestTimeout", errors::Wrap("The request was cancelled."));
+      }
+      bytes += item->text.size();
       if (n++) out += ",";
       out += item->text;
       kb += static_cast<double>(item->text.size()) / 1024.0;
@@ -364,10 +382,19 @@ class ScriptHost : public scripting::Host {
     auto params_it = q->value.FindMember("parameters");
     const json::Value* params =
         params_it != q->value.MemberEnd() && params_it->value.IsArray() ? &params_it->value : nullptr;
-    auto ast = query::ParseQuery(text);
+    // The parse tree, constants and parameters outlive this call when a page keeps what it read.
+    struct Bound {
+      std::shared_ptr<const sql::Query> ast;
+      json::Document params;
+      query::Arena constants;
+      std::shared_ptr<const query::Plan> plan;
+    };
+    auto bound = std::make_shared<Bound>();
+    if (params != nullptr) bound->params.CopyFrom(*params, bound->params.GetAllocator());
+    bound->ast = query::ParseQuery(text);
     ContainerUdfs udfs(s_, *c_);
-    query::Arena constants;
-    auto plan = query::Bind(*ast, params, constants, &udfs);
+    bound->plan = query::Bind(*bound->ast, params != nullptr ? &bound->params : nullptr, bound->constants, &udfs);
+    const auto& plan = bound->plan;
     const query::IndexUse use = query::AnalyzeIndexUse(*plan, settings_->indexing);
     const int64_t now = s_.clock.UnixSeconds();
     auto items = tx_.Items(now);
@@ -383,6 +410,13 @@ class ScriptHost : public scripting::Host {
     req.query_text = text;
     req.now_ms = s_.clock.UnixMs();
     req.udfs = &udfs;
+    // The script's end, the query page's time and memory, and the request's cancellation: a page
+    // that reaches them answers what it has with a continuation, as the script's own pages do.
+    req.budget.deadline =
+        std::min(deadline_, std::chrono::steady_clock::now() + std::chrono::milliseconds(s_.config.query_page_timeout_ms));
+    req.budget.memory_bytes = s_.config.query_memory_bytes;
+    req.budget.cancelled = cancelled_;
+    req.keepalive = bound;
     query::Page page = query::ExecutePage(*plan, scope, req);
     inner_ += QueryCharge(*plan, use, page.facts, charge::Consistency::kWeak);
     std::string out = "[";
@@ -406,6 +440,8 @@ class ScriptHost : public scripting::Host {
   store::Transaction& tx_;
   std::string epk_;
   double inner_ = 0;
+  std::chrono::steady_clock::time_point deadline_ = std::chrono::steady_clock::time_point::max();
+  const std::atomic<bool>* cancelled_ = nullptr;
 };
 
 // A script resource's response: its JSON and etag.
@@ -561,6 +597,7 @@ Result ExecuteStoredProcedure(Services& s, RequestContext& ctx) {
   e.logging = ctx.BoolHeader("x-ms-documentdb-script-enable-logging");
   scripting::Limits limits = LimitsOf(s);
   limits.cancelled = ctx.cancel_flag();  // a client that went away stops its script
+  host.Bound(std::chrono::steady_clock::now() + limits.timeout, limits.cancelled);
   scripting::Outcome out = scripting::Run({CacheKey(*sproc), sproc->body}, e, host, limits);
   const double ru = charge::StoredProcedure(host.inner());
   auto log = ScriptLogHeader(ctx, out.log);
@@ -656,7 +693,10 @@ TriggeredWrite RunTriggered(Services& s, RequestContext& ctx, const store::Conta
   auto run = [&](const store::ScriptPtr& t, scripting::Kind kind) {
     e.kind = kind;
     host.reset_inner();
-    auto result = scripting::Run({CacheKey(*t), t->body}, e, host, LimitsOf(s));
+    scripting::Limits limits = LimitsOf(s);
+    limits.cancelled = ctx.cancel_flag();  // a client that went away stops its trigger
+    host.Bound(std::chrono::steady_clock::now() + limits.timeout, limits.cancelled);
+    auto result = scripting::Run({CacheKey(*t), t->body}, e, host, limits);
     const double ru = charge::StoredProcedure(host.inner());
     out.scripts_charge += ru;
     out.log += result.log;
@@ -702,7 +742,8 @@ bool ContainerUdfs::Has(std::string_view name) const {
   return true;
 }
 
-query::Val ContainerUdfs::Call(std::string_view name, std::span<const query::Val> args, query::Arena& arena) {
+query::Val ContainerUdfs::Call(std::string_view name, std::span<const query::Val> args, query::Arena& arena,
+                               const query::UdfLimits& limits) {
   if (!Has(name)) throw errors::BadRequest("'udf." + std::string(name) + "' is not a recognized user-defined function name.");
   const auto& udf = found_.at(std::string(name));
   std::string json = "[";
@@ -715,7 +756,18 @@ query::Val ContainerUdfs::Call(std::string_view name, std::span<const query::Val
     }
   }
   json += "]";
-  auto r = scripting::CallUdf({CacheKey(*udf), udf->body}, json, LimitsOf(s_));
+  scripting::Limits bounds = LimitsOf(s_);
+  bounds.cancelled = limits.cancelled;
+  bounds.deadline = limits.deadline;
+  const auto own_end = std::chrono::steady_clock::now() + bounds.timeout;
+  auto r = scripting::CallUdf({CacheKey(*udf), udf->body}, json, bounds);
+  if (r.status == scripting::Outcome::Status::kTimedOut) {
+    // Stopped before its own time limit: the client went away, or the page may end here.
+    if (limits.cancelled != nullptr && limits.cancelled->load(std::memory_order_relaxed)) {
+      throw CosmosError(408, 0, "RequestTimeout", errors::Wrap("The request was cancelled."));
+    }
+    if (limits.deadline < own_end && std::chrono::steady_clock::now() >= limits.deadline) throw query::UdfDeadline{};
+  }
   if (r.status != scripting::Outcome::Status::kOk) {
     scripting::Outcome out;
     out.status = r.status;

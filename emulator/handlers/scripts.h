@@ -25,7 +25,10 @@ class ContainerUdfs : public query::Udfs {
  public:
   ContainerUdfs(const http::Services& s, const store::Container& c) : s_(s), c_(c) {}
   bool Has(std::string_view name) const override;
-  query::Val Call(std::string_view name, std::span<const query::Val> args, query::Arena& arena) override;
+  // Each call runs under the script time limit (--script-timeout-ms) and ends earlier at the
+  // query's deadline (query::UdfDeadline) or when the request is cancelled (408).
+  query::Val Call(std::string_view name, std::span<const query::Val> args, query::Arena& arena,
+                  const query::UdfLimits& limits) override;
 
  private:
   const http::Services& s_;

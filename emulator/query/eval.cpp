@@ -314,7 +314,18 @@ Val Eval(const Node& n, EvalContext& cx) {
       args.reserve(n.kids.size());
       for (const auto& k : n.kids) args.push_back(Eval(k, cx));
       if (!cx.fn.udfs) throw errors::BadRequest("User-defined functions are not available here.");
-      return cx.fn.udfs->Call(n.name, args, cx.arena);
+      // The call ends at the page's deadline only when the page could end there; a function
+      // stopped so ends the page before this row (the next page runs it again).
+      UdfLimits limits;
+      if (cx.budget != nullptr) {
+        limits.cancelled = cx.budget->budget().cancelled;
+        if (cx.budget->CanStop()) limits.deadline = cx.budget->budget().deadline;
+      }
+      try {
+        return cx.fn.udfs->Call(n.name, args, cx.arena, limits);
+      } catch (const UdfDeadline&) {
+        throw PageStop{};
+      }
     }
     case Node::Op::kAggregate: return cx.aggs != nullptr ? (*cx.aggs)[n.slot] : Val();
     case Node::Op::kArray: {

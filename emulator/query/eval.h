@@ -14,18 +14,18 @@
 
 namespace cosmos::query {
 
-// What one query request may spend. The executor checks it every few hundred rows; the page of a
-// streaming query ends early (with a continuation) at the deadline, a query that must hold its rows
-// (ORDER BY, DISTINCT, GROUP BY, aggregates) answers 400 past the memory budget, and any query stops
-// when `cancelled` is set (for whoever learns that the client has gone).
+// What one query request may spend. The executor checks it every few hundred rows; a page ends
+// early (with a continuation) at the deadline, a query that must hold its rows (ORDER BY, DISTINCT,
+// GROUP BY, aggregates) answers 400 past the memory budget, and any query stops when `cancelled` is
+// set (for whoever learns that the client has gone).
 struct QueryBudget {
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
   size_t memory_bytes = SIZE_MAX;
   const std::atomic<bool>* cancelled = nullptr;
 };
 
-// Thrown by BudgetCheck::Tick when a stoppable page has used its budget; caught by the executor,
-// which ends the page after the last row it completed.
+// Thrown by BudgetCheck when a stoppable page has used its budget; caught by the executor, which
+// ends the page after the last candidate row it completed.
 struct PageStop {};
 
 // The executor's view of a QueryBudget during one page: cheap checks (the clock and the flag every
@@ -33,29 +33,36 @@ struct PageStop {};
 class BudgetCheck {
  public:
   BudgetCheck(const QueryBudget& budget, const Arena& arena, size_t* report = nullptr)
-      : budget_(budget), arena_(arena), report_(report) {}
+      : budget_(budget), arena_(&arena), report_(report) {}
   BudgetCheck(const BudgetCheck&) = delete;
   BudgetCheck& operator=(const BudgetCheck&) = delete;
   // Reports what the page held at its end (the arena is declared before, so it is still there).
   ~BudgetCheck() {
-    if (report_ != nullptr) *report_ = arena_.used() + held_bytes;
+    if (report_ != nullptr) *report_ = arena_->used() + held_bytes;
   }
 
   // One unit of work (a candidate row, a document). Throws PageStop when the page may stop and the
-  // budget is spent, CosmosError 400 when a query that cannot stop holds more than its memory
+  // budget is spent, CosmosError 400 when a query that holds its rows holds more than its memory
   // budget, 408 when cancelled.
   void Tick() {
     if ((++ticks_ & 255) == 0) Check();
   }
   void Check();
+  // Whether the page could end now (stoppable, progressed, and allowed by `may_stop`): a
+  // user-defined function it calls may then be stopped at the deadline.
+  bool CanStop() const { return stoppable && armed && (may_stop == nullptr || may_stop()); }
+  const QueryBudget& budget() const { return budget_; }
 
   size_t held_bytes = 0;   // rows and groups held by the collector (the arena is counted apart)
-  bool stoppable = false;  // a streaming page that can end here with a continuation
+  bool stoppable = false;  // the page can end here with a continuation
+  bool collects = false;   // it holds its rows: past the memory budget it fails rather than stops
   bool armed = false;      // the page has completed work past where it resumed (so it progresses)
+  // When set, the page may stop only while this returns true (a partial GROUP BY page holds a group).
+  std::function<bool()> may_stop;
 
  private:
   const QueryBudget& budget_;
-  const Arena& arena_;
+  const Arena* arena_;
   size_t* report_;
   uint32_t ticks_ = 0;
 };

@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
+#include <mutex>
+#include <span>
 #include <unordered_map>
 
 #include "common/errors.h"
@@ -45,13 +48,14 @@ struct Cursor {
   uint64_t ord = 0;        // candidates started
   uint64_t completed = 0;  // the last candidate whose row (if WHERE kept it) was handled
   uint64_t arm_after = 0;  // completing a candidate past this one is progress for the page
+  uint64_t stop_after = UINT64_MAX;  // candidates past this one are not read (a segment's end)
 };
 
 // Enumerates the rows of the FROM/JOIN sources from `index` on, with WHERE applied.
 void ForEachRow(const Plan& plan, size_t index, EvalContext& cx, const std::function<void()>& row,
                 Cursor* cursor = nullptr) {
   if (index == plan.sources.size()) {
-    if (cursor != nullptr) ++cursor->ord;
+    if (cursor != nullptr && ++cursor->ord > cursor->stop_after) return;
     if (cx.budget != nullptr) cx.budget->Tick();
     if (cursor != nullptr && cursor->ord <= cursor->arm_after) {  // a row the page resumes after
       cursor->completed = cursor->ord;
@@ -115,31 +119,41 @@ bool Streaming(const Plan& plan) {
 
 // Collects the rows of a non-streaming query (ORDER BY, GROUP BY, aggregates, DISTINCT) and
 // returns them in their final order.
+//
+// Every Add either records its row (or group update) whole or, when evaluating it throws (a
+// budget stop, an error), changes nothing: a page may end before any candidate row.
 class Collector {
  public:
-  Collector(const Plan& plan) : plan_(plan) {
+  explicit Collector(const Plan& plan) : plan_(&plan) {
     for (const auto& k : plan.order_by) desc_.push_back(k.descending);
     if (plan.order_by.empty()) desc_.assign(plan.group_by.size(), false);
   }
+  Collector(const Collector&) = delete;
+  Collector& operator=(const Collector&) = delete;
+
+  // A collection suspended by one page continues with the next page's plan (the same query).
+  void Rebind(const Plan& plan) { plan_ = &plan; }
+  // Whether Finish would give at least one row (a partial page of groups must not be empty).
+  bool HasOutput() const { return plan_->aggregate_query || !rows_.empty() || !groups_.empty(); }
 
   void Add(EvalContext& cx, Pos pos, const std::string* text, double kb) {
-    if (!plan_.group_by.empty() || plan_.aggregate_query) {
+    if (!plan_->group_by.empty() || plan_->aggregate_query) {
       AddToGroup(cx, pos);
       return;
     }
     OutRow r;
     r.pos = pos;
-    for (const auto& k : plan_.order_by) r.keys.push_back(Eval(k.expr, cx));
-    r.value = Project(plan_, cx);
+    for (const auto& k : plan_->order_by) r.keys.push_back(Eval(k.expr, cx));
+    r.value = Project(*plan_, cx);
     if (r.value.IsUndefined()) return;
-    if (plan_.select == Plan::Select::kStar) r.text = text;
+    if (plan_->select == Plan::Select::kStar) r.text = text;
     r.kb = kb;
     if (cx.budget != nullptr) cx.budget->held_bytes += sizeof(OutRow) + r.keys.size() * sizeof(Val);
     rows_.push_back(std::move(r));
   }
 
   std::vector<OutRow> Finish(EvalContext& cx) {
-    if (plan_.aggregate_query && groups_.empty()) NewGroup("", cx, Pos{});
+    if (plan_->aggregate_query && groups_.empty()) NewGroup("", cx, Pos{});
     for (auto& [_, g] : groups_) {
       std::vector<Val> results;
       for (const auto& acc : g.accs) results.push_back(acc.Result(cx.arena));
@@ -148,19 +162,19 @@ class Collector {
       cx.aggs = &results;
       OutRow r;
       r.pos = g.first;
-      if (!plan_.order_by.empty()) {
-        for (const auto& k : plan_.order_by) r.keys.push_back(Eval(k.expr, cx));
+      if (!plan_->order_by.empty()) {
+        for (const auto& k : plan_->order_by) r.keys.push_back(Eval(k.expr, cx));
       } else {
         r.keys = g.key;
       }
-      r.value = Project(plan_, cx);
+      r.value = Project(*plan_, cx);
       cx.aggs = nullptr;
       cx.env = std::move(saved);
       if (r.value.IsDefined()) rows_.push_back(std::move(r));
     }
     std::stable_sort(rows_.begin(), rows_.end(),
                      [&](const OutRow& a, const OutRow& b) { return CompareRows(desc_, a, b) < 0; });
-    if (plan_.distinct) {
+    if (plan_->distinct) {
       std::unordered_map<std::string, bool> seen;
       std::vector<OutRow> unique;
       std::string key;
@@ -188,29 +202,38 @@ class Collector {
     Group& g = groups_[canonical];
     g.env = cx.env;
     g.first = pos;
-    for (const auto& a : plan_.aggregates) g.accs.emplace_back(a.kind);
+    for (const auto& a : plan_->aggregates) g.accs.emplace_back(a.kind);
     return g;
   }
 
   void AddToGroup(EvalContext& cx, Pos pos) {
     std::vector<Val> key;
     std::string canonical;
-    for (const auto& g : plan_.group_by) {
+    for (const auto& g : plan_->group_by) {
       key.push_back(Eval(g, cx));
       CanonicalKey(canonical, key.back());
       canonical += '|';
     }
+    // Every argument before any accumulator changes.
+    Val one[4];
+    std::vector<Val> many;
+    std::span<Val> args(one, std::min<size_t>(plan_->aggregates.size(), 4));
+    if (plan_->aggregates.size() > 4) {
+      many.resize(plan_->aggregates.size());
+      args = many;
+    }
+    for (size_t i = 0; i < plan_->aggregates.size(); ++i) args[i] = Eval(plan_->aggregates[i].arg, cx);
     auto it = groups_.find(canonical);
     if (it == groups_.end() && cx.budget != nullptr) {
       cx.budget->held_bytes += sizeof(Group) + 2 * canonical.size() + 64 + cx.env.size() * sizeof(Val) +
-                               plan_.aggregates.size() * sizeof(Accumulator) + key.size() * sizeof(Val);
+                               plan_->aggregates.size() * sizeof(Accumulator) + key.size() * sizeof(Val);
     }
     Group& g = it != groups_.end() ? it->second : NewGroup(canonical, cx, pos);
     if (it == groups_.end()) g.key = std::move(key);
-    for (size_t i = 0; i < plan_.aggregates.size(); ++i) g.accs[i].Add(Eval(plan_.aggregates[i].arg, cx), cx.arena);
+    for (size_t i = 0; i < plan_->aggregates.size(); ++i) g.accs[i].Add(args[i], cx.arena);
   }
 
-  const Plan& plan_;
+  const Plan* plan_;
   std::vector<bool> desc_;
   std::vector<OutRow> rows_;
   std::unordered_map<std::string, Group> groups_;
@@ -231,10 +254,20 @@ Window InitialWindow(const Plan& plan) {
 }
 
 // The continuation: where the last page ended. Encoded as base64 JSON so clients treat it as opaque.
+//   "p", "k"  the last row returned (its position and sort keys); absent before the first row
+//   "s", "t"  what remains of OFFSET and of LIMIT/TOP
+//   "c"       a query that collects (ORDER BY, GROUP BY, DISTINCT, aggregates): its scan resumes
+//             after this candidate row
+//   "x"       ... with what the earlier pages collected, kept by the emulator under this number
+//   "f"       a partial page (below) being returned covers the candidates after "c" up to this one
 struct Resume {
+  bool has_row = true;
   Pos pos;
   std::vector<Val> keys;
   Window window;
+  std::optional<Pos> scan;
+  std::optional<Pos> segment_end;
+  uint64_t state = 0;
 };
 
 uint32_t QueryHash(std::string_view text) {
@@ -243,16 +276,32 @@ uint32_t QueryHash(std::string_view text) {
   return h;
 }
 
-std::string EncodeResume(const OutRow& last, const Window& w, std::string_view query) {
-  std::string j = "{\"v\":1,\"h\":" + std::to_string(QueryHash(query)) + ",\"p\":[" + std::to_string(last.pos.part) +
-                  "," + std::to_string(last.pos.seq) + "," + std::to_string(last.pos.ord) + "],\"k\":[";
-  for (size_t i = 0; i < last.keys.size(); ++i) {
-    if (i > 0) j += ',';
-    j += '[';
-    if (last.keys[i].IsDefined()) json::Write(j, last.keys[i].json());
-    j += ']';
+void WritePos(std::string& j, const char* name, const Pos& p) {
+  j += ",\"";
+  j += name;
+  j += "\":[" + std::to_string(p.part) + "," + std::to_string(p.seq) + "," + std::to_string(p.ord) + "]";
+}
+
+std::string EncodeResume(const OutRow* last, const Window& w, std::string_view query,
+                         const std::optional<Pos>& scan = std::nullopt,
+                         const std::optional<Pos>& segment_end = std::nullopt, uint64_t state = 0) {
+  std::string j = "{\"v\":1,\"h\":" + std::to_string(QueryHash(query));
+  if (last != nullptr) {
+    WritePos(j, "p", last->pos);
+    j += ",\"k\":[";
+    for (size_t i = 0; i < last->keys.size(); ++i) {
+      if (i > 0) j += ',';
+      j += '[';
+      if (last->keys[i].IsDefined()) json::Write(j, last->keys[i].json());
+      j += ']';
+    }
+    j += "]";
   }
-  j += "],\"s\":" + std::to_string(w.skip) + ",\"t\":" + (w.take ? std::to_string(*w.take) : "null") + "}";
+  j += ",\"s\":" + std::to_string(w.skip) + ",\"t\":" + (w.take ? std::to_string(*w.take) : "null");
+  if (scan) WritePos(j, "c", *scan);
+  if (segment_end) WritePos(j, "f", *segment_end);
+  if (state != 0) j += ",\"x\":" + std::to_string(state);
+  j += "}";
   return util::Base64Encode(j);
 }
 
@@ -261,24 +310,44 @@ CosmosError InvalidContinuation() { return CosmosError(400, 0, "BadRequest", "In
 Resume DecodeResume(const std::string& token, std::string_view query, size_t key_count, json::Document& holder) {
   auto raw = util::Base64Decode(token);
   if (!raw || json::Parse(*raw, holder) != json::ParseStatus::kOk || !holder.IsObject()) throw InvalidContinuation();
-  auto get = [&](const char* name) -> const json::Value& {
+  auto find = [&](const char* name) -> const json::Value* {
     auto it = holder.FindMember(name);
-    if (it == holder.MemberEnd()) throw InvalidContinuation();
-    return it->value;
+    return it == holder.MemberEnd() ? nullptr : &it->value;
+  };
+  auto get = [&](const char* name) -> const json::Value& {
+    const json::Value* v = find(name);
+    if (v == nullptr) throw InvalidContinuation();
+    return *v;
+  };
+  auto pos = [&](const json::Value& p) {
+    if (!p.IsArray() || p.Size() != 3 || !p[0].IsUint64() || !p[1].IsUint64() || !p[2].IsUint64()) {
+      throw InvalidContinuation();
+    }
+    return Pos{p[0].GetUint64(), p[1].GetUint64(), p[2].GetUint64()};
   };
   const auto& h = get("h");
   if (!h.IsUint64() || h.GetUint64() != QueryHash(query)) throw InvalidContinuation();
-  const auto& p = get("p");
-  if (!p.IsArray() || p.Size() != 3 || !p[0].IsUint64() || !p[1].IsUint64() || !p[2].IsUint64()) {
-    throw InvalidContinuation();
-  }
   Resume r;
-  r.pos = {p[0].GetUint64(), p[1].GetUint64(), p[2].GetUint64()};
-  const auto& k = get("k");
-  if (!k.IsArray() || k.Size() != key_count) throw InvalidContinuation();
-  for (const auto& e : k.GetArray()) {
-    if (!e.IsArray() || e.Size() > 1) throw InvalidContinuation();
-    r.keys.push_back(e.Size() == 0 ? Val() : Val(e[0]));
+  if (const json::Value* c = find("c")) r.scan = pos(*c);
+  if (const json::Value* f = find("f")) {
+    if (!r.scan) throw InvalidContinuation();
+    r.segment_end = pos(*f);
+  }
+  if (const json::Value* x = find("x")) {
+    if (!r.scan || !x->IsUint64() || x->GetUint64() == 0) throw InvalidContinuation();
+    r.state = x->GetUint64();
+  }
+  const json::Value* p = find("p");
+  r.has_row = p != nullptr;
+  if (p == nullptr && (!r.scan || r.segment_end)) throw InvalidContinuation();  // only a scan may lack a row
+  if (p != nullptr) {
+    r.pos = pos(*p);
+    const auto& k = get("k");
+    if (!k.IsArray() || k.Size() != key_count) throw InvalidContinuation();
+    for (const auto& e : k.GetArray()) {
+      if (!e.IsArray() || e.Size() > 1) throw InvalidContinuation();
+      r.keys.push_back(e.Size() == 0 ? Val() : Val(e[0]));
+    }
   }
   const auto& s = get("s");
   const auto& t = get("t");
@@ -347,19 +416,56 @@ std::vector<store::ItemPtr> ViewChunk(const std::vector<store::ItemPtr>& view, u
   return out;
 }
 
+// Which candidate rows a page reads, for a query that collects: after `from`, up to `to`.
+struct ScanRange {
+  std::optional<Pos> from;
+  std::optional<Pos> to;
+};
+
+// Orders (groups, de-duplicates) what `collector` holds and hands each row after `after` to `emit`
+// (which returns false to stop).
+void EmitCollected(const Plan& plan, Collector& collector, EvalContext& cx, const std::optional<OutRow>& after,
+                   PageFacts& facts, const std::function<bool(OutRow&)>& emit) {
+  std::vector<OutRow> rows = collector.Finish(cx);
+  const auto& desc = collector.descending();
+  // ORDER BY alone walks the order index: it loads only the documents it returns (plus the one
+  // that tells it more remain). GROUP BY, DISTINCT and aggregates read every match.
+  const bool index_walk = plan.group_by.empty() && !plan.aggregate_query && !plan.distinct;
+  if (index_walk) {
+    facts.docs_loaded = 0;
+    facts.kb_loaded = 0;
+  }
+  for (auto& r : rows) {
+    if (after && CompareRows(desc, r, *after) <= 0) continue;
+    const bool emitted = emit(r);
+    if (index_walk) {
+      ++facts.docs_loaded;
+      facts.kb_loaded += r.kb;
+    }
+    if (!emitted) break;
+  }
+}
+
 // Runs `plan` over the scope's documents and hands each row of the final result, in order, to
-// `emit` (which returns false to stop). Rows at or before `resume` are skipped by position (or,
-// for ordered results, by sort key). A FROM subquery over the container is run to completion first
-// and its values become the outer query's input.
+// `emit` (which returns false to stop). A streaming query skips the rows at or before `resume` by
+// position; one that collects reads the candidates in `range` into `collector` (a fresh one when
+// null) and then emits the rows after `resume` by sort key and position. A FROM subquery over
+// the container is run to completion first and its values become the outer query's input.
 //
-// A streaming page may end early (its budget spent: BudgetCheck throws PageStop once the page has
-// progressed); `stopped` then receives the position of the last candidate row it completed.
+// A page whose budget is stoppable may end early (BudgetCheck throws PageStop once the page has
+// progressed); `stopped` then receives the position of the last candidate row it completed. A
+// streaming page has emitted its rows up to there; one that collects has emitted nothing (its
+// caller returns the collection or keeps it).
 void Run(const Plan& plan, const Scope& scope, EvalContext& cx, std::vector<store::ItemPtr>& pinned,
          const std::optional<Resume>& resume, PageFacts& facts, const std::function<bool(OutRow&)>& emit,
-         std::optional<Pos>* stopped = nullptr) {
+         std::optional<Pos>* stopped = nullptr, Collector* collecting = nullptr, const ScanRange& range = {}) {
   const bool streaming = Streaming(plan);
   const Source* root = plan.sources.empty() ? nullptr : &plan.sources.front();
-  Collector collector(plan);
+  std::optional<Collector> own;
+  if (collecting == nullptr) own.emplace(plan);
+  Collector& collector = collecting != nullptr ? *collecting : *own;
+  std::optional<OutRow> resume_row;
+  if (resume && resume->has_row) resume_row = OutRow{resume->keys, resume->pos, Val()};
 
   if (root == nullptr) {
     // SELECT without FROM: one row, evaluated once.
@@ -372,26 +478,29 @@ void Run(const Plan& plan, const Scope& scope, EvalContext& cx, std::vector<stor
       return;
     }
     ForEachRow(plan, 0, cx, [&] { collector.Add(cx, Pos{}, nullptr, 0); });
-    for (auto& r : collector.Finish(cx)) {
-      if (!emit(r)) break;
-    }
+    EmitCollected(plan, collector, cx, std::nullopt, facts, emit);
     return;
   }
 
   bool stop = false;
+  bool past_end = false;  // the candidates after range.to are not read
   BudgetCheck* budget = cx.budget;
-  const bool stoppable = streaming && stopped != nullptr && budget != nullptr;
+  const bool stoppable = stopped != nullptr && budget != nullptr && budget->stoppable;
+  // Where reading starts: a streaming page after its last row, one that collects after its scan.
+  const Pos* start = streaming ? (resume ? &resume->pos : nullptr) : (range.from ? &*range.from : nullptr);
+  const Pos* end = streaming ? nullptr : (range.to ? &*range.to : nullptr);
   // One root input (a document, or a value of a FROM subquery) bound in env: enumerate its rows.
   auto visit = [&](uint64_t part, uint64_t seq, const store::ItemPtr& item, size_t first_source) {
     Cursor cursor;
     bool matched = false;
     bool pin = false;
-    // Completing a candidate is progress only past the position the page resumed from.
-    if (resume && streaming) {
-      const Pos doc{part, seq, 0};
-      const Pos at{resume->pos.part, resume->pos.seq, 0};
-      cursor.arm_after = doc < at ? UINT64_MAX : doc == at ? resume->pos.ord : 0;
+    const Pos doc{part, seq, 0};
+    // Completing a candidate is progress only past the position the page resumes from.
+    if (start != nullptr) {
+      const Pos at{start->part, start->seq, 0};
+      cursor.arm_after = doc < at ? UINT64_MAX : doc == at ? start->ord : 0;
     }
+    if (end != nullptr && doc == Pos{end->part, end->seq, 0}) cursor.stop_after = end->ord;
     auto each = [&] {
       const Pos pos{part, seq, cursor.ord};
       matched = true;
@@ -424,15 +533,15 @@ void Run(const Plan& plan, const Scope& scope, EvalContext& cx, std::vector<stor
       }
     }
     if (pin && item) pinned.push_back(item);
-    // The document a streaming page resumes in was loaded (and charged) by the previous page.
-    const bool resumed_here = resume && streaming && part == resume->pos.part && seq == resume->pos.seq;
+    // The document a page resumes in was loaded (and charged) by the previous page.
+    const bool resumed_here = start != nullptr && part == start->part && seq == start->seq;
     if (item && !resumed_here) AddFacts(facts, *item, matched || !plan.where);
   };
 
-  // Between two root inputs, a streaming page may end after the one it has just completed (every row
-  // of it handled: the next page resumes after its last possible row).
+  // Between two root inputs, a page may end after the one it has just completed (every row of it
+  // handled: the next page resumes after its last possible row).
   auto Between = [&](uint64_t part, uint64_t seq) {
-    if (resume && Pos{part, seq, UINT64_MAX} <= resume->pos) return;
+    if (start != nullptr && Pos{part, seq, UINT64_MAX} <= *start) return;
     budget->armed = true;
     try {
       budget->Tick();
@@ -441,6 +550,7 @@ void Run(const Plan& plan, const Scope& scope, EvalContext& cx, std::vector<stor
       stop = true;
     }
   };
+  auto beyond = [&](uint64_t part, uint64_t seq) { return end != nullptr && Pos{part, seq, 0} > Pos{end->part, end->seq, 0}; };
 
   if (root->kind == Source::Kind::kSubquery) {
     std::vector<Val> values;
@@ -460,22 +570,28 @@ void Run(const Plan& plan, const Scope& scope, EvalContext& cx, std::vector<stor
       budget->armed = false;
     }
     for (size_t i = 0; i < values.size() && !stop; ++i) {
+      if (start != nullptr && Pos{0, i + 1, UINT64_MAX} <= *start) continue;
+      if (beyond(0, i + 1)) break;
       cx.env[root->slot] = values[i];
       visit(0, i + 1, nullptr, 1);
       if (!stop && stoppable) Between(0, i + 1);
     }
   } else {
-    for (size_t pi = resume && streaming ? resume->pos.part : 0; pi < scope.partitions.size() && !stop; ++pi) {
+    for (size_t pi = start != nullptr ? start->part : 0; pi < scope.partitions.size() && !stop && !past_end; ++pi) {
       store::PhysicalPartition& part = *scope.partitions[pi];
       bool touched = false;
       uint64_t after = 0;
-      if (resume && streaming && pi == resume->pos.part) after = resume->pos.seq == 0 ? 0 : resume->pos.seq - 1;
-      while (!stop) {
+      if (start != nullptr && pi == start->part) after = start->seq == 0 ? 0 : start->seq - 1;
+      while (!stop && !past_end) {
         auto chunk = scope.view ? ViewChunk(*scope.view, after, 512)
                                 : part.Feed(after, 512, scope.now_seconds, store::ItemPolicy{scope.default_ttl, std::nullopt});
         if (chunk.empty()) break;
         for (const auto& item : chunk) {
           after = item->seq;
+          if (beyond(pi, item->seq)) {
+            past_end = true;
+            break;
+          }
           if (scope.partition_key && item->pk != *scope.partition_key) continue;
           if (scope.epk_range && !(item->epk >= scope.epk_range->first && item->epk < scope.epk_range->second))
             continue;
@@ -494,28 +610,9 @@ void Run(const Plan& plan, const Scope& scope, EvalContext& cx, std::vector<stor
       }
     }
   }
-  if (streaming) return;
-
-  std::vector<OutRow> rows = collector.Finish(cx);
-  const auto& desc = collector.descending();
-  std::optional<OutRow> resume_row;
-  if (resume) resume_row = OutRow{resume->keys, resume->pos, Val()};
-  // ORDER BY alone walks the order index: it loads only the documents it returns (plus the one
-  // that tells it more remain). GROUP BY, DISTINCT and aggregates read every match.
-  const bool index_walk = plan.group_by.empty() && !plan.aggregate_query && !plan.distinct;
-  if (index_walk) {
-    facts.docs_loaded = 0;
-    facts.kb_loaded = 0;
-  }
-  for (auto& r : rows) {
-    if (resume_row && CompareRows(desc, r, *resume_row) <= 0) continue;
-    const bool emitted = emit(r);
-    if (index_walk) {
-      ++facts.docs_loaded;
-      facts.kb_loaded += r.kb;
-    }
-    if (!emitted) break;
-  }
+  if (streaming || (stopped != nullptr && stopped->has_value())) return;
+  if (budget != nullptr) budget->stoppable = false;  // the rows are all read: nothing stops their output
+  EmitCollected(plan, collector, cx, resume_row, facts, emit);
 }
 
 }  // namespace
@@ -524,79 +621,255 @@ void BudgetCheck::Check() {
   if (budget_.cancelled != nullptr && budget_.cancelled->load(std::memory_order_relaxed)) {
     throw CosmosError(408, 0, "RequestTimeout", errors::Wrap("The request was cancelled."));
   }
-  const bool over_memory = arena_.used() + held_bytes > budget_.memory_bytes;
-  if (stoppable) {
-    // A streaming page ends (with a continuation) once it has progressed; its memory is the arena.
-    if (armed && (over_memory || std::chrono::steady_clock::now() >= budget_.deadline)) throw PageStop{};
-    return;
-  }
-  if (over_memory) throw errors::QueryMemoryExceeded(budget_.memory_bytes);
+  const bool over_memory = arena_->used() + held_bytes > budget_.memory_bytes;
+  // What a query holds for its final order, groups or duplicates cannot be answered in part.
+  if (over_memory && (collects || !stoppable)) throw errors::QueryMemoryExceeded(budget_.memory_bytes);
+  // A page ends (with a continuation) once it has progressed; a streaming page's memory is its arena.
+  if (CanStop() && (over_memory || std::chrono::steady_clock::now() >= budget_.deadline)) throw PageStop{};
 }
 
 namespace {
 
-Page ExecutePageHolding(const Plan& plan, const Scope& scope, const PageRequest& request, size_t& held) {
-  Arena arena;
-  EvalContext cx{arena, FunctionContext{arena, request.now_ms, request.udfs}, {}, nullptr, nullptr};
-  cx.env.resize(std::max<size_t>(plan.slot_count, 1));
-  const bool streaming = Streaming(plan);
-  BudgetCheck budget(request.budget, arena, &held);
-  budget.stoppable = streaming;
-  cx.budget = &budget;
-  const size_t key_count = streaming ? 0 : (!plan.order_by.empty() ? plan.order_by.size() : plan.group_by.size());
+// What a page of a collecting query gathered before its deadline, kept for the next page.
+struct Suspended {
+  uint32_t query = 0;   // hash of the query text
+  std::string scope;    // the partitions and keys it read
+  std::unique_ptr<Arena> arena;
+  std::vector<store::ItemPtr> pinned;
+  std::unique_ptr<Collector> collector;
+  // The constants and parameters of the plans of the pages that collected (rows may point into them).
+  std::vector<std::shared_ptr<const void>> keepalive;
+  size_t held_bytes = 0;
+  size_t bytes() const { return arena->used() + held_bytes + pinned.size() * sizeof(store::ItemPtr); }
+};
 
+std::string ScopeKey(const Scope& scope) {
+  std::string k;
+  for (const auto* p : scope.partitions) k += std::to_string(reinterpret_cast<uintptr_t>(p)) + ",";
+  k += "|" + scope.partition_key.value_or("*");
+  if (scope.epk_range) k += "|" + scope.epk_range->first + "|" + scope.epk_range->second;
+  if (scope.view) k += "|view";
+  return k;
+}
+
+// The suspended collections of the process: at most kMaxEntries, holding together no more than
+// one request's memory budget, each kept kIdle after its page (the oldest go first). A page whose
+// collection is gone reads from the start again.
+class SuspendedPages {
+ public:
+  static constexpr size_t kMaxEntries = 64;
+  static constexpr std::chrono::seconds kIdle{60};
+
+  static SuspendedPages& Get() {
+    static SuspendedPages* p = new SuspendedPages();
+    return *p;
+  }
+
+  uint64_t NewId() {
+    std::lock_guard lock(mu_);
+    return next_++;
+  }
+
+  void Put(uint64_t id, std::unique_ptr<Suspended> s, size_t cap) {
+    std::vector<std::unique_ptr<Suspended>> dropped;  // freed outside the lock
+    {
+      std::lock_guard lock(mu_);
+      const auto now = std::chrono::steady_clock::now();
+      const size_t bytes = s->bytes();
+      total_ += bytes;
+      entries_.emplace(id, Entry{std::move(s), now, bytes});
+      while (!entries_.empty()) {
+        auto oldest = entries_.begin();
+        if (entries_.size() <= kMaxEntries && total_ <= cap && now - oldest->second.at < kIdle) break;
+        if (oldest->first == id && entries_.size() == 1) break;  // the newest stays even alone over the cap
+        total_ -= oldest->second.bytes;
+        dropped.push_back(std::move(oldest->second.state));
+        entries_.erase(oldest);
+      }
+    }
+    if (!dropped.empty()) {
+      dropped.clear();
+      malloc_trim(0);
+    }
+  }
+
+  std::unique_ptr<Suspended> Take(uint64_t id, uint32_t query, const std::string& scope) {
+    std::lock_guard lock(mu_);
+    auto it = entries_.find(id);
+    if (it == entries_.end() || it->second.state->query != query || it->second.state->scope != scope) return nullptr;
+    auto s = std::move(it->second.state);
+    total_ -= it->second.bytes;
+    entries_.erase(it);
+    return s;
+  }
+
+  size_t size() {
+    std::lock_guard lock(mu_);
+    return entries_.size();
+  }
+
+ private:
+  SuspendedPages() {
+    // Numbers from one process do not name another's collections.
+    next_ = (static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) & 0xFFFFFFFFull) << 20 | 1;
+  }
+  struct Entry {
+    std::unique_ptr<Suspended> state;
+    std::chrono::steady_clock::time_point at;
+    size_t bytes;
+  };
+  std::mutex mu_;
+  std::map<uint64_t, Entry> entries_;  // in the order they were put
+  size_t total_ = 0;
+  uint64_t next_ = 1;
+};
+
+Page ExecutePageHolding(const Plan& plan, const Scope& scope, const PageRequest& request, size_t& held,
+                        std::unique_ptr<Suspended>& suspend, uint64_t& suspend_id) {
+  const bool streaming = Streaming(plan);
+  const size_t key_count = streaming ? 0 : (!plan.order_by.empty() ? plan.order_by.size() : plan.group_by.size());
   json::Document token_holder;
   std::optional<Resume> resume;
   if (!request.continuation.empty()) {
     resume = DecodeResume(request.continuation, request.query_text, key_count, token_holder);
+    if (streaming && (resume->scan || !resume->has_row)) throw InvalidContinuation();
   }
-  Window window = resume ? resume->window : InitialWindow(plan);
+  const bool bounded = request.budget.deadline != std::chrono::steady_clock::time_point::max();
+  // A partial page: the client merges what the pages of one range return (the SDKs' pipeline
+  // sums partial aggregates, merges groups and removes duplicates across pages), so a page of
+  // GROUP BY, aggregates or DISTINCT without ORDER BY ends at the deadline with the result over
+  // what it read, as the service's pages do. Every other query that collects keeps what it read
+  // (suspends) and answers an empty page until it has read everything.
+  const bool windowed = plan.top || plan.offset || plan.limit;
+  const bool partial = !streaming && request.client_merges && plan.order_by.empty() && !windowed;
+  const uint32_t query_hash = QueryHash(request.query_text);
+  const std::string scope_key = streaming ? std::string() : ScopeKey(scope);
 
-  Page page;
-  std::vector<store::ItemPtr> pinned;  // documents the result rows point into
-  size_t page_bytes = 0;
-  std::optional<OutRow> last_emitted;
-  bool more = false;
-  bool done = window.take && *window.take == 0;
+  std::unique_ptr<Suspended> state;
+  ScanRange range;
+  if (!streaming && resume && resume->scan) {
+    if (partial) {
+      range.from = resume->scan;
+      range.to = resume->segment_end;
+    } else if (resume->state != 0 && (state = SuspendedPages::Get().Take(resume->state, query_hash, scope_key))) {
+      range.from = resume->scan;
+    }
+    // Otherwise the collection is gone: the scan starts again (the rows returned stay skipped).
+  }
+  if (!state) {
+    state = std::make_unique<Suspended>();
+    state->arena = std::make_unique<Arena>();
+    state->collector = std::make_unique<Collector>(plan);
+    state->query = query_hash;
+    state->scope = scope_key;
+  }
+  state->collector->Rebind(plan);
+  if (request.keepalive) state->keepalive.push_back(request.keepalive);
 
-  // Emits one row of the final result into the page; returns false once the page is complete.
-  auto emit = [&](OutRow& row) -> bool {
-    if (window.skip > 0) {
-      --window.skip;
-      return true;
-    }
-    if (done || (window.take && *window.take == 0)) {
-      done = true;
-      return false;
-    }
-    if (page.rows.size() >= request.max_items || page_bytes >= request.max_bytes) {
-      more = true;
-      return false;
-    }
-    std::string text;
-    WriteRow(text, row);
-    page_bytes += text.size();
-    page.rows.push_back(std::move(text));
-    if (window.take) --*window.take;
-    last_emitted = row;
-    // A streaming page ends as soon as it is full, as the service's does: it carries a continuation
-    // without looking further, so a page that ends exactly at the last row is followed by an empty
-    // one. (TOP or LIMIT used up ends the query instead.)
-    if (streaming && (page.rows.size() >= request.max_items || page_bytes >= request.max_bytes) &&
-        !(window.take && *window.take == 0)) {
-      more = true;
-      return false;
-    }
-    return true;
-  };
+  Arena& arena = *state->arena;
+  EvalContext cx{arena, FunctionContext{arena, request.now_ms, request.udfs}, {}, nullptr, nullptr};
+  cx.env.resize(std::max<size_t>(plan.slot_count, 1));
   std::optional<Pos> stopped;
-  Run(plan, scope, cx, pinned, resume, page.facts, emit, &stopped);
-  if (more && last_emitted) {
-    page.continuation = EncodeResume(*last_emitted, window, request.query_text);
-  } else if (stopped && !done && !(window.take && *window.take == 0)) {
-    // The budget ended the page: the next one resumes after the last row this one completed.
-    page.continuation = EncodeResume(OutRow{{}, *stopped, Val()}, window, request.query_text);
+  Page page;
+  std::vector<store::ItemPtr>& pinned = state->pinned;  // documents the result rows point into
+  bool suspending = false;
+  {
+    BudgetCheck budget(request.budget, arena, &held);
+    budget.held_bytes = state->held_bytes;
+    budget.collects = !streaming;
+    // A collecting page stops only when what it keeps outlives the request (a suspension needs
+    // the plan's constants), and a partial page only before it returns rows of a computed part.
+    budget.stoppable = streaming || (bounded && (partial ? !(resume && resume->has_row) : !state->keepalive.empty()));
+    if (partial && !plan.aggregate_query) {
+      Collector* c = state->collector.get();
+      budget.may_stop = [c] { return c->HasOutput(); };  // the SDKs end a GROUP BY at an empty page
+    }
+    cx.budget = &budget;
+
+    Window window = resume ? resume->window : InitialWindow(plan);
+    size_t page_bytes = 0;
+    std::optional<OutRow> last_emitted;
+    bool more = false;
+    bool done = window.take && *window.take == 0;
+
+    // Emits one row of the final result into the page; returns false once the page is complete.
+    auto emit = [&](OutRow& row) -> bool {
+      if (window.skip > 0) {
+        --window.skip;
+        return true;
+      }
+      if (done || (window.take && *window.take == 0)) {
+        done = true;
+        return false;
+      }
+      if (page.rows.size() >= request.max_items || page_bytes >= request.max_bytes) {
+        more = true;
+        return false;
+      }
+      std::string text;
+      WriteRow(text, row);
+      page_bytes += text.size();
+      page.rows.push_back(std::move(text));
+      if (window.take) --*window.take;
+      last_emitted = row;
+      // A streaming page ends as soon as it is full, as the service's does: it carries a continuation
+      // without looking further, so a page that ends exactly at the last row is followed by an empty
+      // one. (TOP or LIMIT used up ends the query instead.)
+      if (streaming && (page.rows.size() >= request.max_items || page_bytes >= request.max_bytes) &&
+          !(window.take && *window.take == 0)) {
+        more = true;
+        return false;
+      }
+      return true;
+    };
+    Run(plan, scope, cx, pinned, resume, page.facts, emit, &stopped, state->collector.get(), range);
+    const bool finished = done || (window.take && *window.take == 0);
+    if (streaming) {
+      if (more && last_emitted) {
+        page.continuation = EncodeResume(&*last_emitted, window, request.query_text);
+      } else if (stopped && !finished) {
+        // The budget ended the page: the next one resumes after the last row this one completed.
+        const OutRow at{{}, *stopped, Val()};
+        page.continuation = EncodeResume(&at, window, request.query_text);
+      }
+    } else if (stopped && partial) {
+      // The result over the candidates read, (range.from, *stopped]; what does not fit in the page
+      // is returned by the next, which reads that part again.
+      budget.stoppable = false;
+      EmitCollected(plan, *state->collector, cx, std::nullopt, page.facts, emit);
+      if (more && last_emitted) {
+        // (A part that starts at the beginning starts after position {0,0,0}, which no row has.)
+        page.continuation =
+            EncodeResume(&*last_emitted, window, request.query_text, range.from.value_or(Pos{}), *stopped);
+      } else {
+        page.continuation = EncodeResume(nullptr, window, request.query_text, *stopped);
+      }
+    } else if (stopped) {
+      // Nothing returned yet: what was read waits for the next page, which reads on after *stopped.
+      if (plan.group_by.empty() && !plan.aggregate_query && !plan.distinct) {
+        page.facts.docs_loaded = 0;  // ORDER BY walks its index: it has loaded nothing to return yet
+        page.facts.kb_loaded = 0;
+      }
+      std::optional<OutRow> shown;
+      if (resume && resume->has_row) shown = OutRow{resume->keys, resume->pos, Val()};
+      suspend_id = SuspendedPages::Get().NewId();
+      page.continuation = EncodeResume(shown ? &*shown : nullptr, window, request.query_text, *stopped, std::nullopt,
+                                       suspend_id);
+      suspending = true;
+    } else if (partial && range.from) {
+      // A part read to its end (range.to, or the end of the range).
+      if (more && last_emitted) {
+        page.continuation = EncodeResume(&*last_emitted, window, request.query_text, range.from, range.to);
+      } else if (range.to) {
+        page.continuation = EncodeResume(nullptr, window, request.query_text, range.to);
+      }
+    } else if (more && last_emitted) {
+      page.continuation = EncodeResume(&*last_emitted, window, request.query_text);
+    }
+    if (suspending) state->held_bytes = budget.held_bytes;
   }
+  // The collection goes to the caller once the budget check no longer looks at its arena.
+  if (suspending) suspend = std::move(state);
   return page;
 }
 
@@ -608,14 +881,22 @@ constexpr size_t kTrimAfterBytes = 64u << 20;
 
 Page ExecutePage(const Plan& plan, const Scope& scope, const PageRequest& request) {
   size_t held = 0;
+  std::unique_ptr<Suspended> suspend;
+  uint64_t id = 0;
   try {
-    Page page = ExecutePageHolding(plan, scope, request, held);
-    if (held >= kTrimAfterBytes) malloc_trim(0);
+    Page page = ExecutePageHolding(plan, scope, request, held, suspend, id);
+    if (suspend) {
+      SuspendedPages::Get().Put(id, std::move(suspend), request.budget.memory_bytes);
+    } else if (held >= kTrimAfterBytes) {
+      malloc_trim(0);
+    }
     return page;
   } catch (...) {
     if (held >= kTrimAfterBytes) malloc_trim(0);
     throw;
   }
 }
+
+size_t SuspendedCollections() { return SuspendedPages::Get().size(); }
 
 }  // namespace cosmos::query

@@ -3,6 +3,7 @@
 // and, for ordered results, its sort key), so no page re-emits or skips rows by counting.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -33,9 +34,18 @@ struct PageRequest {
   std::string query_text;    // binds the continuation to its query
   int64_t now_ms = 0;        // the instant date-time functions see
   Udfs* udfs = nullptr;      // the container's user-defined functions
-  // Time, memory and cancellation (eval.h). A streaming page that reaches the deadline ends with
-  // what it has and a continuation, as the service's pages end after 5 s; default: unbounded.
+  // Time, memory and cancellation (eval.h): a page that reaches the deadline ends with what it has
+  // and a continuation, as the service's pages end after 5 s; default: unbounded. A query that
+  // collects (ORDER BY, GROUP BY, DISTINCT, aggregates) answers an empty page with a continuation
+  // while it has not read everything, keeping what it read for the next page (below), or, with
+  // `client_merges`, the partial result over what it read.
   QueryBudget budget;
+  // The client merges the pages of this range (the SDKs' pipeline, querying one partition key
+  // range: it sums partial aggregates, merges groups and removes duplicates across pages).
+  bool client_merges = false;
+  // What the plan's constants and parameters live in: a collecting page keeps it with what it read
+  // until the next page resumes. Without it such a page is not cut by the deadline.
+  std::shared_ptr<const void> keepalive;
 };
 
 // Facts for the charge: what the page loaded.
@@ -55,5 +65,9 @@ struct Page {
 
 // Throws CosmosError 400 "Invalid Continuation Token" for a token this query did not produce.
 Page ExecutePage(const Plan& plan, const Scope& scope, const PageRequest& request);
+
+// How many collections suspended pages keep (at most 64, together within one request's memory
+// budget, each for 60 s; a page whose collection was dropped reads from the start again).
+size_t SuspendedCollections();
 
 }  // namespace cosmos::query

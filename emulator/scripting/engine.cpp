@@ -294,7 +294,7 @@ bool Guarded(ThreadEngine& engine, Host* host, std::string* log, const Limits& l
   run.host = host;
   run.log = log;
   run.started = Clock::now();
-  run.deadline = run.started + limits.timeout;
+  run.deadline = std::min(run.started + limits.timeout, limits.deadline);
   run.cancelled = limits.cancelled;
   run.accept_until = limits.timeout * 4 / 5;
   run.memory_base = 0;

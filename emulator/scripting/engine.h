@@ -28,6 +28,9 @@ struct Limits {
   // When it turns true (the request's client went away) the execution stops as at its time limit
   // (checked every few ms); may be null.
   const std::atomic<bool>* cancelled = nullptr;
+  // An earlier end than `timeout` gives (a user-defined function stops at its query page's
+  // deadline), reported as the time limit.
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
 };
 
 // The store as a script sees it. The prelude calls `Call` for every collection operation; the

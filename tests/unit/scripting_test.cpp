@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -226,6 +227,37 @@ TEST(ScriptingTest, Udf) {
   EXPECT_EQ(err.error.rfind("Error: bad 1", 0), 0u);
   auto ctx = CallUdf(S("function () { return getContext().getCollection(); }"), "[]", Limits{});
   EXPECT_EQ(ctx.status, Outcome::Status::kThrew);
+}
+
+// A user-defined function ends at Limits::deadline (its query page's) long before its own time
+// limit, and when the cancel flag turns; either is reported as the time limit, and the thread's
+// next call runs.
+TEST(ScriptingTest, UdfEndsAtTheDeadlineOrTheCancel) {
+  Limits limits;
+  limits.timeout = std::chrono::seconds(60);
+  limits.deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+  auto t0 = std::chrono::steady_clock::now();
+  auto out = CallUdf(S("function () { while (true) {} }"), "[]", limits);
+  EXPECT_EQ(out.status, Outcome::Status::kTimedOut);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(2));
+
+  std::atomic<bool> cancelled{false};
+  Limits cancellable;
+  cancellable.timeout = std::chrono::seconds(60);
+  cancellable.cancelled = &cancelled;
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    cancelled = true;
+  });
+  t0 = std::chrono::steady_clock::now();
+  out = CallUdf(S("function () { while (true) {} }"), "[]", cancellable);
+  canceller.join();
+  EXPECT_EQ(out.status, Outcome::Status::kTimedOut);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(2));
+
+  auto ok = CallUdf(S("function (x) { return x + 1; }"), "[1]", Limits{});
+  ASSERT_EQ(ok.status, Outcome::Status::kOk) << ok.error;
+  EXPECT_EQ(ok.json, "2");
 }
 
 TEST(ScriptingTest, EachThreadHasItsOwnContext) {

@@ -4,6 +4,8 @@
 // undefined, as in the service. Aggregates (COUNT, SUM, ...) are not here: the executor owns them.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <span>
 #include <string_view>
@@ -12,14 +14,26 @@
 
 namespace cosmos::query {
 
+// Where one user-defined function call must end besides its own time limit: at the query page's
+// deadline (when the page may end there) and when the request is cancelled.
+struct UdfLimits {
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  const std::atomic<bool>* cancelled = nullptr;
+};
+
+// Thrown by Udfs::Call when the function was stopped at UdfLimits::deadline (the page then ends
+// before the row that called it).
+struct UdfDeadline {};
+
 // The container's user-defined functions, as a query calls them: udf.name(args).
 class Udfs {
  public:
   virtual ~Udfs() = default;
   virtual bool Has(std::string_view name) const = 0;
   // Runs one; the result lives in `arena` (undefined when it returned undefined). Throws
-  // CosmosError when the function fails.
-  virtual Val Call(std::string_view name, std::span<const Val> args, Arena& arena) = 0;
+  // CosmosError when the function fails (408 when cancelled), UdfDeadline when it reached
+  // `limits.deadline`.
+  virtual Val Call(std::string_view name, std::span<const Val> args, Arena& arena, const UdfLimits& limits) = 0;
 };
 
 // What a function may use besides its arguments.

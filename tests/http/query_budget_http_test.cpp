@@ -1,0 +1,469 @@
+// Issue 19, bounded work per request: every query page ends at the page time (--query-page-timeout-ms)
+// with a continuation that resumes exactly, whatever the query collects.
+//  - ORDER BY, DISTINCT, GROUP BY and aggregates keep what a page read (a suspended collection) and
+//    answer empty pages until they have read everything; then the rows come in order, each once.
+//  - One partition key range of the SDKs' pipeline (x-ms-documentdb-partitionkeyrangeid, no partition
+//    key) gets partial pages: aggregates and groups over what the page read, which the SDKs merge.
+//  - User-defined functions end at the page's deadline, at the script limit, or when the client has
+//    gone; triggers stop when the client has gone; stored procedures' queries and feeds are bounded.
+//  - Read feeds and change feeds end at about 4 MB and at the page time.
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "http_test_util.h"
+#include "query/executor.h"
+#include "util/util.h"
+
+namespace cosmos {
+namespace {
+
+using testing::Headers;
+using testing::Reply;
+
+constexpr int kDocs = 3000;
+
+class QueryBudgetTest : public testing::EmulatorTest {
+ protected:
+  void SetUp() override {
+    MakeDatabase("db");
+    MakeContainer("db", "c");
+  }
+
+  // kDocs documents in logical partition "p": n is a permutation of 0..kDocs-1, g one of 7 groups,
+  // arr 10 numbers (JOINs give 10 candidate rows per document).
+  void Fill() {
+    for (int i = 0; i < kDocs; ++i) {
+      const int n = (i * 7919) % kDocs;
+      std::string arr;
+      for (int k = 0; k < 10; ++k) arr += (k ? "," : "") + std::to_string((i + k) % 13);
+      auto r = CreateDoc("db", "c",
+                         R"({"id":"d)" + std::to_string(i) + R"(","pk":"p","n":)" + std::to_string(n) + R"(,"g":"g)" +
+                             std::to_string(n % 7) + R"(","arr":[)" + arr + "]}",
+                         "[\"p\"]");
+      ASSERT_EQ(r.status(), 201) << r;
+    }
+  }
+
+  Reply QueryWith(const std::string& text, Headers headers, const std::string& params = "") {
+    std::string body = "{\"query\":";
+    json::WriteString(body, text);
+    if (!params.empty()) body += ",\"parameters\":" + params;
+    body += "}";
+    headers.emplace_back("x-ms-documentdb-isquery", "True");
+    auto req = Build(boost::beast::http::verb::post, "/dbs/db/colls/c/docs", body, headers);
+    req.set(boost::beast::http::field::content_type, "application/query+json");
+    return Send(req);
+  }
+
+  struct Pages {
+    std::vector<std::string> rows;        // every row, in order
+    std::vector<size_t> sizes;            // rows per page
+    int empty_with_continuation = 0;      // pages that answered nothing but a continuation
+    std::vector<std::string> tokens;      // the continuations handed out
+  };
+
+  // Every page of a query, following continuations. `scope`: the partition key header (default)
+  // or a partition key range.
+  Pages All(const std::string& text, const std::string& max_items = "100", Headers scope = {},
+            const std::string& params = "") {
+    if (scope.empty()) scope.emplace_back("x-ms-documentdb-partitionkey", "[\"p\"]");
+    Pages out;
+    std::string continuation;
+    for (int guard = 0; guard < 200000; ++guard) {
+      Headers h = scope;
+      h.emplace_back("x-ms-max-item-count", max_items);
+      if (!continuation.empty()) h.emplace_back("x-ms-continuation", continuation);
+      auto r = QueryWith(text, h, params);
+      EXPECT_EQ(r.status(), 200) << r;
+      if (r.status() != 200) break;
+      auto d = r.Json();
+      size_t n = 0;
+      for (const auto& v : d["Documents"].GetArray()) {
+        out.rows.push_back(json::Write(v));
+        ++n;
+      }
+      out.sizes.push_back(n);
+      EXPECT_EQ(r.Header("x-ms-item-count"), std::to_string(n));
+      continuation = r.Header("x-ms-continuation");
+      if (continuation.empty()) break;
+      out.tokens.push_back(continuation);
+      if (n == 0) ++out.empty_with_continuation;
+    }
+    return out;
+  }
+
+  static Headers Range() {
+    return {{"x-ms-documentdb-partitionkeyrangeid", "0"}, {"x-ms-documentdb-query-enablecrosspartition", "True"}};
+  }
+
+  static long long MsSince(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+  }
+};
+
+// ORDER BY (and DISTINCT, GROUP BY, aggregates, windows) over more documents than a page reads in
+// its time: empty pages while the collection grows, then every row once, in order.
+TEST_F(QueryBudgetTest, CollectingQueriesUnderATinyPageTimeAnswerEveryRowOnce) {
+  Fill();
+  const std::vector<std::string> queries = {
+      "SELECT c.id, c.n FROM c ORDER BY c.n",
+      "SELECT VALUE c.id FROM c ORDER BY c.g DESC",
+      "SELECT c.id, a FROM c JOIN a IN c.arr WHERE a % 5 = 0 ORDER BY a",
+      "SELECT TOP 25 c.id FROM c ORDER BY c.n DESC",
+      "SELECT c.id FROM c ORDER BY c.n OFFSET 13 LIMIT 40",
+      "SELECT DISTINCT VALUE c.g FROM c ORDER BY c.g",
+      "SELECT DISTINCT VALUE a FROM c JOIN a IN c.arr",
+      "SELECT c.g, COUNT(1) AS n, SUM(c.n) AS s, MIN(c.id) AS lo, MAX(c.n) AS hi, AVG(c.n) AS mean FROM c GROUP BY c.g",
+      "SELECT VALUE COUNT(1) FROM c JOIN a IN c.arr",
+      "SELECT VALUE {\"k\": \"constant\", \"n\": c.n, \"p\": @p} FROM c WHERE c.n >= @lo ORDER BY c.n",
+  };
+  const std::string params = R"([{"name":"@lo","value":2900},{"name":"@p","value":{"deep":[1,2]}}])";
+  for (const auto& q : queries) {
+    config_.query_page_timeout_ms = 60000;
+    const auto expected = All(q, "-1", {}, params);
+    ASSERT_FALSE(expected.rows.empty()) << q;
+    ASSERT_EQ(expected.sizes.size(), 1u) << q;  // one page when time does not count
+    config_.query_page_timeout_ms = 1;
+    for (const char* max_items : {"300", "7"}) {
+      if (std::string(max_items) == "7" && expected.rows.size() > 100) continue;  // every page reads it all again
+      const auto got = All(q, max_items, {}, params);
+      EXPECT_EQ(got.rows, expected.rows) << q << " max " << max_items;
+      EXPECT_GT(got.empty_with_continuation, 0) << q << " max " << max_items;
+      for (size_t n : got.sizes) EXPECT_LE(n, std::string(max_items) == "7" ? 7u : 300u) << q;
+    }
+  }
+  EXPECT_EQ(All("SELECT VALUE COUNT(1) FROM c JOIN a IN c.arr").rows, std::vector<std::string>{"30000"});
+}
+
+// What one page collected is kept in the emulator under the number in its continuation; when it is
+// gone (dropped for memory or age, another process) the next page reads from the start again.
+TEST_F(QueryBudgetTest, ACollectionThatIsGoneIsReadAgain) {
+  Fill();
+  const std::string q = "SELECT VALUE c.n FROM c WHERE c.n % 3 = 0 ORDER BY c.n DESC";
+  config_.query_page_timeout_ms = 60000;
+  const auto expected = All(q, "-1");
+  ASSERT_EQ(expected.rows.size(), 1000u);
+  config_.query_page_timeout_ms = 1;
+  // Follow the pages, but replace the number of every suspended collection by one that names none.
+  std::vector<std::string> rows;
+  std::string continuation;
+  int replaced = 0;
+  for (int guard = 0; guard < 100000; ++guard) {
+    Headers h{{"x-ms-documentdb-partitionkey", "[\"p\"]"}, {"x-ms-max-item-count", "400"}};
+    if (!continuation.empty()) {
+      auto raw = util::Base64Decode(continuation);
+      ASSERT_TRUE(raw);
+      json::Document d;
+      ASSERT_EQ(json::Parse(*raw, d), json::ParseStatus::kOk);
+      if (d.HasMember("x") && replaced < 3) {
+        d["x"].SetUint64(d["x"].GetUint64() + 1000000);
+        ++replaced;
+        continuation = util::Base64Encode(json::Write(d));
+      }
+      h.emplace_back("x-ms-continuation", continuation);
+    }
+    auto r = QueryWith(q, h);
+    ASSERT_EQ(r.status(), 200) << r;
+    const auto page = r.Json();
+    for (const auto& v : page["Documents"].GetArray()) rows.push_back(json::Write(v));
+    continuation = r.Header("x-ms-continuation");
+    if (continuation.empty()) break;
+  }
+  EXPECT_EQ(replaced, 3);
+  EXPECT_EQ(rows, expected.rows);
+}
+
+// A continuation of one shape does not fit a query of another: 400.
+TEST_F(QueryBudgetTest, ScanContinuationsFitOnlyCollectingQueries) {
+  for (const char* id : {"1", "2", "3"}) {
+    ASSERT_EQ(CreateDoc("db", "c", std::string(R"({"id":")") + id + R"(","pk":"p"})", "[\"p\"]").status(), 201);
+  }
+  const Headers scope{{"x-ms-documentdb-partitionkey", "[\"p\"]"}, {"x-ms-max-item-count", "1"}};
+  auto first = QueryWith("SELECT * FROM c", scope);
+  ASSERT_EQ(first.status(), 200) << first;
+  auto raw = util::Base64Decode(first.Header("x-ms-continuation"));
+  ASSERT_TRUE(raw);
+  json::Document token;
+  ASSERT_EQ(json::Parse(*raw, token), json::ParseStatus::kOk);
+  auto& a = token.GetAllocator();
+  // A streaming query's token with a collecting query's scan position or kept collection.
+  json::Document scan;
+  scan.CopyFrom(token, scan.GetAllocator());
+  scan.AddMember("c", json::Value(rapidjson::kArrayType).PushBack(0, a).PushBack(1, a).PushBack(0, a).Move(), scan.GetAllocator());
+  json::Document kept;
+  kept.CopyFrom(scan, kept.GetAllocator());
+  kept.AddMember("x", 7, kept.GetAllocator());
+  json::Document rowless;
+  rowless.CopyFrom(scan, rowless.GetAllocator());
+  rowless.RemoveMember("p");
+  rowless.RemoveMember("k");
+  for (const json::Document* d : {&scan, &kept, &rowless}) {
+    Headers h = scope;
+    h.emplace_back("x-ms-continuation", util::Base64Encode(json::Write(*d)));
+    auto r = QueryWith("SELECT * FROM c", h);
+    EXPECT_EQ(r.status(), 400) << json::Write(*d) << " " << r;
+    EXPECT_NE(r.Message().find("Invalid Continuation Token"), std::string::npos) << r;
+  }
+  // The unchanged token still works.
+  Headers h = scope;
+  h.emplace_back("x-ms-continuation", first.Header("x-ms-continuation"));
+  EXPECT_EQ(QueryWith("SELECT * FROM c", h).status(), 200);
+}
+
+// One range of the SDKs' pipeline: GROUP BY and aggregate pages end at the deadline with their
+// result over what they read (never empty while a continuation follows: the SDKs end a GROUP BY at
+// an empty page); merged as the SDKs merge them, they give the whole result.
+TEST_F(QueryBudgetTest, PartialPagesOfOneRangeMergeToTheWholeResult) {
+  Fill();
+  config_.query_page_timeout_ms = 1;
+  // COUNT, as the SDK rewrites SELECT VALUE COUNT(1): one partial count per page.
+  {
+    const auto got = All("SELECT VALUE [{\"item\": COUNT(1)}] FROM c JOIN a IN c.arr", "100", Range());
+    ASSERT_GT(got.sizes.size(), 2u);
+    long long total = 0;
+    for (size_t i = 0; i < got.rows.size(); ++i) {
+      json::Document d;
+      ASSERT_EQ(json::Parse(got.rows[i], d), json::ParseStatus::kOk);
+      total += d[0]["item"].GetInt64();
+    }
+    EXPECT_EQ(total, 10LL * kDocs);
+    for (size_t n : got.sizes) EXPECT_EQ(n, 1u);
+  }
+  // GROUP BY as the SDK rewrites it; every page but the last holds a group.
+  const std::string grouped =
+      "SELECT [{\"item\": c.g}] AS groupByItems, {\"g\": c.g, \"n\": {\"item\": COUNT(1)}, \"s\": {\"item\": SUM(c.n)}} "
+      "AS payload FROM c WHERE c.n % 2 = 0 GROUP BY c.g";
+  std::map<std::string, std::pair<long long, long long>> expected;
+  for (int n = 0; n < kDocs; n += 2) {
+    auto& e = expected["g" + std::to_string(n % 7)];
+    ++e.first;
+    e.second += n;
+  }
+  for (const char* max_items : {"100", "2"}) {
+    const auto got = All(grouped, max_items, Range());
+    ASSERT_GT(got.sizes.size(), 2u) << max_items;
+    for (size_t i = 0; i + 1 < got.sizes.size(); ++i) EXPECT_GT(got.sizes[i], 0u) << max_items << " page " << i;
+    std::map<std::string, std::pair<long long, long long>> merged;
+    for (const auto& row : got.rows) {
+      json::Document d;
+      ASSERT_EQ(json::Parse(row, d), json::ParseStatus::kOk);
+      auto& m = merged[d["payload"]["g"].GetString()];
+      m.first += d["payload"]["n"]["item"].GetInt64();
+      m.second += d["payload"]["s"]["item"].GetInt64();
+    }
+    EXPECT_EQ(merged, expected) << max_items;
+  }
+  // DISTINCT without ORDER BY (the SDK removes duplicates across pages).
+  const auto distinct = All("SELECT DISTINCT VALUE a FROM c JOIN a IN c.arr", "100", Range());
+  ASSERT_GT(distinct.sizes.size(), 2u);
+  std::set<std::string> values(distinct.rows.begin(), distinct.rows.end());
+  EXPECT_EQ(values.size(), 13u);
+  // Scoped by its partition key instead, the same GROUP BY answers each group once.
+  const auto whole = All(grouped, "100");
+  EXPECT_EQ(whole.rows.size(), 7u);
+}
+
+// A user-defined function: slow calls end the page at its deadline (the next page runs the cut call
+// again); one that never returns ends at the script time limit with the service's 408; a client
+// that goes away stops it at once.
+TEST_F(QueryBudgetTest, UserDefinedFunctionsEndAtTheDeadlineTheScriptLimitOrTheCancel) {
+  for (int i = 0; i < 40; ++i) {
+    ASSERT_EQ(CreateDoc("db", "c", R"({"id":"d)" + std::to_string(i) + R"(","pk":"p","n":)" + std::to_string(39 - i) + "}",
+                        "[\"p\"]")
+                  .status(),
+              201);
+  }
+  ASSERT_EQ(Post("/dbs/db/colls/c/udfs",
+                 R"({"id":"slow","body":"function (n) { var t = Date.now(); while (Date.now() - t < 5) {} return n * 2; }"})")
+                .status(),
+            201);
+  ASSERT_EQ(Post("/dbs/db/colls/c/udfs", R"({"id":"forever","body":"function (n) { while (true) {} }"})").status(), 201);
+
+  config_.query_page_timeout_ms = 30;
+  for (const std::string q : {"SELECT VALUE udf.slow(c.n) FROM c", "SELECT VALUE udf.slow(c.n) FROM c ORDER BY c.n",
+                              "SELECT VALUE SUM(udf.slow(c.n)) FROM c"}) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto got = All(q, "100");
+    EXPECT_GT(got.sizes.size(), 3u) << q;
+    if (q.find("ORDER") != std::string::npos) {
+      std::vector<std::string> want;
+      for (int n = 0; n < 40; ++n) want.push_back(std::to_string(2 * n));
+      EXPECT_EQ(got.rows, want);
+    } else if (q.find("SUM") != std::string::npos) {
+      EXPECT_EQ(got.rows, std::vector<std::string>{"1560"});
+    } else {
+      std::multiset<std::string> seen(got.rows.begin(), got.rows.end());
+      EXPECT_EQ(seen.size(), 40u);
+      for (int n = 0; n < 40; ++n) EXPECT_EQ(seen.count(std::to_string(2 * n)), 1u) << n;
+    }
+    EXPECT_LT(MsSince(t0), 30000) << q;  // 200 ms of calls; generous for a loaded machine
+  }
+
+  // Never returns: the script limit (here 300 ms) ends it, whatever the page time.
+  config_.script_timeout_ms = 300;
+  config_.query_page_timeout_ms = 1;
+  for (const char* q : {"SELECT VALUE udf.forever(c.n) FROM c", "SELECT VALUE c.n FROM c ORDER BY udf.forever(c.n)"}) {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto r = QueryWith(q, {{"x-ms-documentdb-partitionkey", "[\"p\"]"}});
+    if (std::string(q).find("ORDER BY udf") != std::string::npos && r.status() == 400) continue;  // not sortable
+    EXPECT_EQ(r.status(), 408) << q << " " << r;
+    EXPECT_NE(r.Message().find("The requested operation exceeded maximum alloted time"), std::string::npos) << r;
+    EXPECT_LT(MsSince(t0), 3000);
+  }
+
+  // The client goes away: the call stops within milliseconds, long before the script limit.
+  config_.script_timeout_ms = 60000;
+  config_.query_page_timeout_ms = 60000;
+  std::atomic<bool> cancelled{false};
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    cancelled = true;
+  });
+  std::string body = R"({"query":"SELECT VALUE udf.forever(c.n) FROM c"})";
+  auto req = Build(boost::beast::http::verb::post, "/dbs/db/colls/c/docs", body,
+                   {{"x-ms-documentdb-isquery", "True"}, {"x-ms-documentdb-partitionkey", "[\"p\"]"}});
+  req.set(boost::beast::http::field::content_type, "application/query+json");
+  const auto t0 = std::chrono::steady_clock::now();
+  Reply r{http::Handle(services_, req, false, &cancelled)};
+  canceller.join();
+  EXPECT_EQ(r.status(), 408) << r;
+  EXPECT_NE(r.Message().find("The request was cancelled."), std::string::npos) << r;
+  EXPECT_LT(MsSince(t0), 3000);
+}
+
+// A pre- or post-trigger whose client goes away stops as a stored procedure does; nothing is written.
+TEST_F(QueryBudgetTest, TriggersStopWhenTheClientGoesAway) {
+  config_.script_timeout_ms = 60000;
+  ASSERT_EQ(Post("/dbs/db/colls/c/triggers",
+                 R"({"id":"pre","triggerType":"Pre","triggerOperation":"All","body":"function () { while (true) {} }"})")
+                .status(),
+            201);
+  ASSERT_EQ(Post("/dbs/db/colls/c/triggers",
+                 R"({"id":"post","triggerType":"Post","triggerOperation":"All","body":"function () { while (true) {} }"})")
+                .status(),
+            201);
+  for (const auto& [header, trigger] : std::vector<std::pair<std::string, std::string>>{
+           {"x-ms-documentdb-pre-trigger-include", "pre"}, {"x-ms-documentdb-post-trigger-include", "post"}}) {
+    std::atomic<bool> cancelled{false};
+    std::thread canceller([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      cancelled = true;
+    });
+    auto req = Build(boost::beast::http::verb::post, "/dbs/db/colls/c/docs", R"({"id":"t","pk":"p"})",
+                     {{"x-ms-documentdb-partitionkey", "[\"p\"]"}, {header, trigger}});
+    const auto t0 = std::chrono::steady_clock::now();
+    Reply r{http::Handle(services_, req, false, &cancelled)};
+    canceller.join();
+    EXPECT_EQ(r.status(), 408) << header << " " << r;
+    EXPECT_LT(MsSince(t0), 3000) << header;
+    EXPECT_EQ(Get("/dbs/db/colls/c/docs/t", {{"x-ms-documentdb-partitionkey", "[\"p\"]"}}).status(), 404);
+  }
+}
+
+// A stored procedure's query is bounded by the page time as the client's are: it hands the script
+// a continuation (after an empty page while an ORDER BY collects), and the script's loop gets every
+// row once, in order.
+TEST_F(QueryBudgetTest, StoredProcedureQueriesAnswerContinuations) {
+  Fill();
+  ASSERT_EQ(Post("/dbs/db/colls/c/sprocs", R"({"id":"all","body":"function (q) {\n)"
+                                           R"(  var rows = [], calls = 0, empty = 0;\n)"
+                                           R"(  function next(token) {\n)"
+                                           R"(    calls++;\n)"
+                                           R"(    var ok = __.queryDocuments(__.getSelfLink(), q, {continuation: token, pageSize: 500},\n)"
+                                           R"(      function (err, docs, options) {\n)"
+                                           R"(        if (err) throw err;\n)"
+                                           R"(        if (docs.length === 0 && options.continuation) empty++;\n)"
+                                           R"(        rows = rows.concat(docs);\n)"
+                                           R"(        if (options.continuation) next(options.continuation);\n)"
+                                           R"(        else getContext().getResponse().setBody({rows: rows, calls: calls, empty: empty});\n)"
+                                           R"(      });\n)"
+                                           R"(    if (!ok) throw new Error('not accepted');\n)"
+                                           R"(  }\n)"
+                                           R"(  next(undefined);\n)"
+                                           R"(}"})")
+                .status(),
+            201);
+  auto run = [&](const std::string& q) {
+    std::string params = "[";
+    json::WriteString(params, q);
+    params += "]";
+    auto r = Post("/dbs/db/colls/c/sprocs/all", params, {{"x-ms-documentdb-partitionkey", "[\"p\"]"}});
+    EXPECT_EQ(r.status(), 200) << r;
+    return r.Json();
+  };
+  const std::string q = "SELECT VALUE c.n FROM c WHERE c.n % 4 = 1 ORDER BY c.n DESC";
+  config_.query_page_timeout_ms = 60000;
+  auto whole = run(q);
+  ASSERT_TRUE(whole.IsObject());
+  ASSERT_EQ(whole["rows"].Size(), 750u);
+  EXPECT_EQ(whole["empty"].GetInt(), 0);
+  config_.query_page_timeout_ms = 1;
+  auto paged = run(q);
+  ASSERT_TRUE(paged.IsObject());
+  EXPECT_EQ(json::Write(paged["rows"]), json::Write(whole["rows"]));
+  EXPECT_GT(paged["empty"].GetInt(), 0);
+  EXPECT_GT(paged["calls"].GetInt(), 2);
+}
+
+// Read feeds and change feeds answer at most about 4 MB a page, and a read feed filtered by its
+// partition key ends at the page time with what it has; every item comes once.
+TEST_F(QueryBudgetTest, FeedsEndAtTheSizeLimitAndThePageTime) {
+  const std::string big(900 * 1024, 'x');
+  for (int i = 0; i < 12; ++i) {
+    ASSERT_EQ(CreateDoc("db", "c", R"({"id":"b)" + std::to_string(i) + R"(","pk":"big","s":")" + big + "\"}", "[\"big\"]")
+                  .status(),
+              201);
+  }
+  auto read_all = [&](const std::string& path, Headers base, bool change_feed) {
+    std::vector<size_t> sizes;
+    std::vector<std::string> ids;
+    std::string token;
+    for (int guard = 0; guard < 100000; ++guard) {
+      Headers h = base;
+      h.emplace_back("x-ms-max-item-count", "-1");
+      if (!token.empty()) h.emplace_back(change_feed ? "if-none-match" : "x-ms-continuation", token);
+      auto r = Get(path, h);
+      if (change_feed && r.status() == 304) break;
+      EXPECT_EQ(r.status(), 200) << r.status();
+      if (r.status() != 200) break;
+      EXPECT_LE(r.body().size(), 4u * 1024 * 1024 + 64 * 1024);
+      auto d = r.Json();
+      sizes.push_back(d["Documents"].Size());
+      for (const auto& v : d["Documents"].GetArray()) ids.push_back(v["id"].GetString());
+      token = r.Header(change_feed ? "etag" : "x-ms-continuation");
+      if (token.empty()) break;
+    }
+    return std::make_pair(sizes, ids);
+  };
+  std::vector<std::string> want;
+  for (int i = 0; i < 12; ++i) want.push_back("b" + std::to_string(i));
+  auto [feed_sizes, feed_ids] = read_all("/dbs/db/colls/c/docs", {}, false);
+  EXPECT_EQ(feed_ids, want);
+  EXPECT_EQ(feed_sizes, (std::vector<size_t>{4, 4, 4}));
+  auto [cf_sizes, cf_ids] = read_all("/dbs/db/colls/c/docs", {{"a-im", "Incremental Feed"}}, true);
+  EXPECT_EQ(cf_ids, want);
+  EXPECT_EQ(cf_sizes, (std::vector<size_t>{4, 4, 4}));
+
+  // 20,000 items of other keys before the two of "late": pages end at the page time (1 ms), some
+  // empty, each with a continuation; the two come once.
+  for (int i = 0; i < 20000; ++i) {
+    ASSERT_EQ(CreateDoc("db", "c", R"({"id":"o)" + std::to_string(i) + R"(","pk":"k)" + std::to_string(i % 50) + "\"}",
+                        "[\"k" + std::to_string(i % 50) + "\"]")
+                  .status(),
+              201);
+  }
+  for (const char* id : {"l1", "l2"}) {
+    ASSERT_EQ(CreateDoc("db", "c", std::string(R"({"id":")") + id + R"(","pk":"late"})", "[\"late\"]").status(), 201);
+  }
+  config_.query_page_timeout_ms = 1;
+  auto [late_sizes, late_ids] = read_all("/dbs/db/colls/c/docs", {{"x-ms-documentdb-partitionkey", "[\"late\"]"}}, false);
+  EXPECT_EQ(late_ids, (std::vector<std::string>{"l1", "l2"}));
+  EXPECT_GT(late_sizes.size(), 1u);
+}
+
+}  // namespace
+}  // namespace cosmos
