@@ -101,21 +101,21 @@ int HealthCheck(const Settings& own) {
     req.set(beast::http::field::host, "127.0.0.1");
     beast::flat_buffer buffer;
     beast::http::response<beast::http::string_body> res;
+    const auto exchange = [&](auto& stream) {
+      beast::http::write(stream, req);
+      beast::http::read(stream, buffer, res);
+    };
+    beast::tcp_stream tcp(ioc);
+    tcp.expires_after(std::chrono::seconds(3));
+    tcp.connect(endpoint);
     if (!use_health_port && s.protocol == cosmos::server::Protocol::kHttps) {
       asio::ssl::context ctx(asio::ssl::context::tls_client);
       ctx.set_verify_mode(asio::ssl::verify_none);
-      beast::ssl_stream<beast::tcp_stream> stream(ioc, ctx);
-      beast::get_lowest_layer(stream).expires_after(std::chrono::seconds(3));
-      beast::get_lowest_layer(stream).connect(endpoint);
+      beast::ssl_stream<beast::tcp_stream> stream(std::move(tcp), ctx);
       stream.handshake(asio::ssl::stream_base::client);
-      beast::http::write(stream, req);
-      beast::http::read(stream, buffer, res);
+      exchange(stream);
     } else {
-      beast::tcp_stream stream(ioc);
-      stream.expires_after(std::chrono::seconds(3));
-      stream.connect(endpoint);
-      beast::http::write(stream, req);
-      beast::http::read(stream, buffer, res);
+      exchange(tcp);
     }
     return res.result_int() == 200 ? 0 : 1;
   } catch (const std::exception& e) {

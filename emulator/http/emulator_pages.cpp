@@ -119,14 +119,36 @@ bool ServeProbe(const Config& config, std::string_view path, Response& res) {
 
 }  // namespace
 
-std::string PublicEndpointFor(const Config& config, std::string_view host_header, bool secure) {
+namespace {
+
+// The gateway's endpoint for a request that came with `host_header` over a connection (`secure`):
+// the configured public host, port and scheme, else the request's host and the connection's
+// scheme; with the port the request came to, or (`via_explorer_port`) the gateway's, with the
+// gateway's own protocol when it serves only one.
+std::string GatewayEndpoint(const Config& config, std::string_view host_header, bool secure, bool via_explorer_port) {
   std::string host, port;
   SplitHost(host_header, host, port);
   if (host.empty()) host = "127.0.0.1";
+  std::string scheme = secure ? "https" : "http";
+  if (via_explorer_port) {
+    if (!config.gateway_port.empty()) port = config.gateway_port;
+    if (config.protocol != "both") scheme = config.protocol;
+  }
   if (!config.public_host.empty()) host = config.public_host;
   if (!config.public_port.empty()) port = config.public_port;
-  const std::string scheme = !config.public_scheme.empty() ? config.public_scheme : secure ? "https" : "http";
+  if (!config.public_scheme.empty()) scheme = config.public_scheme;
   return JoinEndpoint(scheme, host, port);
+}
+
+std::string_view HostHeader(const Request& req) {
+  auto host = req.find(beast_http::field::host);
+  return host == req.end() ? std::string_view() : std::string_view(host->value().data(), host->value().size());
+}
+
+}  // namespace
+
+std::string PublicEndpointFor(const Config& config, std::string_view host_header, bool secure) {
+  return GatewayEndpoint(config, host_header, secure, false);
 }
 
 bool ServeEmulatorPage(const Config& config, const Request& req, bool secure, Response& res) {
@@ -148,9 +170,7 @@ bool ServeEmulatorPage(const Config& config, const Request& req, bool secure, Re
           "{\"code\":\"NotFound\",\"message\":\"The emulator's page is disabled (ENABLE_EXPLORER=false).\"}");
       return true;
     }
-    auto host = req.find(beast_http::field::host);
-    std::string_view host_header = host == req.end() ? std::string_view() : std::string_view(host->value().data(), host->value().size());
-    Set(res, 200, "text/html; charset=utf-8", Page(config, PublicEndpointFor(config, host_header, secure)));
+    Set(res, 200, "text/html; charset=utf-8", Page(config, PublicEndpointFor(config, HostHeader(req), secure)));
     return true;
   }
   return false;
@@ -170,15 +190,7 @@ Response HandleExplorerPort(const Config& config, const Request& req, bool secur
   const std::string_view path = PathOf(req);
   if (req.method() == beast_http::verb::get && (path == "/" || path == "/index.html")) {
     // The page names the gateway, not this port.
-    auto host = req.find(beast_http::field::host);
-    std::string host_header = host == req.end() ? std::string() : std::string(host->value());
-    std::string h, p;
-    SplitHost(host_header, h, p);
-    Config gateway = config;
-    if (gateway.public_port.empty()) gateway.public_port = config.gateway_port;
-    if (gateway.public_scheme.empty() && config.protocol != "both") gateway.public_scheme = config.protocol;
-    std::string bracketed = h.find(':') != std::string::npos ? "[" + h + "]" : h;
-    Set(res, 200, "text/html; charset=utf-8", Page(config, PublicEndpointFor(gateway, bracketed, secure)));
+    Set(res, 200, "text/html; charset=utf-8", Page(config, GatewayEndpoint(config, HostHeader(req), secure, true)));
     return res;
   }
   if (ServeEmulatorPage(config, req, secure, res)) return res;

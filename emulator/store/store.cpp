@@ -650,7 +650,8 @@ Container::Container(std::string id, std::string rid, std::string db_rid, Partit
   auto bounds = RangeBoundaries(pk_, partition_count);
   for (size_t i = 0; i + 1 < bounds.size(); ++i)
     partitions_.push_back(
-        std::make_unique<PhysicalPartition>(std::to_string(i), bounds[i], bounds[i + 1], settings_->unique_keys));
+        std::make_unique<PhysicalPartition>(std::to_string(i), bounds[i], bounds[i + 1], settings_->unique_keys,
+                                            (static_cast<uint64_t>(i) << 40) + 1));
   if (auto& o = budget_offer()) o->AddPartitions(static_cast<int>(partitions_.size()));
 }
 

@@ -224,10 +224,14 @@ class Transaction {
 class PhysicalPartition {
  public:
   // `unique`: the container's unique keys (fixed at creation), kept per logical partition.
-  PhysicalPartition(std::string range_id, std::string min_epk, std::string max_epk, UniqueKeysPtr unique = nullptr)
+  // `first_seq`: the first item sequence number; the partitions of a container count from
+  // different ones, so that the resource ids made from them (Container::ItemRid) never meet.
+  PhysicalPartition(std::string range_id, std::string min_epk, std::string max_epk, UniqueKeysPtr unique = nullptr,
+                    uint64_t first_seq = 1)
       : range_id_(std::move(range_id)),
         min_epk_(std::move(min_epk)),
         max_epk_(std::move(max_epk)),
+        next_seq_(first_seq),
         unique_(unique && !unique->empty() ? std::move(unique) : nullptr) {}
   const std::string& range_id() const { return range_id_; }
   const std::string& min_epk() const { return min_epk_; }

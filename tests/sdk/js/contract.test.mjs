@@ -132,6 +132,25 @@ describe("readiness as each harness waits for it", { skip }, () => {
     assert.deepEqual(await other.json(), { code: "NotFound", message: "This port serves /ready, /alive and /status." });
   });
 
+  test("--health-check probes /ready over HTTPS, plain HTTP or the health port; exit 1 when nothing answers", async (t) => {
+    const probe = (args) =>
+      spawnSync(EMULATOR_BIN, ["--health-check", ...args], { encoding: "utf8", timeout: 10000 });
+    const tls = await withEmulator(t, ["--protocol", "https"], { scheme: "https" });
+    const tlsPort = new URL(tls.endpoint).port;
+    assert.equal(probe(["--protocol", "https", "--port", tlsPort]).status, 0);
+    const plain = await withEmulator(t, ["--protocol", "http", "--health-port", "0"]);
+    const plainPort = new URL(plain.endpoint).port;
+    const healthPort = new URL(plain.log().match(/^Health probes on: (http:\/\/\S+)\/ready$/m)[1]).port;
+    assert.equal(probe(["--protocol", "http", "--port", plainPort]).status, 0);
+    assert.equal(probe(["--health-port", healthPort, "--port", "1"]).status, 0);
+    // HTTPS against the plain port, and a port where nothing listens.
+    const wrong = probe(["--protocol", "https", "--port", plainPort]);
+    assert.equal(wrong.status, 1);
+    assert.match(wrong.stderr, /^cosmos-emulator: health check failed: /);
+    await plain.stop();
+    assert.equal(probe(["--protocol", "http", "--port", plainPort]).status, 1);
+  });
+
   test("/_explorer/index.html over HTTPS is the emulator's page; ENABLE_EXPLORER=false turns it off", async (t) => {
     const e = await withEmulator(t, [], { scheme: "https" });
     const page = await insecureGet(e.endpoint + "_explorer/index.html");
