@@ -372,5 +372,25 @@ TEST_F(PartitionsTest, QueryMetricsInTheServicesFormat) {
   EXPECT_EQ(match[3].str(), std::to_string(out_bytes));
 }
 
+TEST_F(PartitionsTest, ItemResourceIdsAreUniqueAcrossPartitionsAndAddressTheirItem) {
+  MakePartitioned("c", 4);
+  std::set<std::string> rids;
+  std::vector<std::pair<std::string, std::string>> by_rid;  // rid, id
+  for (int i = 0; i < 40; ++i) {
+    const std::string id = "i" + std::to_string(i);
+    auto r = CreateDoc("db", "c", "{\"id\":\"" + id + "\",\"pk\":\"" + id + "\"}", "[\"" + id + "\"]");
+    ASSERT_EQ(r.status(), 201) << r;
+    EXPECT_TRUE(rids.insert(r.Str("_rid")).second) << "a second item with _rid " << r.Str("_rid");
+    by_rid.emplace_back(r.Str("_rid"), id);
+  }
+  const std::string coll_rid = Get("/dbs/db/colls/c").Str("_rid");
+  const std::string db_rid = Get("/dbs/db").Str("_rid");
+  for (const auto& [rid, id] : by_rid) {
+    auto r = Get("/dbs/" + db_rid + "/colls/" + coll_rid + "/docs/" + rid, {{"x-ms-documentdb-partitionkey", "[\"" + id + "\"]"}});
+    ASSERT_EQ(r.status(), 200) << r;
+    EXPECT_EQ(r.Str("id"), id);
+  }
+}
+
 }  // namespace
 }  // namespace cosmos::testing
