@@ -596,7 +596,6 @@ void Persistence::Recovery::Apply(std::string_view record, uint64_t seq) {
 
 Persistence::Persistence(store::Account& account, Options options, RecoveryReport& report)
     : account_(account), options_(std::move(options)), log_(options_.dir, options_.durability, recovered_) {
-  const auto started = std::chrono::steady_clock::now();
   report = RecoveryReport{};
   report.discarded_bytes = recovered_.discarded_bytes;
   report.discarded_reason = recovered_.discarded_reason;
@@ -641,7 +640,7 @@ Persistence::Persistence(store::Account& account, Options options, RecoveryRepor
   }
   account_.set_journal(this);
   report.milliseconds =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - created_).count();
   loop_ = std::thread([this] { CheckpointLoop(); });
   // Replayed records: fold them into a snapshot, so that the next start reads one file.
   if (report.log_records > 0) RequestCheckpoint();

@@ -9,6 +9,7 @@
 // durable before it answers (AwaitDurable).
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -66,6 +67,7 @@ class Persistence final : public store::Journal {
 
   store::Account& account_;
   Options options_;
+  std::chrono::steady_clock::time_point created_ = std::chrono::steady_clock::now();  // recovery's start
   Recovered recovered_;  // what the log held at start; emptied once replayed
   Log log_;
   std::mutex meta_mu_;        // database records: serialised and written in one step
