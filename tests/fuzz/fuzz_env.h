@@ -4,6 +4,8 @@
 #pragma once
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -62,7 +64,15 @@ class Env {
     for (const auto& [k, v] : headers) req.set(k, v);
     req.body() = std::move(body);
     req.prepare_payload();
-    return http::Handle(services_, req);
+    http::Response res = http::Handle(services_, req);
+    // An exception the handlers did not turn into a service error reaches the pipeline's last
+    // catch as a 500: no input should get there, so it is a finding like a crash.
+    if (res.result_int() == 500) {
+      std::fprintf(stderr, "500 answer to %s %.*s: %s\n", std::string(bh::to_string(verb)).c_str(),
+                   static_cast<int>(target.size()), target.data(), res.body().c_str());
+      std::abort();
+    }
+    return res;
   }
 
   // Path segments as the signature names them (percent-decoded, query string dropped).

@@ -18,7 +18,7 @@ class FunctionTest : public ::testing::Test {
  protected:
   // A value parsed from JSON text, alive as long as the fixture.
   Val J(std::string_view text) {
-    json::Document& d = docs_.emplace_back();
+    json::Document& d = docs_.emplace_back().doc;
     EXPECT_EQ(json::Parse(text, d), json::ParseStatus::kOk) << text;
     return Val(d);
   }
@@ -45,7 +45,14 @@ class FunctionTest : public ::testing::Test {
 
   Arena arena_;
   int64_t now_ms_ = 0;
-  std::deque<json::Document> docs_;
+  // Each argument's document on a small pool, as the store keeps items: a default document's first
+  // chunk is 64 KB, and the sampling tests parse tens of thousands of arguments (2.6 GB of address
+  // space; under ThreadSanitizer, more mappings than the kernel allows a process).
+  struct ArgDocument {
+    json::Allocator pool{1024};
+    json::Document doc{&pool};
+  };
+  std::deque<ArgDocument> docs_;
 };
 
 }  // namespace cosmos::query
