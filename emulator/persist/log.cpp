@@ -2,6 +2,7 @@
 #include "util/files.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -183,6 +184,30 @@ Log::Log(std::string dir, Durability durability, Recovered& recovered) : dir_(st
     if (::mkdir(part.c_str(), 0700) != 0 && errno != EEXIST)
       throw PersistError(Errno("cannot create the data directory", part));
   }
+  // Two emulators appending to one log would interleave their records: the directory is taken.
+  const std::string lock_path = dir_ + "/LOCK";
+  lock_fd_ = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (lock_fd_ < 0) throw PersistError(Errno("cannot open", lock_path));
+  if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    ::close(lock_fd_);
+    lock_fd_ = -1;
+    if (err == EWOULDBLOCK)
+      throw PersistError("the data directory " + dir_ + " is in use by another emulator process");
+    errno = err;
+    throw PersistError(Errno("cannot lock", lock_path));
+  }
+  try {
+    Recover(recovered);
+  } catch (...) {
+    // No destructor runs for a constructor that throws: give the files and the directory back.
+    if (fd_ >= 0) ::close(fd_);
+    ::close(lock_fd_);
+    throw;
+  }
+}
+
+void Log::Recover(Recovered& recovered) {
   recovered = Recovered{};
   ReadSnapshot(dir_ + "/snapshot.bin", recovered);
   const uint64_t good = ReadLog(dir_ + "/wal.log", recovered);
@@ -200,6 +225,7 @@ Log::Log(std::string dir, Durability durability, Recovered& recovered) : dir_(st
 
 Log::~Log() {
   if (fd_ >= 0) ::close(fd_);
+  if (lock_fd_ >= 0) ::close(lock_fd_);  // releases the directory
 }
 
 void Log::OpenLogForAppend(bool truncate_to_header) {

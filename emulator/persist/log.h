@@ -55,8 +55,9 @@ uint32_t Crc32c(std::string_view data);
 
 class Log {
  public:
-  // Creates DIR when missing, recovers what it holds (see above) and opens the log for appends.
-  // Throws PersistError.
+  // Creates DIR when missing, takes it for this process (another process, or another Log of this
+  // one, holding it is an error), recovers what it holds (see above) and opens the log for
+  // appends. Throws PersistError.
   Log(std::string dir, Durability durability, Recovered& recovered);
   ~Log();
   Log(const Log&) = delete;
@@ -97,11 +98,13 @@ class Log {
   static constexpr uint64_t kMaxRecordBytes = 64ull << 20;
 
  private:
+  void Recover(Recovered& recovered);
   void OpenLogForAppend(bool truncate_to_header);
 
   std::string dir_;
   Durability durability_;
   int fd_ = -1;
+  int lock_fd_ = -1;  // DIR/LOCK, held (flock) while the log is open: one process per directory
   mutable std::mutex mu_;
   std::condition_variable synced_;
   uint64_t next_seq_ = 1;

@@ -285,6 +285,32 @@ TEST(PersistLog, ConcurrentAppendsAreNumberedAndAllKept) {
   }
 }
 
+TEST(PersistLog, ADirectoryServesOneLogAtATime) {
+  const std::string dir = FreshDir("lock");
+  Recovered r;
+  {
+    Log first(dir, Durability::kProcess, r);
+    first.Append("one");
+    EXPECT_EQ(ErrorOf([&] { Log second(dir, Durability::kProcess, r); }),
+              "the data directory " + dir + " is in use by another emulator process");
+  }
+  // Released with the first; a refused start (a damaged snapshot) releases it too.
+  {
+    Log again(dir, Durability::kProcess, r);
+    EXPECT_EQ(Payloads(r), (std::vector<std::string>{"one"}));
+    again.Checkpoint("state", 1);
+  }
+  {
+    std::fstream f(dir + "/snapshot.bin", std::ios::binary | std::ios::in | std::ios::out);
+    f.seekp(41);
+    f.put('#');
+  }
+  EXPECT_NE(ErrorOf([&] { Log bad(dir, Durability::kProcess, r); }).find("is damaged"), std::string::npos);
+  fs::remove(dir + "/snapshot.bin");
+  Log after(dir, Durability::kProcess, r);
+  EXPECT_TRUE(r.records.empty());
+}
+
 TEST(PersistLog, OversizedRecordsAreRefused) {
   const std::string dir = FreshDir("oversized");
   Recovered r;

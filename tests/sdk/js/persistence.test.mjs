@@ -12,7 +12,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createHash } from "node:crypto";
 import { ChangeFeedStartFrom } from "@azure/cosmos";
-import { LOCAL, newClient, startEmulator } from "./harness.mjs";
+import { spawnSync } from "node:child_process";
+import { EMULATOR_BIN, LOCAL, newClient, startEmulator } from "./harness.mjs";
 
 const SECONDS = Number(process.env.COSMOS_PERSIST_SECONDS || 4);
 const WORKERS = 32;
@@ -196,3 +197,20 @@ test("kill -9 under a write-heavy load loses no acknowledged write (fsync)", { s
 test("kill -9 under a write-heavy load loses no acknowledged write (process)", { skip: !LOCAL, timeout: 120000 }, (t) =>
   killAndRecover(t, "process"),
 );
+
+test("a second emulator on the same data directory refuses to start with one line and exit code 2", { skip: !LOCAL }, async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "cosmos-persist-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const first = await startEmulator(["--data-dir", dir, "--protocol", "http"]);
+  t.after(() => first.stop());
+  const second = spawnSync(EMULATOR_BIN, ["--host", "127.0.0.1", "--port", "0", "--protocol", "http", "--data-dir", dir], {
+    encoding: "utf8",
+    timeout: 10000,
+  });
+  assert.equal(second.status, 2);
+  assert.equal(second.stdout, "");
+  assert.equal(second.stderr, `cosmos-emulator: the data directory ${dir} is in use by another emulator process\n`);
+  await first.stop();
+  const third = await startEmulator(["--data-dir", dir, "--protocol", "http"]);
+  await third.stop();
+});
