@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -26,6 +27,9 @@ namespace cosmos::fuzz {
 
 namespace bh = boost::beast::http;
 
+// The instant the emulator's clock starts at and every request is dated: 2023-11-14T22:13:20Z.
+inline constexpr int64_t kEpochMs = 1'700'000'000'000;
+
 inline constexpr const char* kKey =
     "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
 
@@ -37,6 +41,9 @@ class Env {
     config_.master_key_b64 = kKey;
     config_.master_key = *util::Base64Decode(kKey);
     config_.script_timeout_ms = 200;
+    // Requests are dated kEpochMs (below), whatever the real time: their signatures, and the paths
+    // encoding and checking them take, are then the same in every run.
+    config_.clock_skew_seconds = 1 << 30;
     config_.script_memory_bytes = 64u << 20;
     Seed();
   }
@@ -52,7 +59,8 @@ class Env {
                       bool sign = true) {
     http::Request req{verb, boost::beast::string_view(target.data(), target.size()), 11};
     req.set(bh::field::host, "localhost:8081");
-    const std::string date = util::FormatRfc1123(std::chrono::system_clock::now());
+    const std::string date =
+        util::FormatRfc1123(std::chrono::system_clock::time_point(std::chrono::milliseconds(kEpochMs)));
     req.set("x-ms-date", date);
     req.set("x-ms-version", "2020-07-15");
     if (sign) {
@@ -64,6 +72,7 @@ class Env {
     for (const auto& [k, v] : headers) req.set(k, v);
     req.body() = std::move(body);
     req.prepare_payload();
+    wall_clock_.Advance(1);
     http::Response res = http::Handle(services_, req);
     // An exception the handlers did not turn into a service error reaches the pipeline's last
     // catch as a 500: no input should get there, so it is a finding like a crash.
@@ -127,7 +136,10 @@ class Env {
   throughput::SystemClock clock_;
   throughput::RateLimiter limiter_;
   stats::Report stats_;
-  util::WallClock wall_clock_;
+  // The emulator's clock (item timestamps, time to live, change-feed start times) starts at a fixed
+  // instant and moves 1 ms per request, so that a run from a fixed seed sees the same times every
+  // time; real time would change which paths inputs take (an item expiring or not).
+  util::WallClock wall_clock_{kEpochMs};
   http::Services services_;
   uint64_t requests_ = 0;
 };
