@@ -35,7 +35,7 @@ fi
 # (installs clang and its runtimes if missing; the directory is kept, so only the first build is
 # cold), then a fixed number of executions per target from seed 1, the committed seed corpus
 # first. A crash, sanitizer report, 20 s input or 500 answer fails the suite; the input is left in
-# build-fuzz/artifacts/. On an idle 2-core machine: about 4 minutes to build, 8 to run
+# build-fuzz/artifacts/. On a quiet 2-core machine: about 4 minutes to build, 9 to run
 # (tests/fuzz/README.md). SKIP_FUZZ=1 leaves it out.
 if [ -z "${SKIP_FUZZ:-}" ] && [ -d "$ROOT/tests/fuzz" ]; then
   suite "fuzz targets, fixed inputs from seed 1 (tests/fuzz, ASan+UBSan)" \
