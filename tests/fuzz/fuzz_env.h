@@ -4,6 +4,8 @@
 #pragma once
 
 #include <chrono>
+#include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -26,10 +28,23 @@ namespace cosmos::fuzz {
 
 namespace bh = boost::beast::http;
 
+// The instant the emulator's clock starts at and every request is dated: 2023-11-14T22:13:20Z.
+inline constexpr int64_t kEpochMs = 1'700'000'000'000;
+
 inline constexpr const char* kKey =
     "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
 
 using Headers = std::vector<std::pair<std::string, std::string>>;
+
+// Ends the run as a crash libFuzzer reports (and keeps the input of). Not std::abort: SpiderMonkey's
+// library exports its own abort(), which crashes on purpose with a null write, and the report then
+// reads as a SEGV in mozalloc_abort.
+[[noreturn]] inline void Finding(const char* what) {
+  std::fprintf(stderr, "fuzz finding: %s\n", what);
+  std::fflush(stderr);
+  std::raise(SIGABRT);
+  std::_Exit(1);
+}
 
 class Env {
  public:
@@ -37,6 +52,9 @@ class Env {
     config_.master_key_b64 = kKey;
     config_.master_key = *util::Base64Decode(kKey);
     config_.script_timeout_ms = 200;
+    // Requests are dated kEpochMs (below), whatever the real time: their signatures, and the paths
+    // encoding and checking them take, are then the same in every run.
+    config_.clock_skew_seconds = 1 << 30;
     config_.script_memory_bytes = 64u << 20;
     Seed();
   }
@@ -52,7 +70,8 @@ class Env {
                       bool sign = true) {
     http::Request req{verb, boost::beast::string_view(target.data(), target.size()), 11};
     req.set(bh::field::host, "localhost:8081");
-    const std::string date = util::FormatRfc1123(std::chrono::system_clock::now());
+    const std::string date =
+        util::FormatRfc1123(std::chrono::system_clock::time_point(std::chrono::milliseconds(kEpochMs)));
     req.set("x-ms-date", date);
     req.set("x-ms-version", "2020-07-15");
     if (sign) {
@@ -64,13 +83,14 @@ class Env {
     for (const auto& [k, v] : headers) req.set(k, v);
     req.body() = std::move(body);
     req.prepare_payload();
+    wall_clock_.Advance(1);
     http::Response res = http::Handle(services_, req);
     // An exception the handlers did not turn into a service error reaches the pipeline's last
     // catch as a 500: no input should get there, so it is a finding like a crash.
     if (res.result_int() == 500) {
       std::fprintf(stderr, "500 answer to %s %.*s: %s\n", std::string(bh::to_string(verb)).c_str(),
                    static_cast<int>(target.size()), target.data(), res.body().c_str());
-      std::abort();
+      Finding("a 500 answer");
     }
     return res;
   }
@@ -127,7 +147,10 @@ class Env {
   throughput::SystemClock clock_;
   throughput::RateLimiter limiter_;
   stats::Report stats_;
-  util::WallClock wall_clock_;
+  // The emulator's clock (item timestamps, time to live, change-feed start times) starts at a fixed
+  // instant and moves 1 ms per request, so that a run from a fixed seed sees the same times every
+  // time; real time would change which paths inputs take (an item expiring or not).
+  util::WallClock wall_clock_{kEpochMs};
   http::Services services_;
   uint64_t requests_ = 0;
 };

@@ -85,7 +85,7 @@ for t in "${TARGETS[@]}"; do
   if [[ $rc -ne 0 ]]; then
     failed=1
     summary+=("FAIL $t: exit $rc after ${execs:-?} executions; ${cov:-no coverage line}; the input is in $ARTIFACTS (log $log)")
-    grep -E 'ERROR: |runtime error|SUMMARY|^500 answer' "$log" | head -n 5
+    grep -E 'ERROR: |runtime error|SUMMARY|^500 answer|^fuzz finding' "$log" | head -n 5
   else
     summary+=("PASS $t: ${execs:-?} executions ($what) in ${secs} s, ${rate:-?} exec/s, ${cov:-?}, corpus files $seeds -> $corp, peak RSS ${rss:-?} MB, no finding")
   fi
