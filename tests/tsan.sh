@@ -2,8 +2,9 @@
 # ThreadSanitizer: builds the emulator and the gtest suite with -fsanitize=thread (in build-tsan/),
 # runs the whole ctest suite, then the JavaScript SDK's concurrent tests (the stress test, the
 # change feed under concurrent writers, bulk, batch, HTTPS, query cancellation, the server's
-# limits) against the TSan binary. Any data race report fails the run (halt_on_error). Run on
-# demand: cold, about 15 minutes on 2 cores (10 to build, 3.5 for ctest, 1.5 for the JavaScript tests).
+# limits, persistence under kill -9) against the TSan binary. Any data race report fails the run
+# (halt_on_error). Run on demand: cold, about 15 minutes on 2 cores (10 to build, 3.5 for ctest,
+# 1.5 for the JavaScript tests).
 #
 #   tests/tsan.sh
 #
@@ -40,7 +41,7 @@ export COSMOS_STRESS_SECONDS="${STRESS_SECONDS:-10}"
 (cd "$ROOT/tests/sdk/js" && { [[ -d node_modules ]] || npm ci --no-audit --no-fund --loglevel=error >/dev/null; })
 files=()
 for f in stress.test.mjs changefeed_concurrency.test.mjs bulk.test.mjs batch.test.mjs https.test.mjs \
-  query_cancel.test.mjs server.test.mjs; do
+  query_cancel.test.mjs server.test.mjs persistence.test.mjs; do
   [[ -f $ROOT/tests/sdk/js/$f ]] && files+=("./$f")
 done
 (cd "$ROOT/tests/sdk/js" && node --test --test-concurrency=1 "${files[@]}") || status=1
