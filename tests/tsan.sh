@@ -19,6 +19,9 @@ if [[ ! -f $BUILD/CMakeCache.txt ]]; then
   cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOSMOS_TSAN=ON \
     >"$BUILD/configure.log" 2>&1 || { tail -n 30 "$BUILD/configure.log"; exit 1; }
 fi
+# The SQL corpus runner finds tests/sql from its source path; name it (ccache may rewrite the path),
+# also for the build, which lists the corpus's tests.
+export COSMOS_SQL_CORPUS_DIR="${COSMOS_SQL_CORPUS_DIR:-$ROOT/tests/sql}"
 ninja -C "$BUILD" -j"${TSAN_JOBS:-2}" >"$BUILD/build.log" 2>&1 ||
   { grep -E 'error' "$BUILD/build.log" | head -n 30; echo "TSan build failed (log: $BUILD/build.log)"; exit 1; }
 
@@ -29,8 +32,6 @@ ninja -C "$BUILD" -j"${TSAN_JOBS:-2}" >"$BUILD/build.log" 2>&1 ||
 REPORTS="$BUILD/tsan-reports"
 rm -rf "$REPORTS" && mkdir -p "$REPORTS"
 export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$ROOT/tests/tsan.supp:log_path=$REPORTS/report"
-# The SQL corpus runner finds tests/sql from its source path; name it (ccache may rewrite the path).
-export COSMOS_SQL_CORPUS_DIR="${COSMOS_SQL_CORPUS_DIR:-$ROOT/tests/sql}"
 status=0
 echo "=== ctest under TSan"
 ctest --test-dir "$BUILD" -j2 --output-on-failure || status=1

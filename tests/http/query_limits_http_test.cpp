@@ -106,8 +106,9 @@ TEST_F(QueryLimitsTest, FiveHundredAndsAndOrsRun) {
   EXPECT_EQ(json::Write(r.Json()["Documents"]), "[\"1\"]");
 }
 
-// Was 12-16 s and ~450 MB kept by ANTLR: 50,000 chained NOTs.
-TEST_F(QueryLimitsTest, FiftyThousandNotsAnswer400InMilliseconds) {
+// Was 12-16 s and ~450 MB kept by ANTLR: 50,000 chained NOTs. Now refused before parsing (a few
+// milliseconds here); the bound only catches a return of the old cost on a loaded machine.
+TEST_F(QueryLimitsTest, FiftyThousandNotsAnswer400BeforeParsing) {
   std::string q = "SELECT * FROM c WHERE ";
   for (int i = 0; i < 50000; ++i) q += (i % 2 ? "not " : "NOT ");
   q += "true";
@@ -116,7 +117,7 @@ TEST_F(QueryLimitsTest, FiftyThousandNotsAnswer400InMilliseconds) {
   EXPECT_EQ(r.status(), 400) << r;
   ExpectErrorBody(r);
   EXPECT_NE(r.Message().find("too complex"), std::string::npos) << r;
-  EXPECT_LT(MsSince(t0), 200);
+  EXPECT_LT(MsSince(t0), 3000);
   // NOT inside names, strings and comments is not an operator.
   ASSERT_EQ(CreateDoc("db", "c", R"({"id":"1","pk":"p","note":"x","nothing":true})", "[\"p\"]").status(), 201);
   std::string words = "SELECT VALUE c.id FROM c WHERE c.note = 'x'";
