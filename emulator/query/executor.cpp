@@ -1083,8 +1083,10 @@ Page ExecutePageHolding(const Plan& plan, const Scope& scope, const PageRequest&
       last_emitted = row;
       // A streaming page ends as soon as it is full, as the service's does: it carries a continuation
       // without looking further, so a page that ends exactly at the last row is followed by an empty
-      // one. (TOP or LIMIT used up ends the query instead.)
-      if (streaming && (page.rows.size() >= request.max_items || page_bytes >= request.max_bytes) &&
+      // one. (TOP or LIMIT used up ends the query instead.) An ordered page, walked or sorted, reads
+      // the next row first, as the service's index walk loads one more document to know whether
+      // more remain: it has no continuation when nothing follows.
+      if (plain && (page.rows.size() >= request.max_items || page_bytes >= request.max_bytes) &&
           !(window.take && *window.take == 0)) {
         more = true;
         return false;
