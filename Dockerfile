@@ -28,6 +28,7 @@ RUN mkdir -p /usr/share/man/man1 \
       ninja-build \
       pkg-config \
       libboost1.81-dev \
+      libabsl-dev \
       rapidjson-dev \
       libssl-dev \
       antlr4 \

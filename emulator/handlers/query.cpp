@@ -167,6 +167,7 @@ Result QueryDocuments(Services& s, RequestContext& ctx) {
   query::Scope scope;
   scope.now_seconds = s.clock.UnixSeconds();
   scope.default_ttl = settings->default_ttl;
+  if (s.config.query_indexes) scope.indexing = &settings->indexing;
   const bool scoped = ctx.Header("x-ms-documentdb-partitionkey") || ctx.Header("x-ms-documentdb-partitionkeyrangeid") ||
                       ctx.Header("x-ms-start-epk");
   if (!scoped && !c->partition_key().system_key && !ctx.BoolHeader("x-ms-documentdb-query-enablecrosspartition") &&

@@ -36,6 +36,7 @@ struct Config {
   size_t script_memory_bytes = 512u << 20;     // what one script execution may allocate
   int query_page_timeout_ms = 5000;            // one query page; then it ends with a continuation
   size_t query_memory_bytes = 512u << 20;      // what one query request may hold (ORDER BY, GROUP BY, ...)
+  bool query_indexes = true;                   // queries narrow and order their reads with path indexes
   // Where the account document sends clients; an empty part comes from the request (its scheme,
   // its Host header). Set from GATEWAY_PUBLIC_ENDPOINT or the IP override (docs/settings.md).
   std::string public_scheme, public_host, public_port;

@@ -12,11 +12,16 @@
 #include "common/errors.h"
 #include "json/json.h"
 #include "query/eval.h"
+#include "query/index_use.h"
+#include "store/order_key.h"
 #include "util/util.h"
 
 namespace cosmos::query {
 
 namespace {
+
+// An index lookup is used when it finds at most this many items, or a quarter of the partition.
+constexpr size_t kMinLookupCap = 64;
 
 // Where a row came from: partition index, document sequence, row number within the document.
 struct Pos {
@@ -189,6 +194,14 @@ class Collector {
   }
 
   const std::vector<bool>& descending() const { return desc_; }
+
+  // An aggregate query's COUNTs, known without reading rows (counted in the index): `n[i]` more
+  // for aggregate i (all COUNTs).
+  void AddCounts(const std::vector<int64_t>& n, EvalContext& cx) {
+    auto it = groups_.find("");
+    Group& g = it != groups_.end() ? it->second : NewGroup("", cx, Pos{});
+    for (size_t i = 0; i < n.size() && i < g.accs.size(); ++i) g.accs[i].count += n[i];
+  }
 
  private:
   struct Group {
@@ -456,6 +469,8 @@ void EmitCollected(const Plan& plan, Collector& collector, EvalContext& cx, cons
 // progressed); `stopped` then receives the position of the last candidate row it completed. A
 // streaming page has emitted its rows up to there; one that collects has emitted nothing (its
 // caller returns the collection or keeps it).
+bool CountFromIndex(const Plan& plan, const Scope& scope, EvalContext& cx, Collector& collector, PageFacts& facts);
+
 void Run(const Plan& plan, const Scope& scope, EvalContext& cx, std::vector<store::ItemPtr>& pinned,
          const std::optional<Resume>& resume, PageFacts& facts, const std::function<bool(OutRow&)>& emit,
          std::optional<Pos>* stopped = nullptr, Collector* collecting = nullptr, const ScanRange& range = {}) {
@@ -577,14 +592,37 @@ void Run(const Plan& plan, const Scope& scope, EvalContext& cx, std::vector<stor
       if (!stop && stoppable) Between(0, i + 1);
     }
   } else {
+    // COUNT answered by the index: no document is read.
+    if (!start && !end && !streaming && CountFromIndex(plan, scope, cx, collector, facts)) {
+      if (budget != nullptr) budget->stoppable = false;
+      EmitCollected(plan, collector, cx, resume_row, facts, emit);
+      return;
+    }
+    // What each partition reads: the items an index lookup found (when the WHERE offers one and it
+    // finds few enough), else the logical partition's items (a query scoped to one), else all.
+    std::optional<IndexLookup> lookup;
+    if (scope.indexing != nullptr && scope.view == nullptr) lookup = ChooseIndexLookup(plan, *scope.indexing, cx);
+    const store::ItemPolicy item_policy{scope.default_ttl, std::nullopt};
     for (size_t pi = start != nullptr ? start->part : 0; pi < scope.partitions.size() && !stop && !past_end; ++pi) {
       store::PhysicalPartition& part = *scope.partitions[pi];
       bool touched = false;
       uint64_t after = 0;
       if (start != nullptr && pi == start->part) after = start->seq == 0 ? 0 : start->seq - 1;
+      std::optional<std::vector<uint64_t>> candidates;
+      size_t next_candidate = 0;
+      if (lookup) {
+        // More candidates than a quarter of the partition (or than the logical partition's items)
+        // read no faster than the scan would.
+        size_t cap = std::max<size_t>(kMinLookupCap, part.Count() / 4);
+        if (scope.partition_key) cap = std::min(cap, part.CountOfKey(*scope.partition_key));
+        candidates = lookup->ranges.empty() ? std::vector<uint64_t>{} : part.IndexLookup(lookup->path, lookup->ranges, cap);
+        if (candidates) next_candidate = std::upper_bound(candidates->begin(), candidates->end(), after) - candidates->begin();
+      }
       while (!stop && !past_end) {
-        auto chunk = scope.view ? ViewChunk(*scope.view, after, 512)
-                                : part.Feed(after, 512, scope.now_seconds, store::ItemPolicy{scope.default_ttl, std::nullopt});
+        auto chunk = scope.view       ? ViewChunk(*scope.view, after, 512)
+                     : candidates     ? part.ItemsBySeq(*candidates, next_candidate, 512, scope.now_seconds, item_policy)
+                     : scope.partition_key ? part.FeedOfKey(*scope.partition_key, after, 512, scope.now_seconds, item_policy)
+                                           : part.Feed(after, 512, scope.now_seconds, item_policy);
         if (chunk.empty()) break;
         for (const auto& item : chunk) {
           after = item->seq;
@@ -603,6 +641,10 @@ void Run(const Plan& plan, const Scope& scope, EvalContext& cx, std::vector<stor
           if (stop) break;
         }
       }
+      // A query scoped to a logical partition touches the partitions that hold it, whatever the
+      // index let it skip.
+      if (!touched && candidates && scope.partition_key && !scope.view)
+        touched = part.HasLiveItems(*scope.partition_key, scope.now_seconds, item_policy);
       if ((touched || !scope.partition_key) &&
           std::find(facts.partitions_touched.begin(), facts.partitions_touched.end(), pi) ==
               facts.partitions_touched.end()) {
@@ -613,6 +655,229 @@ void Run(const Plan& plan, const Scope& scope, EvalContext& cx, std::vector<stor
   if (streaming || (stopped != nullptr && stopped->has_value())) return;
   if (budget != nullptr) budget->stoppable = false;  // the rows are all read: nothing stops their output
   EmitCollected(plan, collector, cx, resume_row, facts, emit);
+}
+
+// Whether `n` reads a variable (a row's source) anywhere outside aggregate arguments.
+bool ReadsRow(const Node& n, int depth = 0) {
+  if (depth > 1000) return true;
+  if (n.op == Node::Op::kVar || n.op == Node::Op::kSubquery || n.op == Node::Op::kExists ||
+      n.op == Node::Op::kArraySubquery || n.op == Node::Op::kUdf) {
+    return true;
+  }
+  for (const auto& k : n.kids) {
+    if (ReadsRow(k, depth + 1)) return true;
+  }
+  return false;
+}
+
+// An aggregate query made of COUNTs only (of a constant: every row; of an indexed document path:
+// the rows where it is defined), over the documents alone (no JOIN), whose WHERE is absent or one
+// exact index lookup, counted from the partitions' indexes without reading a document. Only
+// when every stored item is live (no expired item waits for its delete) and, scoped to a logical
+// partition, without a filter (the index does not know logical partitions). Returns false when
+// the query must read its rows.
+bool CountFromIndex(const Plan& plan, const Scope& scope, EvalContext& cx, Collector& collector, PageFacts& facts) {
+  if (scope.indexing == nullptr || scope.view != nullptr || scope.epk_range || scope.indexing->mode == "none") return false;
+  if (!plan.aggregate_query || !plan.group_by.empty() || plan.distinct || plan.sources.size() != 1 ||
+      plan.sources.front().kind != Source::Kind::kContainer || plan.aggregates.empty()) {
+    return false;
+  }
+  if (plan.select == Plan::Select::kValue ? ReadsRow(plan.value) : plan.select != Plan::Select::kList) return false;
+  for (const auto& [name, node] : plan.projections) {
+    if (ReadsRow(node)) return false;
+  }
+  std::optional<IndexLookup> lookup;
+  if (plan.where) {
+    lookup = ChooseIndexLookup(plan, *scope.indexing, cx);
+    if (!lookup || !lookup->whole || !lookup->disjoint || scope.partition_key) return false;
+  }
+  // Per aggregate: every row (a defined constant), no row (undefined), or a path's defined values.
+  struct Counted {
+    bool every = false;
+    std::optional<store::DocPath> path;
+  };
+  std::vector<Counted> counted;
+  for (const auto& a : plan.aggregates) {
+    if (a.kind != Agg::kCount) return false;
+    Counted c;
+    if (IsEvaluableConstant(plan, a.arg)) {
+      try {
+        c.every = Eval(a.arg, cx).IsDefined();
+      } catch (...) {
+        return false;
+      }
+    } else {
+      c.path = IndexedPathOf(plan, *scope.indexing, a.arg);
+      if (!c.path || lookup || scope.partition_key) return false;
+    }
+    counted.push_back(std::move(c));
+  }
+  const store::ItemPolicy item_policy{scope.default_ttl, std::nullopt};
+  for (const auto* part : scope.partitions) {
+    if (!part->AllLive(scope.now_seconds, item_policy)) return false;
+  }
+  std::vector<int64_t> n(counted.size(), 0);
+  const std::vector<store::KeyRange> defined{{store::TagKey(store::OrderTag::kNull), true, std::nullopt, true, false}};
+  for (size_t pi = 0; pi < scope.partitions.size(); ++pi) {
+    const store::PhysicalPartition& part = *scope.partitions[pi];
+    const size_t rows = lookup ? (lookup->ranges.empty() ? 0 : part.IndexCount(lookup->path, lookup->ranges))
+                        : scope.partition_key ? part.CountOfKey(*scope.partition_key)
+                                              : part.Count();
+    for (size_t i = 0; i < counted.size(); ++i) {
+      if (counted[i].path) {
+        n[i] += static_cast<int64_t>(part.IndexCount(*counted[i].path, defined));
+      } else if (counted[i].every) {
+        n[i] += static_cast<int64_t>(rows);
+      }
+    }
+    if (!scope.partition_key || rows > 0) facts.partitions_touched.push_back(pi);
+  }
+  collector.AddCounts(n, cx);
+  return true;
+}
+
+// Whether a page of an ORDER BY query walks the index of its sort path (in order, stopping when
+// the page is full) instead of collecting every matching row and sorting: one ORDER BY item, an
+// indexed document path, nothing that needs every row first (GROUP BY, aggregates, DISTINCT), and
+// no suspended collection to resume. Where reading fewer documents and sorting them is cheaper
+// (an equality or IN lookup narrows the WHERE, or a logical partition that holds little of its
+// partitions), the query collects.
+std::optional<store::DocPath> WalkPath(const Plan& plan, const Scope& scope, const std::optional<Resume>& resume,
+                                       EvalContext& cx) {
+  if (scope.indexing == nullptr || scope.view != nullptr || plan.sources.empty() || !plan.group_by.empty() ||
+      plan.aggregate_query || !plan.aggregates.empty() || plan.distinct || plan.order_by.size() != 1) {
+    return std::nullopt;
+  }
+  const Source::Kind root = plan.sources.front().kind;
+  if (root != Source::Kind::kContainer && root != Source::Kind::kContainerPath) return std::nullopt;
+  if (resume && resume->scan) return std::nullopt;
+  auto path = OrderByIndexPath(plan, *scope.indexing);
+  if (!path) return std::nullopt;
+  if (auto lookup = ChooseIndexLookup(plan, *scope.indexing, cx); lookup && lookup->rank == 1) return std::nullopt;
+  if (scope.partition_key) {
+    size_t own = 0, all = 0;
+    for (const auto* p : scope.partitions) {
+      own += p->CountOfKey(*scope.partition_key);
+      all += p->Count();
+    }
+    if (own * 8 <= all) return std::nullopt;
+  }
+  return path;
+}
+
+// One page of an ORDER BY query that walks the index of `path` in every partition of the scope and
+// merges them: rows come in their final order (sort key, then partition, document and row), so the
+// page ends when it is full and the next one seeks to just after its last row, however far into
+// the result that is. `stopped` receives the last row position the page completed when the budget
+// ends it before it is full.
+void RunWalk(const Plan& plan, const store::DocPath& path, const Scope& scope, EvalContext& cx,
+             std::vector<store::ItemPtr>& pinned, const std::optional<Resume>& resume, PageFacts& facts,
+             const std::function<bool(OutRow&)>& emit, std::optional<OutRow>& stopped) {
+  const Source& root = plan.sources.front();
+  const bool desc = plan.order_by.front().descending;
+  const store::ItemPolicy item_policy{scope.default_ttl, std::nullopt};
+  std::string resume_key;
+  if (resume && resume->has_row) resume_key = store::OrderKey(resume->keys.front().ptr());
+
+  struct PartCursor {
+    std::optional<std::pair<std::string, uint64_t>> after;  // the last entry read
+    std::vector<store::PhysicalPartition::IndexHit> hits;
+    size_t at = 0;
+    size_t batch = 16;
+    bool done = false;
+  };
+  std::vector<PartCursor> cursors(scope.partitions.size());
+  for (size_t pi = 0; pi < cursors.size(); ++pi) {
+    if (!resume || !resume->has_row) continue;
+    // Rows of the resume key come after the resume row only in later partitions, or later in its own.
+    const uint64_t rp = resume->pos.part;
+    const uint64_t seq = pi < rp ? UINT64_MAX : pi == rp ? (resume->pos.seq == 0 ? 0 : resume->pos.seq - 1) : 0;
+    cursors[pi].after = std::pair{resume_key, seq};
+  }
+  auto head = [&](size_t pi) -> const store::PhysicalPartition::IndexHit* {
+    PartCursor& c = cursors[pi];
+    if (c.at == c.hits.size() && !c.done) {
+      c.hits = scope.partitions[pi]->IndexWalk(path, desc, c.after, c.batch, scope.now_seconds, item_policy);
+      c.at = 0;
+      c.done = c.hits.size() < c.batch;
+      c.batch = std::min<size_t>(c.batch * 4, 1024);
+      if (!c.hits.empty()) c.after = std::pair{c.hits.back().key, c.hits.back().item->seq};
+    }
+    return c.at < c.hits.size() ? &c.hits[c.at] : nullptr;
+  };
+  // Whether partition a's head comes before partition b's.
+  auto before = [&](size_t a, const store::PhysicalPartition::IndexHit& x, size_t b,
+                    const store::PhysicalPartition::IndexHit& y) {
+    int c = x.key.compare(y.key);
+    if (c != 0) return desc ? c > 0 : c < 0;
+    return a != b ? a < b : x.item->seq < y.item->seq;
+  };
+
+  BudgetCheck* budget = cx.budget;
+  const bool stoppable = budget != nullptr && budget->stoppable;
+  bool stop = false;
+  while (!stop) {
+    size_t best = SIZE_MAX;
+    const store::PhysicalPartition::IndexHit* hit = nullptr;
+    for (size_t pi = 0; pi < cursors.size(); ++pi) {
+      const auto* h = head(pi);
+      if (h != nullptr && (hit == nullptr || before(pi, *h, best, *hit))) {
+        best = pi;
+        hit = h;
+      }
+    }
+    if (hit == nullptr) break;
+    const store::ItemPtr item = hit->item;
+    ++cursors[best].at;
+    if (scope.partition_key && item->pk != *scope.partition_key) continue;
+    if (scope.epk_range && !(item->epk >= scope.epk_range->first && item->epk < scope.epk_range->second)) continue;
+
+    cx.env[root.slot] = Val(item->body);
+    const bool resumed_here = resume && resume->has_row && best == resume->pos.part && item->seq == resume->pos.seq;
+    const double kb = static_cast<double>(item->text.size()) / 1024.0;
+    bool matched = false;
+    bool pin = false;
+    Cursor rows;
+    if (resumed_here) rows.arm_after = resume->pos.ord;
+    try {
+      ForEachRow(plan, 0, cx, [&] {
+        matched = true;
+        if (stop) return;
+        OutRow r{{Eval(plan.order_by.front().expr, cx)}, Pos{best, item->seq, rows.ord}, Project(plan, cx)};
+        if (r.value.IsUndefined()) return;
+        if (plan.select == Plan::Select::kStar && root.kind == Source::Kind::kContainer) r.text = &item->text;
+        r.kb = kb;
+        pin = true;
+        if (!emit(r)) stop = true;
+      }, &rows);
+    } catch (const PageStop&) {
+      // The deadline within the document's rows: the next page resumes after the last one completed.
+      cx.env[root.slot] = Val(item->body);
+      stopped = OutRow{{Eval(plan.order_by.front().expr, cx)}, Pos{best, item->seq, rows.completed}, Val()};
+      pin = true;
+      stop = true;
+    }
+    if (pin) pinned.push_back(item);
+    if (!resumed_here) AddFacts(facts, *item, matched || !plan.where);
+    if (stop || !stoppable) continue;
+    // Between two documents the page may end at its deadline: the next one resumes after this one.
+    budget->armed = true;
+    try {
+      budget->Tick();
+    } catch (const PageStop&) {
+      cx.env[root.slot] = Val(item->body);
+      stopped = OutRow{{Eval(plan.order_by.front().expr, cx)}, Pos{best, item->seq, UINT64_MAX}, Val()};
+      pinned.push_back(item);
+      stop = true;
+    }
+  }
+  for (size_t pi = 0; pi < scope.partitions.size(); ++pi) {
+    if (scope.partition_key &&
+        !scope.partitions[pi]->HasLiveItems(*scope.partition_key, scope.now_seconds, item_policy)) {
+      continue;
+    }
+    facts.partitions_touched.push_back(pi);
+  }
 }
 
 }  // namespace
@@ -726,13 +991,13 @@ class SuspendedPages {
 
 Page ExecutePageHolding(const Plan& plan, const Scope& scope, const PageRequest& request, size_t& held,
                         std::unique_ptr<Suspended>& suspend, uint64_t& suspend_id) {
-  const bool streaming = Streaming(plan);
-  const size_t key_count = streaming ? 0 : (!plan.order_by.empty() ? plan.order_by.size() : plan.group_by.size());
+  const bool plain = Streaming(plan);
+  const size_t key_count = plain ? 0 : (!plan.order_by.empty() ? plan.order_by.size() : plan.group_by.size());
   json::Document token_holder;
   std::optional<Resume> resume;
   if (!request.continuation.empty()) {
     resume = DecodeResume(request.continuation, request.query_text, key_count, token_holder);
-    if (streaming && (resume->scan || !resume->has_row)) throw InvalidContinuation();
+    if (plain && (resume->scan || !resume->has_row)) throw InvalidContinuation();
   }
   const bool bounded = request.budget.deadline != std::chrono::steady_clock::time_point::max();
   // A partial page: the client merges what the pages of one range return (the SDKs' pipeline
@@ -741,13 +1006,13 @@ Page ExecutePageHolding(const Plan& plan, const Scope& scope, const PageRequest&
   // what it read, as the service's pages do. Every other query that collects keeps what it read
   // (suspends) and answers an empty page until it has read everything.
   const bool windowed = plan.top || plan.offset || plan.limit;
-  const bool partial = !streaming && request.client_merges && plan.order_by.empty() && !windowed;
+  const bool partial = !plain && request.client_merges && plan.order_by.empty() && !windowed;
   const uint32_t query_hash = QueryHash(request.query_text);
-  const std::string scope_key = streaming ? std::string() : ScopeKey(scope);
+  const std::string scope_key = plain ? std::string() : ScopeKey(scope);
 
   std::unique_ptr<Suspended> state;
   ScanRange range;
-  if (!streaming && resume && resume->scan) {
+  if (!plain && resume && resume->scan) {
     if (partial) {
       range.from = resume->scan;
       range.to = resume->segment_end;
@@ -769,6 +1034,10 @@ Page ExecutePageHolding(const Plan& plan, const Scope& scope, const PageRequest&
   Arena& arena = *state->arena;
   EvalContext cx{arena, FunctionContext{arena, request.now_ms, request.udfs}, {}, nullptr, nullptr};
   cx.env.resize(std::max<size_t>(plan.slot_count, 1));
+  // An ORDER BY page that walks its index returns rows as a streaming one does.
+  const std::optional<store::DocPath> walk = WalkPath(plan, scope, resume, cx);
+  const bool streaming = plain || walk.has_value();
+  std::optional<OutRow> walk_stopped;
   std::optional<Pos> stopped;
   Page page;
   std::vector<store::ItemPtr>& pinned = state->pinned;  // documents the result rows point into
@@ -814,17 +1083,29 @@ Page ExecutePageHolding(const Plan& plan, const Scope& scope, const PageRequest&
       last_emitted = row;
       // A streaming page ends as soon as it is full, as the service's does: it carries a continuation
       // without looking further, so a page that ends exactly at the last row is followed by an empty
-      // one. (TOP or LIMIT used up ends the query instead.)
-      if (streaming && (page.rows.size() >= request.max_items || page_bytes >= request.max_bytes) &&
+      // one. (TOP or LIMIT used up ends the query instead.) An ordered page, walked or sorted, reads
+      // the next row first, as the service's index walk loads one more document to know whether
+      // more remain: it has no continuation when nothing follows.
+      if (plain && (page.rows.size() >= request.max_items || page_bytes >= request.max_bytes) &&
           !(window.take && *window.take == 0)) {
         more = true;
         return false;
       }
       return true;
     };
-    Run(plan, scope, cx, pinned, resume, page.facts, emit, &stopped, state->collector.get(), range);
+    if (walk) {
+      RunWalk(plan, *walk, scope, cx, pinned, resume, page.facts, emit, walk_stopped);
+    } else {
+      Run(plan, scope, cx, pinned, resume, page.facts, emit, &stopped, state->collector.get(), range);
+    }
     const bool finished = done || (window.take && *window.take == 0);
-    if (streaming) {
+    if (walk) {
+      if (more && last_emitted) {
+        page.continuation = EncodeResume(&*last_emitted, window, request.query_text);
+      } else if (walk_stopped && !finished) {
+        page.continuation = EncodeResume(&*walk_stopped, window, request.query_text);
+      }
+    } else if (streaming) {
       if (more && last_emitted) {
         page.continuation = EncodeResume(&*last_emitted, window, request.query_text);
       } else if (stopped && !finished) {

@@ -25,6 +25,9 @@ struct Scope {
   // partition, its own uncommitted writes included). Scope::partitions then names the one
   // partition they belong to.
   const std::vector<store::ItemPtr>* view = nullptr;
+  // The container's indexing policy: the paths whose indexes may narrow what a query reads
+  // (index_use.h, ChooseIndexLookup). Null: every query reads its partitions whole.
+  const store::IndexingPolicy* indexing = nullptr;
 };
 
 struct PageRequest {

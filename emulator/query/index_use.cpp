@@ -2,12 +2,14 @@
 #include "query/index_use.h"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "common/errors.h"
+#include "store/order_key.h"
 
 namespace cosmos::query {
 namespace {
@@ -117,6 +119,30 @@ class Analyzer {
   // The property path from the root document that `n` reads, or nullopt (see PathOf).
   std::optional<Path> DocumentPath(const Node& n) const { return PathOf(n, -1, 0); }
 
+  // The exact path (names and array positions) from the root document that `n` reads, when the
+  // policy indexes it; nullopt for anything else (an alias that iterates an array stands for many
+  // values, not one).
+  std::optional<store::DocPath> IndexedDocPath(const Node& n) const {
+    auto p = StepsOf(n, -1, 0);
+    if (!p || p->empty()) return std::nullopt;
+    Path names;
+    for (const auto& step : *p) names.push_back(step.index >= 0 ? "[]" : step.name);
+    if (!policy_.IsIndexed(names)) return std::nullopt;
+    return p;
+  }
+
+  // A constant the executor may evaluate once, before reading documents: no RAND (a new value per
+  // row) and no user-defined function (JavaScript run for nothing when no document exists).
+  bool IsEvaluableConstant(const Node& n) const {
+    if (!IsConstant(n)) return false;
+    if (n.op == Node::Op::kUdf) return false;
+    if (n.op == Node::Op::kCall && n.fn != nullptr && std::string_view(n.fn->name) == "RAND") return false;
+    for (const auto& k : n.kids) {
+      if (!IsEvaluableConstant(k)) return false;
+    }
+    return true;
+  }
+
   // Known before the query reads a document: literals, parameters and expressions of them only.
   bool IsConstant(const Node& n) const {
     switch (n.op) {
@@ -215,11 +241,316 @@ class Analyzer {
     }
   }
 
+  // As PathOf, with the steps kept exact; nullopt through an iterating alias or a subquery.
+  std::optional<store::DocPath> StepsOf(const Node& n, int self, int depth) const {
+    if (depth > kMaxDepth) return std::nullopt;
+    switch (n.op) {
+      case Node::Op::kVar: {
+        if (n.slot == self) return store::DocPath{};
+        const Source* src = SourceOf(n.slot);
+        if (src == nullptr) return std::nullopt;
+        switch (src->kind) {
+          case Source::Kind::kContainer: return store::DocPath{};
+          case Source::Kind::kContainerPath: return StepsOf(src->expr, src->slot, depth + 1);
+          case Source::Kind::kValue: return StepsOf(src->expr, -1, depth + 1);
+          default: return std::nullopt;
+        }
+      }
+      case Node::Op::kMember: {
+        auto p = StepsOf(n.kids[0], self, depth + 1);
+        if (p) p->push_back({n.name, -1});
+        return p;
+      }
+      case Node::Op::kIndex: {
+        const Node& key = n.kids[1];
+        if (key.op != Node::Op::kConst) return std::nullopt;
+        store::PathStep step;
+        if (key.constant.IsString()) {
+          step.name = std::string(key.constant.AsString());
+        } else if (key.constant.IsNumber() && key.constant.AsNumber() >= 0 &&
+                   key.constant.AsNumber() == std::floor(key.constant.AsNumber()) &&
+                   key.constant.AsNumber() < 4294967296.0) {
+          step.index = static_cast<int64_t>(key.constant.AsNumber());
+        } else {
+          return std::nullopt;
+        }
+        auto p = StepsOf(n.kids[0], self, depth + 1);
+        if (p) p->push_back(std::move(step));
+        return p;
+      }
+      default: return std::nullopt;
+    }
+  }
+
   const Plan& plan_;
   const store::IndexingPolicy& policy_;
 };
 
+using store::KeyRange;
+using store::OrderTag;
+using store::TagKey;
+
+// The tag range [first, last] of a scalar's type for the comparison operators (which compare only
+// two numbers, two strings or two booleans).
+std::optional<std::pair<OrderTag, OrderTag>> ComparableTags(Val v) {
+  if (v.IsNumber()) return std::pair{OrderTag::kNumber, OrderTag::kNumber};
+  if (v.IsString()) return std::pair{OrderTag::kString, OrderTag::kString};
+  if (v.IsBool()) return std::pair{OrderTag::kFalse, OrderTag::kTrue};
+  return std::nullopt;
+}
+
+std::string AfterTag(OrderTag t) { return TagKey(static_cast<OrderTag>(static_cast<uint8_t>(t) + 1)); }
+
+// A constant the index can look up: a scalar, and no NaN (which equals and orders with nothing).
+bool Scalar(Val v) {
+  if (v.IsNumber()) return !std::isnan(v.AsNumber());
+  return v.IsNull() || v.IsBool() || v.IsString();
+}
+
+std::string Key(Val v) { return store::OrderKey(v.ptr()); }
+
+// Numbers from 2^53 up compare as doubles against doubles but exactly against integers, which an
+// order key cannot both do: their bounds keep only the double's part of the key (the tag and 8
+// bytes), so that the ranges find every number of that double value (more than match, never fewer).
+constexpr size_t kDoublePart = 9;
+bool Big(Val v) { return v.IsNumber() && std::fabs(v.AsNumber()) >= 9007199254740992.0; }
+std::string LowKey(Val v) {
+  std::string k = Key(v);
+  if (Big(v)) k.resize(kDoublePart);
+  return k;
+}
+std::string HighKey(Val v) {
+  std::string k = Key(v);
+  if (Big(v)) {
+    k.resize(kDoublePart);
+    k.push_back('\xFF');
+  }
+  return k;
+}
+KeyRange PointRange(Val v) { return Big(v) ? KeyRange::Prefix(LowKey(v)) : KeyRange::Point(Key(v)); }
+
+// The ranges of `path op constant`.
+std::optional<std::vector<KeyRange>> CompareRanges(sql::BinaryOp op, Val c) {
+  if (c.IsUndefined()) return std::vector<KeyRange>{};  // compares with nothing
+  if (!Scalar(c)) {
+    // NaN: left to the documents' evaluation; arrays and objects: deep equality is no key, and
+    // they do not order.
+    if (c.IsNumber() || op == sql::BinaryOp::kEq) return std::nullopt;
+    return std::vector<KeyRange>{};
+  }
+  if (op == sql::BinaryOp::kEq) return std::vector<KeyRange>{PointRange(c)};
+  auto tags = ComparableTags(c);
+  if (!tags) return std::vector<KeyRange>{};  // null does not order
+  KeyRange r;
+  switch (op) {
+    case sql::BinaryOp::kLt:
+    case sql::BinaryOp::kLe:
+      r.lo = TagKey(tags->first);
+      r.hi = HighKey(c);
+      r.hi_inclusive = op == sql::BinaryOp::kLe || Big(c);
+      break;
+    case sql::BinaryOp::kGt:
+    case sql::BinaryOp::kGe:
+      r.lo = LowKey(c);
+      r.lo_inclusive = op == sql::BinaryOp::kGe || Big(c);
+      r.hi = AfterTag(tags->second);
+      r.hi_inclusive = false;
+      break;
+    default: return std::nullopt;
+  }
+  return std::vector<KeyRange>{r};
+}
+
+sql::BinaryOp Flip(sql::BinaryOp op) {
+  switch (op) {
+    case sql::BinaryOp::kLt: return sql::BinaryOp::kGt;
+    case sql::BinaryOp::kLe: return sql::BinaryOp::kGe;
+    case sql::BinaryOp::kGt: return sql::BinaryOp::kLt;
+    case sql::BinaryOp::kGe: return sql::BinaryOp::kLe;
+    default: return op;
+  }
+}
+
+// The tags a type check accepts (IS_DEFINED: every one but undefined).
+std::optional<std::vector<std::pair<OrderTag, OrderTag>>> TypeCheckTags(std::string_view fn) {
+  using P = std::pair<OrderTag, OrderTag>;
+  if (fn == "IS_DEFINED") return std::vector<P>{{OrderTag::kNull, OrderTag::kObject}};
+  if (fn == "IS_NULL") return std::vector<P>{{OrderTag::kNull, OrderTag::kNull}};
+  if (fn == "IS_BOOL") return std::vector<P>{{OrderTag::kFalse, OrderTag::kTrue}};
+  if (fn == "IS_NUMBER") return std::vector<P>{{OrderTag::kNumber, OrderTag::kNumber}};
+  if (fn == "IS_STRING") return std::vector<P>{{OrderTag::kString, OrderTag::kString}};
+  if (fn == "IS_ARRAY") return std::vector<P>{{OrderTag::kArray, OrderTag::kArray}};
+  if (fn == "IS_OBJECT") return std::vector<P>{{OrderTag::kObject, OrderTag::kObject}};
+  if (fn == "IS_PRIMITIVE") return std::vector<P>{{OrderTag::kNull, OrderTag::kString}};
+  return std::nullopt;
+}
+
+std::vector<KeyRange> TagRanges(const std::vector<std::pair<OrderTag, OrderTag>>& tags) {
+  std::vector<KeyRange> out;
+  for (const auto& [first, last] : tags) out.push_back({TagKey(first), true, AfterTag(last), false, false});
+  return out;
+}
+
+// The tags a type check refuses (its NOT).
+std::vector<std::pair<OrderTag, OrderTag>> Complement(const std::vector<std::pair<OrderTag, OrderTag>>& tags) {
+  std::vector<std::pair<OrderTag, OrderTag>> out;
+  uint8_t next = static_cast<uint8_t>(OrderTag::kUndefined);
+  for (const auto& [first, last] : tags) {
+    if (static_cast<uint8_t>(first) > next) out.push_back({static_cast<OrderTag>(next), static_cast<OrderTag>(static_cast<uint8_t>(first) - 1)});
+    next = static_cast<uint8_t>(last) + 1;
+  }
+  if (next <= static_cast<uint8_t>(OrderTag::kObject)) out.push_back({static_cast<OrderTag>(next), OrderTag::kObject});
+  return out;
+}
+
+class LookupChooser {
+ public:
+  LookupChooser(const Analyzer& a, EvalContext& cx) : a_(a), cx_(cx) {}
+
+  // The best lookup among the conjuncts of `n`.
+  std::optional<IndexLookup> Best(const Node& n, int depth = 0) {
+    if (depth > kMaxDepth) return std::nullopt;
+    if (n.op == Node::Op::kAnd) {
+      auto l = Best(n.kids[0], depth + 1);
+      auto r = Best(n.kids[1], depth + 1);
+      if (l && r) return r->rank < l->rank ? r : l;
+      return l ? l : r;
+    }
+    return One(n, depth);
+  }
+
+ private:
+  std::optional<Val> Const(const Node& n) {
+    if (!a_.IsEvaluableConstant(n)) return std::nullopt;
+    try {
+      return Eval(n, cx_);
+    } catch (...) {
+      return std::nullopt;  // the documents' evaluation reports it, if any document is read
+    }
+  }
+
+  std::optional<IndexLookup> Make(const Node& path, std::optional<std::vector<KeyRange>> ranges, int rank) {
+    if (!ranges) return std::nullopt;
+    auto p = a_.IndexedDocPath(path);
+    if (!p) return std::nullopt;
+    IndexLookup l{std::move(*p), std::move(*ranges), rank};
+    l.exact = !widened_;
+    return l;
+  }
+
+  std::optional<IndexLookup> One(const Node& n, int depth) {
+    widened_ = false;
+    switch (n.op) {
+      case Node::Op::kBinary: {
+        if (!IsComparison(n.bop) || n.bop == sql::BinaryOp::kNe) return std::nullopt;
+        const int rank = n.bop == sql::BinaryOp::kEq ? 1 : 3;
+        if (auto c = Const(n.kids[1])) {
+          widened_ = Big(*c);
+          if (auto l = Make(n.kids[0], CompareRanges(n.bop, *c), rank)) return l;
+        }
+        if (auto c = Const(n.kids[0])) {
+          widened_ = Big(*c);
+          return Make(n.kids[1], CompareRanges(Flip(n.bop), *c), rank);
+        }
+        return std::nullopt;
+      }
+      case Node::Op::kIn: {
+        if (n.negated) return std::nullopt;
+        std::vector<KeyRange> ranges;
+        for (size_t i = 1; i < n.kids.size(); ++i) {
+          auto c = Const(n.kids[i]);
+          if (!c) return std::nullopt;
+          if (c->IsUndefined()) continue;
+          if (!Scalar(*c)) return std::nullopt;
+          ranges.push_back(PointRange(*c));
+          if (Big(*c)) widened_ = true;
+        }
+        std::sort(ranges.begin(), ranges.end(), [](const KeyRange& x, const KeyRange& y) { return x.lo < y.lo; });
+        ranges.erase(std::unique(ranges.begin(), ranges.end(), [](const KeyRange& x, const KeyRange& y) { return x.lo == y.lo; }),
+                     ranges.end());
+        return Make(n.kids[0], std::move(ranges), 1);
+      }
+      case Node::Op::kBetween: {
+        if (n.negated) return std::nullopt;
+        auto lo = Const(n.kids[1]);
+        auto hi = Const(n.kids[2]);
+        if (!lo || !hi) return std::nullopt;
+        const bool nan = (lo->IsNumber() && std::isnan(lo->AsNumber())) || (hi->IsNumber() && std::isnan(hi->AsNumber()));
+        if (nan) return std::nullopt;
+        auto tl = ComparableTags(*lo), th = ComparableTags(*hi);
+        // Both ends must compare with the value (same type): otherwise nothing matches.
+        if (!tl || !th || *tl != *th) return Make(n.kids[0], std::vector<KeyRange>{}, 2);
+        if (Big(*lo) || Big(*hi)) widened_ = true;
+        return Make(n.kids[0], std::vector<KeyRange>{{LowKey(*lo), true, HighKey(*hi), true, false}}, 2);
+      }
+      case Node::Op::kCall: {
+        if (n.fn == nullptr || n.kids.empty()) return std::nullopt;
+        const std::string_view fn = n.fn->name;
+        if (auto tags = TypeCheckTags(fn); tags && n.kids.size() == 1) return Make(n.kids[0], TagRanges(*tags), 4);
+        if (fn == "STARTSWITH" && (n.kids.size() == 2 || n.kids.size() == 3)) {
+          auto prefix = Const(n.kids[1]);
+          if (!prefix) return std::nullopt;
+          if (n.kids.size() == 3) {
+            auto ignore_case = Const(n.kids[2]);
+            if (!ignore_case || !ignore_case->IsBool() || ignore_case->AsBool()) return std::nullopt;
+          }
+          if (!prefix->IsString()) return Make(n.kids[0], std::vector<KeyRange>{}, 3);
+          return Make(n.kids[0], std::vector<KeyRange>{KeyRange::Prefix(store::StringPrefixKey(prefix->AsString()))}, 3);
+        }
+        return std::nullopt;
+      }
+      case Node::Op::kUnary: {
+        if (n.uop != sql::UnaryOp::kNot) return std::nullopt;
+        const Node& k = n.kids[0];
+        if (k.op != Node::Op::kCall || k.fn == nullptr || k.kids.size() != 1) return std::nullopt;
+        auto tags = TypeCheckTags(k.fn->name);
+        if (!tags) return std::nullopt;
+        return Make(k.kids[0], TagRanges(Complement(*tags)), 5);
+      }
+      case Node::Op::kOr: {
+        auto l = One(n.kids[0], depth + 1);
+        auto r = l ? One(n.kids[1], depth + 1) : std::nullopt;
+        if (!l || !r || l->path != r->path) return std::nullopt;
+        l->ranges.insert(l->ranges.end(), r->ranges.begin(), r->ranges.end());
+        l->rank = std::max(l->rank, r->rank);
+        l->disjoint = false;
+        l->exact = l->exact && r->exact;
+        return l;  // overlapping ranges find an item twice: the lookup removes the duplicates
+      }
+      case Node::Op::kVar:
+      case Node::Op::kMember:
+      case Node::Op::kIndex:
+        return Make(n, std::vector<KeyRange>{KeyRange::Point(TagKey(OrderTag::kTrue))}, 4);
+      default: return std::nullopt;
+    }
+  }
+
+  const Analyzer& a_;
+  EvalContext& cx_;
+  bool widened_ = false;  // the lookup being made finds more than its conjunct matches
+};
+
 }  // namespace
+
+std::optional<IndexLookup> ChooseIndexLookup(const Plan& plan, const store::IndexingPolicy& policy,
+                                             EvalContext& cx) {
+  if (!plan.where || plan.sources.empty() || policy.mode == "none") return std::nullopt;
+  Analyzer analyzer(plan, policy);
+  if (analyzer.IsConstant(*plan.where)) return std::nullopt;
+  auto lookup = LookupChooser(analyzer, cx).Best(*plan.where);
+  if (lookup) lookup->whole = lookup->exact && plan.where->op != Node::Op::kAnd;
+  return lookup;
+}
+
+std::optional<store::DocPath> IndexedPathOf(const Plan& plan, const store::IndexingPolicy& policy, const Node& n) {
+  if (policy.mode == "none") return std::nullopt;
+  return Analyzer(plan, policy).IndexedDocPath(n);
+}
+
+bool IsEvaluableConstant(const Plan& plan, const Node& n) {
+  static const store::IndexingPolicy kNoPolicy;
+  return Analyzer(plan, kNoPolicy).IsEvaluableConstant(n);
+}
 
 IndexUse AnalyzeIndexUse(const Plan& plan, const store::IndexingPolicy& policy) {
   Analyzer analyzer(plan, policy);
@@ -233,6 +564,11 @@ IndexUse AnalyzeIndexUse(const Plan& plan, const store::IndexingPolicy& policy) 
   auto lookups = analyzer.Usable(*plan.where);
   if (!lookups) return {false, 1};
   return {true, std::max<size_t>(1, *lookups)};
+}
+
+std::optional<store::DocPath> OrderByIndexPath(const Plan& plan, const store::IndexingPolicy& policy) {
+  if (plan.order_by.size() != 1 || plan.sources.empty() || policy.mode == "none") return std::nullopt;
+  return Analyzer(plan, policy).IndexedDocPath(plan.order_by.front().expr);
 }
 
 void CheckIndexSupport(const Plan& plan, const store::IndexingPolicy& policy, bool scan_allowed) {

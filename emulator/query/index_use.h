@@ -33,9 +33,13 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
+#include <vector>
 
+#include "query/eval.h"
 #include "query/plan.h"
 #include "store/indexing.h"
+#include "store/path_index.h"
 
 namespace cosmos::query {
 
@@ -46,6 +50,38 @@ struct IndexUse {
 
 // The index use of the top-level query of `plan` under `policy`.
 IndexUse AnalyzeIndexUse(const Plan& plan, const store::IndexingPolicy& policy);
+
+// How the executor narrows the documents a query reads with a path index (store/path_index.h): a
+// conjunct of the WHERE that every row must satisfy and that names one document path of the root
+// source with constants, turned into the order-key ranges the path's value must fall in. Whatever
+// it selects is still filtered by the whole WHERE, so the index changes what is read, never the
+// result. Usable conjuncts: path = constant, path IN (constants), path < <= > >= constant (either
+// side), path BETWEEN constant AND constant, STARTSWITH(path, constant[, false]), a bare path (true),
+// IS_DEFINED / IS_NULL / IS_BOOL / IS_NUMBER / IS_STRING / IS_ARRAY / IS_OBJECT / IS_PRIMITIVE of
+// a path and NOT of those, and OR of usable conjuncts over the same path; constants are scalars
+// (null, booleans, numbers other than NaN, strings). The path must be indexed by `policy`.
+struct IndexLookup {
+  store::DocPath path;
+  std::vector<store::KeyRange> ranges;  // may be empty: no document can match
+  int rank = 0;                         // how selective it is likely to be: lower is better
+  bool whole = false;     // the lookup is the whole WHERE and exact: exactly the documents it finds match
+  bool disjoint = true;   // no document is found by two ranges (counting entries counts documents)
+  bool exact = true;      // it finds exactly the documents its conjunct matches (not more)
+};
+
+// The most selective lookup the top-level WHERE of `plan` offers, or nullopt. Constants are
+// evaluated in `cx` (literals, parameters and functions of them; never RAND or a UDF).
+std::optional<IndexLookup> ChooseIndexLookup(const Plan& plan, const store::IndexingPolicy& policy,
+                                             EvalContext& cx);
+
+// The indexed document path `n` reads (an aggregate's argument), or nullopt.
+std::optional<store::DocPath> IndexedPathOf(const Plan& plan, const store::IndexingPolicy& policy, const Node& n);
+// Whether `n` is a constant the executor may evaluate once (see ChooseIndexLookup).
+bool IsEvaluableConstant(const Plan& plan, const Node& n);
+
+// The document path of a query's only ORDER BY item, when the policy indexes it: the executor can
+// then walk that path's index in order instead of collecting and sorting.
+std::optional<store::DocPath> OrderByIndexPath(const Plan& plan, const store::IndexingPolicy& policy);
 
 // The queries the service's backend refuses under `policy` (docs/indexing.md), as it words them
 // (400, no substatus): ORDER BY over two or more paths without a composite index of exactly those

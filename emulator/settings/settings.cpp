@@ -20,7 +20,7 @@ constexpr const char* kOurNames[] = {
     "host", "port", "protocol", "health-port", "enable-explorer", "explorer-port", "explorer-protocol", "key",
     "key-file", "secondary-key", "readonly-key", "secondary-readonly-key", "threads", "workers", "max-connections", "consistency", "max-body-bytes", "header-timeout-ms", "body-timeout-ms",
     "handshake-timeout-ms", "partition-count", "rate-limit", "script-timeout-ms", "script-memory-mb",
-    "query-page-timeout-ms", "query-memory-mb",
+    "query-page-timeout-ms", "query-memory-mb", "query-indexes",
     "log-level", "cert", "cert-key", "cert-secret", "cert-san", "data-path", "data-dir", "durability", "cert-export", "gateway-endpoint"};
 
 // The official images' variables and the flag each one sets.
@@ -143,6 +143,8 @@ class Parser {
       uint64_t n = Number(value, 65536);
       if (n == 0) Fail("must be at least 1");
       s_.query_memory_mb = n;
+    } else if (name == "query-indexes") {
+      s_.query_indexes = Bool(value);
     } else if (name == "log-level") {
       s_.log_level = Level(value);
     } else if (name == "cert" || name == "cert-path") {

@@ -53,6 +53,7 @@ struct Settings {
   size_t script_memory_mb = 512;
   int query_page_timeout_ms = 5000;
   size_t query_memory_mb = 512;
+  bool query_indexes = true;  // false: queries read their partitions whole (results never differ)
   LogLevel log_level = LogLevel::kInfo;
   // Certificate: supplied (PEM pair, or PFX with its password), else kept in data_path, else made.
   std::string cert_path;

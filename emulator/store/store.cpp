@@ -167,6 +167,11 @@ void PhysicalPartition::Remove(std::unordered_map<std::string, ItemPtr>::iterato
     pk->second.erase(item.lsn);
     if (pk->second.empty()) by_pk_lsn_.erase(pk);
   }
+  if (auto pk = by_pk_seq_.find(item.pk); pk != by_pk_seq_.end()) {
+    pk->second.erase(item.seq);
+    if (pk->second.empty()) by_pk_seq_.erase(pk);
+  }
+  for (auto& [name, slot] : indexes_) slot.index->Remove(item);
   if (auto at = ExpiresAt(item, expiry_ttl_)) expiry_.erase({*at, it->first});
   by_key_.erase(it);
 }
@@ -186,7 +191,145 @@ void PhysicalPartition::Store(const std::string& key, const ItemPtr& current, It
   by_lsn_[item->lsn] = item;
   logical[item->lsn] = item;
   by_seq_[item->seq] = item;
+  if (!current) by_pk_seq_[item->pk].insert(item->seq);
+  for (auto& [name, slot] : indexes_) {
+    if (current) slot.index->Remove(*current);
+    slot.index->Add(*item);
+  }
   by_key_[key] = std::move(item);
+}
+
+std::shared_ptr<const PathIndex> PhysicalPartition::PathIndexOf(const DocPath& path) const {
+  const std::string name = PathName(path);
+  std::lock_guard guard(indexes_mu_);
+  const uint64_t now = ++index_clock_;
+  if (auto it = indexes_.find(name); it != indexes_.end()) {
+    it->second.used = now;
+    return it->second.index;
+  }
+  if (indexes_.size() >= kMaxPathIndexes) {
+    auto oldest = indexes_.begin();
+    for (auto it = indexes_.begin(); it != indexes_.end(); ++it) {
+      if (it->second.used < oldest->second.used) oldest = it;
+    }
+    indexes_.erase(oldest);  // a reader still using it keeps it alive; no writer updates it again
+  }
+  // Writers are kept out by the caller's lock while the index is filled.
+  auto index = std::make_shared<PathIndex>(path);
+  for (const auto& [seq, item] : by_seq_) index->Add(*item);
+  auto& slot = indexes_[name];
+  slot.index = index;
+  slot.used = now;
+  return index;
+}
+
+std::optional<std::vector<uint64_t>> PhysicalPartition::IndexLookup(const DocPath& path,
+                                                                    const std::vector<KeyRange>& ranges,
+                                                                    size_t cap) const {
+  std::shared_lock lock(mu_);
+  auto seqs = PathIndexOf(path)->Lookup(ranges, cap);
+  if (seqs) {
+    std::sort(seqs->begin(), seqs->end());
+    seqs->erase(std::unique(seqs->begin(), seqs->end()), seqs->end());
+  }
+  return seqs;
+}
+
+std::vector<ItemPtr> PhysicalPartition::ItemsBySeq(const std::vector<uint64_t>& seqs, size_t& next, size_t max_items,
+                                                   int64_t now, const ItemPolicy& policy) const {
+  std::shared_lock lock(mu_);
+  std::vector<ItemPtr> out;
+  for (; next < seqs.size() && (max_items == 0 || out.size() < max_items); ++next) {
+    auto it = by_seq_.find(seqs[next]);
+    if (it == by_seq_.end() || !Live(it->second, now, policy.default_ttl)) continue;  // gone since the lookup
+    out.push_back(it->second);
+  }
+  return out;
+}
+
+std::vector<PhysicalPartition::IndexHit> PhysicalPartition::IndexWalk(
+    const DocPath& path, bool descending, const std::optional<std::pair<std::string, uint64_t>>& after,
+    size_t max_items, int64_t now, const ItemPolicy& policy) const {
+  std::shared_lock lock(mu_);
+  std::vector<IndexHit> out;
+  const auto index = PathIndexOf(path);
+  const PathIndex::Set& entries = index->entries();
+  // Takes the entry's item when it is live; false once the page is full.
+  auto take = [&](const PathIndex::Entry& e) {
+    auto it = by_seq_.find(e.seq);
+    if (it != by_seq_.end() && Live(it->second, now, policy.default_ttl)) out.push_back({e.key, it->second});
+    return out.size() < max_items;
+  };
+  if (!descending) {
+    auto it = after ? entries.upper_bound(PathIndex::Entry{after->first, after->second}) : entries.begin();
+    for (; it != entries.end(); ++it) {
+      if (!take(*it)) break;
+    }
+    return out;
+  }
+  if (entries.empty()) return out;
+  // One key's run at a time, from the highest key down, each run read forwards.
+  std::string key = after ? after->first : std::prev(entries.end())->key;
+  uint64_t seq = after ? after->second : 0;
+  while (true) {
+    for (auto it = entries.upper_bound(PathIndex::Entry{key, seq}); it != entries.end() && it->key == key; ++it) {
+      if (!take(*it)) return out;
+    }
+    auto first = entries.lower_bound(PathIndex::Entry{key, 0});
+    if (first == entries.begin()) break;
+    key = std::prev(first)->key;
+    seq = 0;
+  }
+  return out;
+}
+
+size_t PhysicalPartition::IndexCount(const DocPath& path, const std::vector<KeyRange>& ranges) const {
+  std::shared_lock lock(mu_);
+  return PathIndexOf(path)->Count(ranges);
+}
+
+bool PhysicalPartition::AllLive(int64_t now, const ItemPolicy& policy) const {
+  std::shared_lock lock(mu_);
+  // The expiry index follows the default it was built for; another one is not known here.
+  if (policy.default_ttl != expiry_ttl_) return by_key_.empty();
+  return expiry_.empty() || expiry_.begin()->first > now;
+}
+
+size_t PhysicalPartition::PathIndexCount() const {
+  std::lock_guard guard(indexes_mu_);
+  return indexes_.size();
+}
+
+std::vector<ItemPtr> PhysicalPartition::FeedOfKey(const std::string& pk, uint64_t after_seq, size_t max_items,
+                                                  int64_t now, const ItemPolicy& policy) const {
+  std::shared_lock lock(mu_);
+  std::vector<ItemPtr> out;
+  auto found = by_pk_seq_.find(pk);
+  if (found == by_pk_seq_.end()) return out;
+  for (auto it = found->second.upper_bound(after_seq); it != found->second.end(); ++it) {
+    auto item = by_seq_.find(*it);
+    if (item == by_seq_.end() || !Live(item->second, now, policy.default_ttl)) continue;
+    out.push_back(item->second);
+    if (max_items && out.size() >= max_items) break;
+  }
+  return out;
+}
+
+size_t PhysicalPartition::CountOfKey(const std::string& pk) const {
+  std::shared_lock lock(mu_);
+  auto found = by_pk_seq_.find(pk);
+  return found == by_pk_seq_.end() ? 0 : found->second.size();
+}
+
+bool PhysicalPartition::HasLiveItems(const std::string& pk, int64_t now, const ItemPolicy& policy) const {
+  std::shared_lock lock(mu_);
+  auto found = by_pk_seq_.find(pk);
+  if (found == by_pk_seq_.end()) return false;
+  for (uint64_t seq : found->second) {
+    auto item = by_seq_.find(seq);
+    if (item != by_seq_.end() && Live(item->second, now, policy.default_ttl)) return true;
+  }
+  return false;
 }
 
 void PhysicalPartition::ExpireItems(int64_t now, const ItemPolicy& policy) {
@@ -536,6 +679,11 @@ void PhysicalPartition::RestoreState(State state, const ItemPolicy& policy) {
   by_seq_.clear();
   by_lsn_.clear();
   by_pk_lsn_.clear();
+  by_pk_seq_.clear();
+  {
+    std::lock_guard guard(indexes_mu_);
+    indexes_.clear();
+  }
   expiry_.clear();
   unique_index_.clear();
   expiry_ttl_ = policy.default_ttl;

@@ -22,6 +22,7 @@
 #include "json/json.h"
 #include "store/indexing.h"
 #include "store/partition_key.h"
+#include "store/path_index.h"
 #include "store/encryption_keys.h"
 #include "store/users.h"
 #include "store/unique_keys.h"
@@ -256,6 +257,44 @@ class PhysicalPartition {
   // Items in feed order with seq > after_seq, at most max_items (0 = all).
   std::vector<ItemPtr> Feed(uint64_t after_seq, size_t max_items, int64_t now, const ItemPolicy& policy) const;
   size_t Count() const;
+  // The same for the items of logical partition `pk` only (read through its own sequence index).
+  std::vector<ItemPtr> FeedOfKey(const std::string& pk, uint64_t after_seq, size_t max_items, int64_t now,
+                                 const ItemPolicy& policy) const;
+  // How many items (live or expired) logical partition `pk` holds here.
+  size_t CountOfKey(const std::string& pk) const;
+  // Whether logical partition `pk` has a live item here.
+  bool HasLiveItems(const std::string& pk, int64_t now, const ItemPolicy& policy) const;
+
+  // Path indexes (path_index.h), built the first time a query asks for a path and kept in step
+  // with every change from then on (at most kMaxPathIndexes per partition; the least recently
+  // used goes first). Which paths a query may use is the indexing policy's decision, not theirs.
+  static constexpr size_t kMaxPathIndexes = 32;
+  // The sequence numbers of the items whose value at `path` has a key in `ranges`, ascending;
+  // nullopt when there are more than `cap` (reading them all is then no faster than a scan).
+  std::optional<std::vector<uint64_t>> IndexLookup(const DocPath& path, const std::vector<KeyRange>& ranges,
+                                                   size_t cap) const;
+  // The live items among `seqs` (ascending), from position `next` on, at most max_items; `next`
+  // moves past the ones read.
+  std::vector<ItemPtr> ItemsBySeq(const std::vector<uint64_t>& seqs, size_t& next, size_t max_items, int64_t now,
+                                  const ItemPolicy& policy) const;
+  // How many entries of the index of `path` fall in `ranges` (which must not overlap).
+  size_t IndexCount(const DocPath& path, const std::vector<KeyRange>& ranges) const;
+  // Whether every item stored is live at `now` (none waits for its expiry to delete it): counts of
+  // the stored items are then counts of what queries see.
+  bool AllLive(int64_t now, const ItemPolicy& policy) const;
+  // How many path indexes the partition keeps now.
+  size_t PathIndexCount() const;
+  // The live items in the order of the index of `path`, from just after entry (key, seq) of that
+  // order (nullopt: from the start), at most max_items. Ascending: by (key, seq). Descending: keys
+  // from the highest down, each key's items still by ascending seq (as ORDER BY ... DESC breaks
+  // ties by position).
+  struct IndexHit {
+    std::string key;
+    ItemPtr item;
+  };
+  std::vector<IndexHit> IndexWalk(const DocPath& path, bool descending,
+                                  const std::optional<std::pair<std::string, uint64_t>>& after, size_t max_items,
+                                  int64_t now, const ItemPolicy& policy) const;
 
   // Latest-version change feed: every item changed after `after_lsn`, once, at its latest
   // version, in LSN order; only those `keep` accepts; at most max_items. resume_lsn: the last
@@ -343,6 +382,8 @@ class PhysicalPartition {
   uint64_t Apply(std::unordered_map<std::string, ItemPtr>::iterator it, const std::string& key, ItemPtr item,
                  int64_t now);
   void Store(const std::string& key, const ItemPtr& current, ItemPtr item);
+  // The index of `path`, built now when the partition has none (shared or exclusive lock held).
+  std::shared_ptr<const PathIndex> PathIndexOf(const DocPath& path) const;
   // The unique-key index: "<pk>\x1f<tuple>" -> id of the item holding it in that logical partition.
   static std::string UniqueSlot(const std::string& pk, const std::string& tuple) { return pk + '\x1f' + tuple; }
   void IndexUnique(const Item& item, bool add);
@@ -358,6 +399,16 @@ class PhysicalPartition {
   std::map<uint64_t, ItemPtr> by_seq_;
   std::map<uint64_t, ItemPtr> by_lsn_;  // every stored item at the LSN of its latest version
   std::unordered_map<std::string, std::map<uint64_t, ItemPtr>> by_pk_lsn_;  // the same per logical partition
+  std::unordered_map<std::string, absl::btree_set<uint64_t>> by_pk_seq_;  // each logical partition's items by seq
+  // Path indexes by PathName. Readers (shared lock) may add one, under indexes_mu_; writers
+  // (exclusive lock) update them all. `used` orders them for eviction.
+  struct IndexSlot {
+    std::shared_ptr<PathIndex> index;
+    mutable std::atomic<uint64_t> used{0};
+  };
+  mutable std::mutex indexes_mu_;
+  mutable std::map<std::string, IndexSlot> indexes_;
+  mutable std::atomic<uint64_t> index_clock_{0};
   std::set<std::pair<int64_t, std::string>> expiry_;  // (expires at, key) of items with a TTL
   std::optional<int64_t> expiry_ttl_;                 // the container default expiry_ follows
   std::deque<Change> log_;                            // all versions and deletes, while kept

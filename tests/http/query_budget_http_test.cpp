@@ -106,8 +106,11 @@ class QueryBudgetTest : public testing::EmulatorTest {
 };
 
 // ORDER BY (and DISTINCT, GROUP BY, aggregates, windows) over more documents than a page reads in
-// its time: empty pages while the collection grows, then every row once, in order.
+// its time: empty pages while the collection grows, then every row once, in order. (The path
+// indexes are off: with them, ORDER BY over one path walks its index and returns rows at once;
+// see OrderedWalksUnderATinyPageTimeAnswerEveryRowOnce.)
 TEST_F(QueryBudgetTest, CollectingQueriesUnderATinyPageTimeAnswerEveryRowOnce) {
+  config_.query_indexes = false;
   Fill();
   const std::vector<std::string> queries = {
       "SELECT c.id, c.n FROM c ORDER BY c.n",
@@ -139,9 +142,42 @@ TEST_F(QueryBudgetTest, CollectingQueriesUnderATinyPageTimeAnswerEveryRowOnce) {
   EXPECT_EQ(All("SELECT VALUE COUNT(1) FROM c JOIN a IN c.arr").rows, std::vector<std::string>{"30000"});
 }
 
+// ORDER BY over one indexed path walks the index: under the same tiny page time every page that
+// ends early carries on from its last row, and the rows come once, in order, without a page that
+// had to collect everything first.
+TEST_F(QueryBudgetTest, OrderedWalksUnderATinyPageTimeAnswerEveryRowOnce) {
+  Fill();
+  const std::vector<std::string> queries = {
+      "SELECT c.id, c.n FROM c ORDER BY c.n",
+      "SELECT VALUE c.id FROM c ORDER BY c.g DESC",
+      "SELECT c.id, a FROM c JOIN a IN c.arr WHERE a % 5 = 0 ORDER BY c.n DESC",
+      "SELECT TOP 25 c.id FROM c ORDER BY c.n DESC",
+      "SELECT c.id FROM c ORDER BY c.n OFFSET 13 LIMIT 40",
+      "SELECT VALUE c.n FROM c WHERE c.n % 7 = 0 ORDER BY c.id",
+  };
+  for (const auto& q : queries) {
+    config_.query_page_timeout_ms = 60000;
+    const auto expected = All(q, "-1");
+    ASSERT_FALSE(expected.rows.empty()) << q;
+    ASSERT_EQ(expected.sizes.size(), 1u) << q;
+    config_.query_page_timeout_ms = 0;
+    for (const char* max_items : {"300", "7"}) {
+      const auto got = All(q, max_items);
+      EXPECT_EQ(got.rows, expected.rows) << q << " max " << max_items;
+      for (size_t n : got.sizes) EXPECT_LE(n, std::string(max_items) == "7" ? 7u : 300u) << q;
+    }
+  }
+  // With the indexes off, the same query collects: pages stay empty until it has read everything.
+  config_.query_indexes = false;
+  const auto collected = All("SELECT c.id, c.n FROM c ORDER BY c.n", "300");
+  EXPECT_GT(collected.empty_with_continuation, 0);
+}
+
 // What one page collected is kept in the emulator under the number in its continuation; when it is
 // gone (dropped for memory or age, another process) the next page reads from the start again.
+// (Indexes off: with them this ORDER BY walks its index and collects nothing.)
 TEST_F(QueryBudgetTest, ACollectionThatIsGoneIsReadAgain) {
+  config_.query_indexes = false;
   Fill();
   const std::string q = "SELECT VALUE c.n FROM c WHERE c.n % 3 = 0 ORDER BY c.n DESC";
   config_.query_page_timeout_ms = 60000;

@@ -37,6 +37,8 @@ struct SqlCase {
   std::string sc_code;    // e.g. "SC1001"
   std::optional<std::pair<int, int>> location;
   std::string message;  // substring of the error message
+
+  bool without_indexes = false;  // run with --query-indexes off: the same rows must come back
 };
 
 // gtest prints parameters of failing tests: keep it to the case's location.
@@ -241,6 +243,14 @@ const std::vector<SqlCase>& Corpus() {
   return corpus;
 }
 
+// Every case again with the path indexes off: an index may change what a query reads, never its
+// result, so each case must pass both ways.
+std::vector<SqlCase> CorpusWithoutIndexes() {
+  std::vector<SqlCase> cases = Corpus();
+  for (auto& c : cases) c.without_indexes = true;
+  return cases;
+}
+
 // ---- comparison ------------------------------------------------------------------------------
 
 bool SameNumber(const json::Value& a, const json::Value& b) {
@@ -332,6 +342,7 @@ class SqlCorpusTest : public EmulatorTest, public ::testing::WithParamInterface<
   std::string Describe(const SqlCase& c) const {
     std::string s = "  case: tests/sql/" + c.file + ".test:" + std::to_string(c.line) + "\n  query: " + c.query + "\n";
     if (!c.params.empty()) s += "  params: " + c.params + "\n";
+    if (c.without_indexes) s += "  (--query-indexes off)\n";
     return s;
   }
 
@@ -358,6 +369,7 @@ class SqlCorpusTest : public EmulatorTest, public ::testing::WithParamInterface<
   }
 
   void Load(const SqlCase& c) {
+    config_.query_indexes = !c.without_indexes;
     MakeDatabase(kDb);
     MakeContainer(kDb, kColl, c.policy.empty() ? "" : "\"indexingPolicy\":" + c.policy);
     for (const auto& doc : c.docs) {
@@ -490,6 +502,7 @@ std::string CaseName(const ::testing::TestParamInfo<SqlCase>& info) {
 }
 
 INSTANTIATE_TEST_SUITE_P(SqlCorpus, SqlCorpusTest, ::testing::ValuesIn(Corpus()), CaseName);
+INSTANTIATE_TEST_SUITE_P(SqlCorpusWithoutIndexes, SqlCorpusTest, ::testing::ValuesIn(CorpusWithoutIndexes()), CaseName);
 
 // The corpus as a whole: every file parses and there are enough cases.
 TEST(SqlCorpusMeta, CorpusParsesWithAtLeast450Cases) {

@@ -2,7 +2,8 @@
 // --query-memory-mb 4: a query with 10,000 AND terms or 50,000 chained NOTs answers 400 (it used to
 // crash the process, or take 15 s and keep 450 MB); pages cut short by the time budget resume
 // exactly (fetchAll gives every row once); ORDER BY over a large JOIN answers 400 past the memory
-// budget (it grew to 6.3 GB); the emulator keeps answering after each.
+// budget (it grew to 6.3 GB) when it must sort, and pages through its index when it orders by a
+// path of the documents; the emulator keeps answering after each.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { LOCAL, expectError, uid, useEmulatorWithDatabase } from "./harness.mjs";
@@ -69,12 +70,22 @@ describe("query limits", { skip: !LOCAL && "emulator flags" }, () => {
     const err = await expectError(
       () =>
         container.items
-          .query("SELECT c.id, a, b FROM c JOIN a IN c.arr JOIN b IN c.arr ORDER BY c.id", { partitionKey: "m" })
+          .query("SELECT c.id, a, b FROM c JOIN a IN c.arr JOIN b IN c.arr ORDER BY a", { partitionKey: "m" })
           .fetchAll(),
       400,
       "BadRequest",
     );
     assert.match(err.message, /Query exceeded the maximum allowed memory usage of 4 MB/);
+    // Ordered by a path of the documents, the same join walks the index: a first page of 100 rows.
+    const page = await container.items
+      .query("SELECT c.id, a, b FROM c JOIN a IN c.arr JOIN b IN c.arr ORDER BY c.id", {
+        partitionKey: "m",
+        maxItemCount: 100,
+      })
+      .fetchNext();
+    assert.equal(page.resources.length, 100);
+    assert.deepEqual(page.resources[0], { id: "m0", a: 0, b: 0 });
+    assert.ok(page.continuationToken);
     await assertHealthy();
   });
 });

@@ -68,10 +68,16 @@ class QueryLimitsTest(EmulatorTestCase):
         arr = list(range(200))
         for d in range(5):
             self.client.UpsertItem(self.link, {"id": "m%d" % d, "pk": "m", "arr": arr})
+        # Ordered by the join's alias, the rows must be sorted: past the budget, 400.
         with self.assertRaises(errors.HTTPFailure) as cm:
-            list(self.query("SELECT c.id, a, b FROM c JOIN a IN c.arr JOIN b IN c.arr ORDER BY c.id", pk="m"))
+            list(self.query("SELECT c.id, a, b FROM c JOIN a IN c.arr JOIN b IN c.arr ORDER BY a", pk="m"))
         self.assertEqual(cm.exception.status_code, 400)
         self.assertIn("Query exceeded the maximum allowed memory usage of 4 MB", str(cm.exception))
+        # Ordered by a path of the documents, the index is walked: the first page holds 100 rows.
+        it = self.query("SELECT c.id, a, b FROM c JOIN a IN c.arr JOIN b IN c.arr ORDER BY c.id", pk="m", max_items=100)
+        block = it.fetch_next_block()
+        self.assertEqual(len(block), 100)
+        self.assertEqual(block[0], {"id": "m0", "a": 0, "b": 0})
         self.assertHealthy()
 
 

@@ -1,0 +1,93 @@
+// A path index: for one document path (c.a.b, c.arr[2], c["x y"]), the order key (order_key.h)
+// of the value every item of a physical partition has there, undefined included, ordered by
+// (key, item sequence number). One entry per item: it answers equality, IN, ranges, STARTSWITH
+// and type checks of that path as key ranges, and gives the items in ORDER BY order of that path.
+//
+// A partition builds the index of a path the first time a query can use it and keeps it in step
+// with every change from then on, under the partition's exclusive lock (store.h, PhysicalPartition);
+// the indexing policy decides which paths a query may use (query/index_use.h).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <absl/container/btree_set.h>
+
+#include "json/json.h"
+
+namespace cosmos::store {
+
+struct Item;
+
+// One step of a document path: a property name, or (index >= 0) an array position.
+struct PathStep {
+  std::string name;
+  int64_t index = -1;
+  bool operator==(const PathStep&) const = default;
+};
+using DocPath = std::vector<PathStep>;
+
+// A text naming the path uniquely (the index's name in its partition).
+std::string PathName(const DocPath& path);
+
+// The value at `path` in `doc`, as the query language reads it (a property of a non-object, or a
+// position outside an array, is undefined: null).
+const json::Value* Resolve(const json::Value& doc, const DocPath& path);
+
+// Keys from `lo` to `hi` (without `hi`: to the end of the index). With `prefix`, the keys that
+// start with `lo` (`hi` unused).
+struct KeyRange {
+  std::string lo;
+  bool lo_inclusive = true;
+  std::optional<std::string> hi;
+  bool hi_inclusive = true;
+  bool prefix = false;
+
+  static KeyRange Point(std::string key) { return {key, true, key, true, false}; }
+  // Every key that starts with `p` (a type tag, a string prefix's key).
+  static KeyRange Prefix(std::string p) { return {std::move(p), true, std::nullopt, true, true}; }
+};
+
+class PathIndex {
+ public:
+  struct Entry {
+    std::string key;
+    uint64_t seq = 0;
+  };
+  struct Less {
+    bool operator()(const Entry& a, const Entry& b) const {
+      int c = a.key.compare(b.key);
+      return c != 0 ? c < 0 : a.seq < b.seq;
+    }
+  };
+  using Set = absl::btree_set<Entry, Less>;
+
+  explicit PathIndex(DocPath path) : path_(std::move(path)) {}
+  const DocPath& path() const { return path_; }
+
+  void Add(const Item& item);
+  void Remove(const Item& item);
+  size_t size() const { return entries_.size(); }
+
+  // Sequence numbers of the entries in `ranges`; nullopt as soon as there are more than `cap`.
+  // Unordered (a range's entries come in key order).
+  std::optional<std::vector<uint64_t>> Lookup(const std::vector<KeyRange>& ranges, size_t cap) const;
+  // How many entries `ranges` hold (ranges must not overlap).
+  size_t Count(const std::vector<KeyRange>& ranges) const;
+
+  const Set& entries() const { return entries_; }
+
+ private:
+  std::string KeyOf(const Item& item) const;
+  template <typename F>
+  void ForEach(const KeyRange& r, F&& f) const;
+
+  const DocPath path_;
+  Set entries_;
+};
+
+}  // namespace cosmos::store

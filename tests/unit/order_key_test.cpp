@@ -1,0 +1,221 @@
+// Order keys (store/order_key.h) order values as CompareForOrder does, and path indexes
+// (store/path_index.h) answer lookups and walks as a scan of the same items would.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "json/json.h"
+#include "query/value.h"
+#include "store/order_key.h"
+#include "store/path_index.h"
+#include "store/store.h"
+
+namespace cosmos {
+namespace {
+
+int Sign(int c) { return c < 0 ? -1 : c > 0 ? 1 : 0; }
+
+// Values of every type, with the cases an encoding gets wrong: -0, integers and doubles of one
+// value, strings with NUL and high bytes, prefixes, nested arrays and objects.
+const std::vector<std::string>& Samples() {
+  static const std::vector<std::string> v = {
+      "null", "false", "true", "0", "-0", "-0.0", "0.0", "1", "1.0", "-1", "1.5", "-1.5", "2", "10", "-10",
+      "1e300", "-1e300", "5e-324", "-5e-324", "9007199254740991", "-9007199254740991", "123456789012",
+      "9223372036854775807", "-9223372036854775808", "18446744073709551615", "9223372036854775808",
+      "9007199254740993", "9007199254740995", "-9007199254740993",
+      "\"\"", "\"a\"", "\"A\"", "\"ab\"", "\"abc\"", "\"b\"", "\"a\\u0000\"", "\"a\\u0000b\"", "\"a\\u0001\"",
+      "\"\\u00e9\"", "\"\\ud83d\\ude00\"", "\"z\"", "\"aa\"", "\"a b\"",
+      "[]", "[1]", "[1,2]", "[2]", "[\"a\"]", "[null]", "[[]]", "[[1],2]", "[1,\"a\"]", "[{}]",
+      "{}", "{\"a\":1}", "{\"a\":2}", "{\"b\":1}", "{\"a\":1,\"b\":2}", "{\"a\":{\"b\":1}}", "{\"a\\u0000\":1}",
+      "{\"\":null}", "{\"a\":[1]}"};
+  return v;
+}
+
+bool BigIntegerAgainstDouble(const json::Value& a, const json::Value& b) {
+  // The one documented difference: an integer of magnitude >= 2^53 and a double of the same value.
+  auto big = [](const json::Value& v) { return (v.IsInt64() || v.IsUint64()) && std::fabs(v.GetDouble()) >= 9007199254740992.0; };
+  return a.IsNumber() && b.IsNumber() && a.GetDouble() == b.GetDouble() && (big(a) != big(b) || (big(a) && (a.IsDouble() || b.IsDouble())));
+}
+
+TEST(OrderKeyTest, KeysOrderAsCompareForOrder) {
+  std::vector<json::Document> docs(Samples().size());
+  for (size_t i = 0; i < docs.size(); ++i) ASSERT_EQ(json::Parse(Samples()[i], docs[i]), json::ParseStatus::kOk) << Samples()[i];
+  std::vector<const json::Value*> values = {nullptr};  // undefined
+  for (auto& d : docs) values.push_back(&d);
+  for (const auto* a : values) {
+    for (const auto* b : values) {
+      if (a && b && BigIntegerAgainstDouble(*a, *b)) continue;
+      const int want = Sign(query::CompareForOrder(query::Val(a), query::Val(b)));
+      const int got = Sign(store::OrderKey(a).compare(store::OrderKey(b)));
+      EXPECT_EQ(got, want) << (a ? json::Write(*a) : "undefined") << " vs " << (b ? json::Write(*b) : "undefined");
+    }
+  }
+}
+
+TEST(OrderKeyTest, RandomValuesOrderAsCompareForOrder) {
+  std::mt19937_64 rng(42);
+  auto make = [&](auto&& self, json::Value& out, json::Allocator& a, int depth) -> void {
+    switch (rng() % (depth > 2 ? 5 : 7)) {
+      case 0: out.SetNull(); break;
+      case 1: out.SetBool(rng() % 2); break;
+      case 2: out.SetInt64(static_cast<int64_t>(rng() % 2001) - 1000); break;
+      case 3: out.SetDouble(static_cast<double>(static_cast<int64_t>(rng() % 4001) - 2000) / 8.0); break;
+      case 4: {
+        std::string s;
+        for (size_t n = rng() % 4; n > 0; --n) s.push_back("a\0b\xff"[rng() % 4]);
+        out.SetString(s.data(), static_cast<rapidjson::SizeType>(s.size()), a);
+        break;
+      }
+      case 5:
+        out.SetArray();
+        for (size_t n = rng() % 3; n > 0; --n) {
+          json::Value e;
+          self(self, e, a, depth + 1);
+          out.PushBack(e, a);
+        }
+        break;
+      default:
+        out.SetObject();
+        for (size_t n = rng() % 3; n > 0; --n) {
+          json::Value e;
+          self(self, e, a, depth + 1);
+          std::string name(1, "ab"[rng() % 2]);
+          out.AddMember(json::Value(name.c_str(), a), e, a);
+        }
+    }
+  };
+  json::Document holder;
+  std::vector<json::Value> values(400);
+  for (auto& v : values) make(make, v, holder.GetAllocator(), 0);
+  for (const auto& a : values) {
+    for (const auto& b : values) {
+      const int want = Sign(query::CompareForOrder(query::Val(a), query::Val(b)));
+      ASSERT_EQ(Sign(store::OrderKey(&a).compare(store::OrderKey(&b))), want) << json::Write(a) << " vs " << json::Write(b);
+    }
+  }
+}
+
+TEST(OrderKeyTest, StringPrefixKeyStartsEveryKeyOfThatPrefix) {
+  for (const char* s : {"ab", "abc", "ab\0c", "ab\xff"}) {
+    json::Document d;
+    d.SetString(s, static_cast<rapidjson::SizeType>(std::char_traits<char>::length(s)), d.GetAllocator());
+    EXPECT_EQ(store::OrderKey(&d).rfind(store::StringPrefixKey("ab"), 0), 0u) << s;
+  }
+  json::Document other;
+  other.SetString("a");
+  EXPECT_NE(store::OrderKey(&other).rfind(store::StringPrefixKey("ab"), 0), 0u);
+}
+
+TEST(PathIndexTest, ResolveReadsAsTheQueryLanguage) {
+  json::Document d;
+  json::Parse(R"({"a":{"b":[10,{"c":"x"}]},"n":1})", d);
+  using store::PathStep;
+  EXPECT_EQ(json::Write(*store::Resolve(d, {PathStep{"a", -1}, PathStep{"b", -1}, PathStep{"", 1}, PathStep{"c", -1}})), "\"x\"");
+  EXPECT_EQ(json::Write(*store::Resolve(d, {PathStep{"a", -1}, PathStep{"b", -1}, PathStep{"", 0}})), "10");
+  EXPECT_EQ(store::Resolve(d, {PathStep{"a", -1}, PathStep{"b", -1}, PathStep{"", 2}}), nullptr);
+  EXPECT_EQ(store::Resolve(d, {PathStep{"n", -1}, PathStep{"x", -1}}), nullptr);
+  EXPECT_EQ(store::Resolve(d, {PathStep{"a", -1}, PathStep{"0", -1}}), nullptr);
+  EXPECT_NE(store::PathName({PathStep{"a.b", -1}}), store::PathName({PathStep{"a", -1}, PathStep{"b", -1}}));
+  EXPECT_NE(store::PathName({PathStep{"", 1}}), store::PathName({PathStep{"1", -1}}));
+}
+
+// A partition of items {"id": i, "n": <value i>}: lookups and walks against what a scan finds.
+class PartitionIndexTest : public ::testing::Test {
+ protected:
+  void Put(const std::string& id, const std::string& body, const std::string& pk = "[\"p\"]") {
+    part_.Write(store::WriteKind::kUpsert, pk, id, {}, 0, {}, [&](const store::ItemPtr&, uint64_t seq, uint64_t lsn) {
+      auto item = std::make_shared<store::Item>();
+      item->id = id;
+      item->pk = pk;
+      json::Parse(body, item->body);
+      item->text = body;
+      item->seq = seq;
+      item->lsn = lsn;
+      return store::ItemPtr(std::move(item));
+    });
+  }
+  void Delete(const std::string& id, const std::string& pk = "[\"p\"]") {
+    part_.Write(store::WriteKind::kDelete, pk, id, {}, 0, {}, [](const store::ItemPtr&, uint64_t, uint64_t) { return nullptr; });
+  }
+  std::vector<std::string> Ids(const std::vector<uint64_t>& seqs) {
+    size_t next = 0;
+    std::vector<std::string> ids;
+    for (const auto& item : part_.ItemsBySeq(seqs, next, 0, 0, {})) ids.push_back(item->id);
+    return ids;
+  }
+  std::vector<std::string> Walk(bool desc, std::optional<std::pair<std::string, uint64_t>> after = std::nullopt,
+                                size_t max = 100) {
+    std::vector<std::string> ids;
+    for (const auto& hit : part_.IndexWalk(n_, desc, after, max, 0, {})) ids.push_back(hit.item->id);
+    return ids;
+  }
+  static std::string Key(const char* json) {
+    json::Document d;
+    json::Parse(json, d);
+    return store::OrderKey(&d);
+  }
+
+  store::PhysicalPartition part_{"0", "", "FF"};
+  const store::DocPath n_{store::PathStep{"n", -1}};
+};
+
+TEST_F(PartitionIndexTest, LookupsFindWhatTheValuesSay) {
+  Put("1", R"({"id":"1","n":5})");
+  Put("2", R"({"id":"2","n":"5"})");
+  Put("3", R"({"id":"3"})");
+  Put("4", R"({"id":"4","n":5.0})");
+  Put("5", R"({"id":"5","n":null})");
+  Put("6", R"({"id":"6","n":7})");
+  using store::KeyRange;
+  EXPECT_EQ(Ids(*part_.IndexLookup(n_, {KeyRange::Point(Key("5"))}, 100)), (std::vector<std::string>{"1", "4"}));
+  EXPECT_EQ(Ids(*part_.IndexLookup(n_, {KeyRange::Point(Key("\"5\""))}, 100)), (std::vector<std::string>{"2"}));
+  EXPECT_EQ(Ids(*part_.IndexLookup(n_, {KeyRange::Prefix(store::TagKey(store::OrderTag::kUndefined))}, 100)),
+            (std::vector<std::string>{"3"}));
+  // n > 5 among numbers.
+  EXPECT_EQ(Ids(*part_.IndexLookup(n_, {KeyRange{Key("5"), false, store::TagKey(store::OrderTag::kString), false, false}}, 100)),
+            (std::vector<std::string>{"6"}));
+  // Over the cap: no answer.
+  EXPECT_FALSE(part_.IndexLookup(n_, {KeyRange::Point(Key("5"))}, 1).has_value());
+  // Kept in step with replaces and deletes.
+  Put("1", R"({"id":"1","n":6})");
+  Delete("4");
+  EXPECT_TRUE(Ids(*part_.IndexLookup(n_, {KeyRange::Point(Key("5"))}, 100)).empty());
+  EXPECT_EQ(Ids(*part_.IndexLookup(n_, {KeyRange::Point(Key("6"))}, 100)), (std::vector<std::string>{"1"}));
+  EXPECT_EQ(part_.PathIndexCount(), 1u);
+}
+
+TEST_F(PartitionIndexTest, WalksGiveTheSortOrderAndResume) {
+  Put("a", R"({"id":"a","n":2})");
+  Put("b", R"({"id":"b","n":1})");
+  Put("c", R"({"id":"c","n":2})");
+  Put("d", R"({"id":"d"})");
+  Put("e", R"({"id":"e","n":"x"})");
+  Put("f", R"({"id":"f","n":1})");
+  EXPECT_EQ(Walk(false), (std::vector<std::string>{"d", "b", "f", "a", "c", "e"}));
+  // Descending: keys from the highest, ties still by creation order.
+  EXPECT_EQ(Walk(true), (std::vector<std::string>{"e", "a", "c", "b", "f", "d"}));
+  // Resuming after (2, seq of a) in both directions, and in pages of one.
+  auto a = part_.Read("[\"p\"]", "a", 0, {});
+  EXPECT_EQ(Walk(false, std::pair{Key("2"), a->seq}), (std::vector<std::string>{"c", "e"}));
+  EXPECT_EQ(Walk(true, std::pair{Key("2"), a->seq}), (std::vector<std::string>{"c", "b", "f", "d"}));
+  EXPECT_EQ(Walk(true, std::pair{Key("1.5"), 0}), (std::vector<std::string>{"b", "f", "d"}));
+  EXPECT_EQ(Walk(true, std::nullopt, 2), (std::vector<std::string>{"e", "a"}));
+}
+
+TEST_F(PartitionIndexTest, EvictsTheLeastRecentlyUsedIndexBeyondItsLimit) {
+  Put("1", R"({"id":"1","n":1})");
+  for (size_t i = 0; i <= store::PhysicalPartition::kMaxPathIndexes; ++i) {
+    std::string name = "p";
+    name += std::to_string(i);  // (not "p" + ...: GCC 12 warns -Wrestrict there)
+    part_.IndexLookup({store::PathStep{name, -1}}, {store::KeyRange::Point(Key("1"))}, 10);
+  }
+  EXPECT_EQ(part_.PathIndexCount(), store::PhysicalPartition::kMaxPathIndexes);
+}
+
+}  // namespace
+}  // namespace cosmos
