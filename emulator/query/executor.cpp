@@ -195,12 +195,11 @@ class Collector {
 
   const std::vector<bool>& descending() const { return desc_; }
 
-  // An aggregate query's COUNTs, known without reading rows (counted in the index): `n[i]` more
-  // for aggregate i (all COUNTs).
-  void AddCounts(const std::vector<int64_t>& n, EvalContext& cx) {
+  // The accumulators of an aggregate query's one group, for results known without reading rows
+  // (read from the index).
+  std::vector<Accumulator>& SingleGroup(EvalContext& cx) {
     auto it = groups_.find("");
-    Group& g = it != groups_.end() ? it->second : NewGroup("", cx, Pos{});
-    for (size_t i = 0; i < n.size() && i < g.accs.size(); ++i) g.accs[i].count += n[i];
+    return (it != groups_.end() ? it->second : NewGroup("", cx, Pos{})).accs;
   }
 
  private:
@@ -469,7 +468,7 @@ void EmitCollected(const Plan& plan, Collector& collector, EvalContext& cx, cons
 // progressed); `stopped` then receives the position of the last candidate row it completed. A
 // streaming page has emitted its rows up to there; one that collects has emitted nothing (its
 // caller returns the collection or keeps it).
-bool CountFromIndex(const Plan& plan, const Scope& scope, EvalContext& cx, Collector& collector, PageFacts& facts);
+bool AggregateFromIndex(const Plan& plan, const Scope& scope, EvalContext& cx, Collector& collector, PageFacts& facts);
 
 void Run(const Plan& plan, const Scope& scope, EvalContext& cx, std::vector<store::ItemPtr>& pinned,
          const std::optional<Resume>& resume, PageFacts& facts, const std::function<bool(OutRow&)>& emit,
@@ -592,8 +591,8 @@ void Run(const Plan& plan, const Scope& scope, EvalContext& cx, std::vector<stor
       if (!stop && stoppable) Between(0, i + 1);
     }
   } else {
-    // COUNT answered by the index: no document is read.
-    if (!start && !end && !streaming && CountFromIndex(plan, scope, cx, collector, facts)) {
+    // COUNT, MIN and MAX answered by the index: no document is read.
+    if (!start && !end && !streaming && AggregateFromIndex(plan, scope, cx, collector, facts)) {
       if (budget != nullptr) budget->stoppable = false;
       EmitCollected(plan, collector, cx, resume_row, facts, emit);
       return;
@@ -670,13 +669,15 @@ bool ReadsRow(const Node& n, int depth = 0) {
   return false;
 }
 
-// An aggregate query made of COUNTs only (of a constant: every row; of an indexed document path:
-// the rows where it is defined), over the documents alone (no JOIN), whose WHERE is absent or one
-// exact index lookup, counted from the partitions' indexes without reading a document. Only
-// when every stored item is live (no expired item waits for its delete) and, scoped to a logical
-// partition, without a filter (the index does not know logical partitions). Returns false when
-// the query must read its rows.
-bool CountFromIndex(const Plan& plan, const Scope& scope, EvalContext& cx, Collector& collector, PageFacts& facts) {
+// An aggregate query made of COUNT, MIN and MAX only, over the documents alone (no JOIN), answered
+// from the partitions' indexes without reading a document: COUNT of a constant counts the rows
+// (every item, or the items an exact index lookup finds when the WHERE is that one lookup), COUNT
+// of an indexed path counts its defined values, MIN and MAX of an indexed path take the first
+// defined entry of its index from either end (undefined when some value there is an array or an
+// object, as the aggregate is). Paths only without a WHERE and outside a logical partition (the
+// index does not know either); only when every stored item is live (no expired item waits for its
+// delete). Returns false when the query must read its rows.
+bool AggregateFromIndex(const Plan& plan, const Scope& scope, EvalContext& cx, Collector& collector, PageFacts& facts) {
   if (scope.indexing == nullptr || scope.view != nullptr || scope.epk_range || scope.indexing->mode == "none") return false;
   if (!plan.aggregate_query || !plan.group_by.empty() || plan.distinct || plan.sources.size() != 1 ||
       plan.sources.front().kind != Source::Kind::kContainer || plan.aggregates.empty()) {
@@ -691,16 +692,18 @@ bool CountFromIndex(const Plan& plan, const Scope& scope, EvalContext& cx, Colle
     lookup = ChooseIndexLookup(plan, *scope.indexing, cx);
     if (!lookup || !lookup->whole || !lookup->disjoint || scope.partition_key) return false;
   }
-  // Per aggregate: every row (a defined constant), no row (undefined), or a path's defined values.
+  // Per aggregate: every row (a defined constant), no row (undefined), or a path's values.
   struct Counted {
+    Agg kind = Agg::kCount;
     bool every = false;
     std::optional<store::DocPath> path;
   };
   std::vector<Counted> counted;
   for (const auto& a : plan.aggregates) {
-    if (a.kind != Agg::kCount) return false;
     Counted c;
-    if (IsEvaluableConstant(plan, a.arg)) {
+    c.kind = a.kind;
+    if (a.kind != Agg::kCount && a.kind != Agg::kMin && a.kind != Agg::kMax) return false;
+    if (a.kind == Agg::kCount && IsEvaluableConstant(plan, a.arg)) {
       try {
         c.every = Eval(a.arg, cx).IsDefined();
       } catch (...) {
@@ -716,23 +719,32 @@ bool CountFromIndex(const Plan& plan, const Scope& scope, EvalContext& cx, Colle
   for (const auto* part : scope.partitions) {
     if (!part->AllLive(scope.now_seconds, item_policy)) return false;
   }
-  std::vector<int64_t> n(counted.size(), 0);
+  std::vector<Accumulator>& accs = collector.SingleGroup(cx);
   const std::vector<store::KeyRange> defined{{store::TagKey(store::OrderTag::kNull), true, std::nullopt, true, false}};
+  const std::vector<store::KeyRange> containers{{store::TagKey(store::OrderTag::kArray), true, std::nullopt, true, false}};
+  const std::pair<std::string, uint64_t> after_undefined{store::TagKey(store::OrderTag::kUndefined), UINT64_MAX};
   for (size_t pi = 0; pi < scope.partitions.size(); ++pi) {
     const store::PhysicalPartition& part = *scope.partitions[pi];
     const size_t rows = lookup ? (lookup->ranges.empty() ? 0 : part.IndexCount(lookup->path, lookup->ranges))
                         : scope.partition_key ? part.CountOfKey(*scope.partition_key)
                                               : part.Count();
     for (size_t i = 0; i < counted.size(); ++i) {
-      if (counted[i].path) {
-        n[i] += static_cast<int64_t>(part.IndexCount(*counted[i].path, defined));
-      } else if (counted[i].every) {
-        n[i] += static_cast<int64_t>(rows);
+      const Counted& c = counted[i];
+      if (c.kind == Agg::kCount) {
+        accs[i].count += static_cast<int64_t>(c.path ? part.IndexCount(*c.path, defined) : c.every ? rows : 0);
+        continue;
       }
+      if (!part.IndexLookup(*c.path, containers, 0)) {  // an array or object is there
+        accs[i].best_invalid = true;
+        continue;
+      }
+      const bool max = c.kind == Agg::kMax;
+      auto hits = part.IndexWalk(*c.path, max, max ? std::nullopt : std::optional(after_undefined), 1,
+                                 scope.now_seconds, item_policy);
+      if (!hits.empty()) accs[i].Add(Val(store::Resolve(hits.front().item->body, *c.path)), cx.arena);
     }
     if (!scope.partition_key || rows > 0) facts.partitions_touched.push_back(pi);
   }
-  collector.AddCounts(n, cx);
   return true;
 }
 
