@@ -183,9 +183,17 @@ void PhysicalPartition::Store(const std::string& key, const ItemPtr& current, It
     if (auto at = ExpiresAt(*current, expiry_ttl_)) expiry_.erase({*at, key});
   }
   if (auto at = ExpiresAt(*item, expiry_ttl_)) expiry_.emplace(*at, key);
-  by_lsn_[item->lsn] = item;
-  logical[item->lsn] = item;
-  by_seq_[item->seq] = item;
+  // LSNs and new sequence numbers only grow: placed at the end without a walk down the tree.
+  auto put = [](std::map<uint64_t, ItemPtr>& m, uint64_t k, const ItemPtr& v) {
+    if (m.empty() || m.rbegin()->first < k) {
+      m.emplace_hint(m.end(), k, v);
+    } else {
+      m[k] = v;
+    }
+  };
+  put(by_lsn_, item->lsn, item);
+  put(logical, item->lsn, item);
+  put(by_seq_, item->seq, item);
   by_key_[key] = std::move(item);
 }
 
