@@ -31,6 +31,14 @@
 #                           --durability fsync vs process (medians of alternating rounds, ratios), and
 #                           start-up with ITEMS (100,000) items from the log and from a snapshot.
 #                           Environment: EMULATOR, BENCH_SECONDS, ROUNDS, CONNS, ITEMS, STARTS.
+#   bench/run.sh scale      seeding, queries, point reads and memory over 10,000 to 1,000,000 items of
+#                           about 1 KB on 1 and 10 physical partitions (bench/scale.mjs): builds the
+#                           emulator (Release) in BUILD_DIR, writes the data once (BUILD_DIR/scale-data),
+#                           loads it with --seed, times each request REPS times (medians) with its
+#                           charge; prints a markdown table beside the previous run's figures
+#                           (bench/results/scale.json) and writes BUILD_DIR/bench-logs/scale.md and
+#                           scale.json. Environment: SIZES, PARTITIONS, REPS, PAGES, SAVE=0 (keep
+#                           bench/results/scale.json as it is).
 #   bench/run.sh batch [ARGS...]
 #                           only the batch micro-benchmarks (batch_bench: 100 direct creates of 1 KB
 #                           items vs one transactional batch and one bulk request of 100 creates, and
@@ -66,8 +74,9 @@ case ${1-} in
     # Node's own modules only; the emulator binary as built by the README's setup.
     shift
     exec node "$(dirname "${BASH_SOURCE[0]}")/persistence.mjs" "$@" ;;
-  -h|--help) sed -n '2,54p' "${BASH_SOURCE[0]}"; exit 0 ;;
-  *) echo "usage: bench/run.sh [query [query_bench args...] | partitions [partition_bench args...] | changefeed [change_feed_bench args...] | scripts [scripts_bench args...] | batch [batch_bench args...]]" >&2; exit 2 ;;
+  scale) MODE=scale; shift ;;
+  -h|--help) sed -n '2,62p' "${BASH_SOURCE[0]}"; exit 0 ;;
+  *) echo "usage: bench/run.sh [query [query_bench args...] | partitions [partition_bench args...] | changefeed [change_feed_bench args...] | scripts [scripts_bench args...] | batch [batch_bench args...] | persistence | scale]" >&2; exit 2 ;;
 esac
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -276,6 +285,17 @@ batch_ratios() {
       ratio("direct creates, unique key vs none", "BM_DirectCreate/unique:1", "BM_DirectCreate/unique:0")
     }' "$1"
 }
+
+# ---------------------------------------------------------------------------------------------
+# Scale mode: the emulator (Release) and bench/scale.mjs (Node's own modules only).
+if [[ $MODE == scale ]]; then
+  command -v node >/dev/null || die "node is not installed (emulator/setup.sh installs it)"
+  build cosmos-emulator
+  [[ -x $EMULATOR ]] || die "no emulator binary at $EMULATOR"
+  EMULATOR=$EMULATOR DATA_DIR=${DATA_DIR:-$BUILD_DIR/scale-data} OUT_DIR=$LOG_DIR \
+    node "$ROOT/bench/scale.mjs" "$@" || problem "bench/scale.mjs failed (its output above)"
+  finish
+fi
 
 # ---------------------------------------------------------------------------------------------
 # Query, partitions, changefeed, scripts and batch modes: one Google Benchmark program (query_bench,

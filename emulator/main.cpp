@@ -1,6 +1,9 @@
 // cosmos-emulator: settings (flags, our variables, the official images' variables) -> certificate
 // -> listeners (gateway, health, explorer) -> serve.
 #include <arpa/inet.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <ifaddrs.h>
 #include <netinet/in.h>
 #include <sys/stat.h>
@@ -19,6 +22,7 @@
 #include <fstream>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -30,6 +34,7 @@
 #include "server/server.h"
 #include "server/tls.h"
 #include "persist/state.h"
+#include "seed/seed.h"
 #include "settings/settings.h"
 #include "store/store.h"
 #include "util/util.h"
@@ -209,6 +214,79 @@ std::string Url(const char* scheme, const std::string& host, uint16_t port) {
   return std::string(scheme) + "://" + h + ":" + std::to_string(port);
 }
 
+// How many errors a failed or skipping seed lists, one line each, before it gives only their count.
+constexpr size_t kSeedErrorsShown = 20;
+
+std::string Count(size_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); }
+
+std::string Fixed(double v, int decimals) {
+  std::ostringstream out;
+  out.precision(decimals);
+  out << std::fixed << v;
+  return out.str();
+}
+
+// Loads --seed before anything is served (docs/seeding.md): progress on stderr once a second; a
+// seed that cannot be used, or (--seed-errors fail) any bad item, stops the start with exit code 2
+// and nothing loaded.
+cosmos::seed::SeedReport SeedAccount(cosmos::http::Services& services, const Settings& s) {
+  namespace seed = cosmos::seed;
+  const LogLevel level = s.log_level;
+  seed::SeedOptions options;
+  options.on_error = s.seed_skip_errors ? seed::OnError::kSkip : seed::OnError::kFail;
+  if (level >= LogLevel::kInfo) {
+    options.progress = [](const seed::Progress& p) {
+      Line(std::cerr, std::string("cosmos-emulator: seed: ") + p.step + " " + p.container + " (" + p.source +
+                          "): " + std::to_string(p.done) + " of " + std::to_string(p.total) + " items, " +
+                          std::to_string(static_cast<long long>(p.per_second)) + " items/s");
+    };
+  }
+  if (level >= LogLevel::kWarn) options.notice = [](const std::string& text) { Line(std::cerr, "cosmos-emulator: " + text); };
+  seed::SeedReport report;
+  try {
+    report = seed::Seed(services, s.seed_path, options);
+  } catch (const seed::SeedError& e) {
+    Fail(std::string("seed: ") + e.what());
+  } catch (const std::exception& e) {
+    Fail(std::string("seed: ") + e.what());
+  }
+  const seed::Outcome& o = report.outcome;
+  const bool skipping = s.seed_skip_errors && o.applied;
+  if (o.error_count > 0 && (level >= LogLevel::kWarn || !skipping)) {
+    for (size_t i = 0; i < o.errors.size() && i < kSeedErrorsShown; ++i)
+      Line(std::cerr, std::string("cosmos-emulator: seed: ") + (skipping ? "skipped " : "") + o.errors[i].Where() +
+                          ": " + o.errors[i].message);
+    if (o.error_count > kSeedErrorsShown)
+      Line(std::cerr, "cosmos-emulator: seed: ... and " + std::to_string(o.error_count - kSeedErrorsShown) + " more");
+  }
+  if (!o.applied) {
+    Fail("seed: " + Count(o.error_count, "item", "items") + " cannot be loaded; nothing was loaded" +
+         " (--seed-errors skip loads the others)");
+  }
+  if (!skipping && o.error_count > 0) Fail("seed: " + Count(o.error_count, "item", "items") + " could not be written");
+  if (skipping && o.error_count > 0 && level >= LogLevel::kWarn)
+    Line(std::cerr, "cosmos-emulator: seed: skipped " + Count(o.error_count, "item", "items") + " (--seed-errors skip)");
+#ifdef __GLIBC__
+  malloc_trim(0);  // what reading and checking the files used goes back to the system
+#endif
+  return report;
+}
+
+std::string SeedSummary(const cosmos::seed::SeedReport& r) {
+  const auto& o = r.outcome;
+  std::string line = "cosmos-emulator: seeded " + Count(o.loaded, "item", "items") + " (" + std::to_string(o.created) +
+                     " created, " + std::to_string(o.replaced) + " replaced";
+  if (o.error_count > 0) line += ", " + std::to_string(o.error_count) + " skipped";
+  line += ") into " + Count(r.containers, "container", "containers") + " from " + Count(r.files, "file", "files") +
+          " (" + Fixed(static_cast<double>(r.bytes) / 1e6, 1) + " MB) in " + Fixed(r.seconds, 2) + " s (" +
+          std::to_string(static_cast<long long>(r.seconds > 0 ? static_cast<double>(o.loaded) / r.seconds : 0)) +
+          " items/s)";
+  if (r.databases_created + r.containers_created > 0)
+    line += "; created " + Count(r.databases_created, "database", "databases") + " and " +
+            Count(r.containers_created, "container", "containers");
+  return line;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -295,6 +373,10 @@ int main(int argc, char** argv) {
     }
   }
 
+  // Seeding: loaded before anything listens, so that no client sees part of it.
+  std::optional<cosmos::seed::SeedReport> seeded;
+  if (!s.seed_path.empty()) seeded = SeedAccount(services, s);
+
   if (level >= LogLevel::kTrace) {
     s.server.on_refused = [](const std::string& why) { Line(std::cout, "cosmos-emulator: connection " + why); };
   }
@@ -369,6 +451,7 @@ int main(int argc, char** argv) {
              << " log records in " << std::fixed << recovery.milliseconds << " ms";
         Line(std::cout, line.str());
       }
+      if (seeded) Line(std::cout, SeedSummary(*seeded));
       if (!s.cert_export_path.empty() && needs_tls)
         Line(std::cout, "cosmos-emulator: certificate written to " + s.cert_export_path);
     }

@@ -159,29 +159,34 @@ std::vector<std::string> Page(const http::RequestContext& ctx, std::vector<std::
   return out;
 }
 
-std::optional<store::Throughput> ThroughputFromHeaders(const http::RequestContext& ctx) {
+store::Throughput CheckedThroughput(int64_t ru, bool autoscale) {
   using Limits = store::Throughput;
+  if (!autoscale) {
+    if (ru < Limits::kManualMin || ru % Limits::kManualStep != 0)
+      throw errors::BadRequest("The offer throughput " + std::to_string(ru) +
+                               " is invalid: it must be at least 400 RU/s and a multiple of 100.");
+    if (ru > Limits::kMax) throw errors::BadRequest("The offer throughput exceeds the maximum of 1000000 RU/s.");
+  } else {
+    if (ru < Limits::kAutoscaleMin || ru % Limits::kAutoscaleStep != 0)
+      throw errors::BadRequest("The autoscale maximum throughput must be at least 1000 RU/s and a multiple of 1000.");
+    if (ru > Limits::kMax)
+      throw errors::BadRequest("The autoscale maximum throughput exceeds the maximum of 1000000 RU/s.");
+  }
+  return store::Throughput{static_cast<int>(ru), autoscale};
+}
+
+std::optional<store::Throughput> ThroughputFromHeaders(const http::RequestContext& ctx) {
   if (auto h = ctx.Header("x-ms-offer-throughput")) {
     auto parsed = util::ParseInteger<int>(*h);
     if (!parsed) throw errors::BadRequest("The x-ms-offer-throughput header must be an integer.");
-    const int v = *parsed;
-    if (v < Limits::kManualMin || v % Limits::kManualStep != 0)
-      throw errors::BadRequest("The offer throughput " + std::string(*h) +
-                               " is invalid: it must be at least 400 RU/s and a multiple of 100.");
-    if (v > Limits::kMax) throw errors::BadRequest("The offer throughput exceeds the maximum of 1000000 RU/s.");
-    return store::Throughput{v, false};
+    return CheckedThroughput(*parsed, false);
   }
   if (auto h = ctx.Header("x-ms-cosmos-offer-autopilot-settings")) {
     json::Document d;
     if (json::Parse(*h, d) != json::ParseStatus::kOk || !d.IsObject() || !d.HasMember("maxThroughput") ||
         !d["maxThroughput"].IsInt())
       throw errors::BadRequest("The x-ms-cosmos-offer-autopilot-settings header must be {\"maxThroughput\":N}.");
-    int v = d["maxThroughput"].GetInt();
-    if (v < Limits::kAutoscaleMin || v % Limits::kAutoscaleStep != 0)
-      throw errors::BadRequest("The autoscale maximum throughput must be at least 1000 RU/s and a multiple of 1000.");
-    if (v > Limits::kMax)
-      throw errors::BadRequest("The autoscale maximum throughput exceeds the maximum of 1000000 RU/s.");
-    return store::Throughput{v, true};
+    return CheckedThroughput(d["maxThroughput"].GetInt(), true);
   }
   return std::nullopt;
 }

@@ -83,6 +83,9 @@ std::vector<std::string> Page(const http::RequestContext& ctx, std::vector<std::
 inline constexpr const char* kPartitionCountHeader = "x-cosmos-emulator-partition-count";
 inline constexpr int kMaxPartitionCount = 1024;
 
+// Manual RU/s, or an autoscale maximum, as the service accepts them (store::Throughput's limits);
+// 400 with the service's message otherwise.
+store::Throughput CheckedThroughput(int64_t ru, bool autoscale);
 // Offer throughput from x-ms-offer-throughput / x-ms-cosmos-offer-autopilot-settings; 400 when invalid.
 std::optional<store::Throughput> ThroughputFromHeaders(const http::RequestContext& ctx);
 
@@ -152,8 +155,19 @@ charge::ItemFacts Facts(const store::Item& item, const store::ContainerSettings&
 // An item's own "ttl": absent/null -> nullopt; -1 or a positive integer; 400 otherwise.
 std::optional<int64_t> ItemTtl(const json::Value& doc);
 // The stored image of `user`: its properties in the order given, then the system properties.
-// 413 when it exceeds `max_bytes`.
+// 413 when it exceeds `max_bytes`. The same as FinishItem(DraftItem(...)).
 store::ItemPtr MakeItem(http::Services& s, const store::Container& c, const json::Value& user, const std::string& pk,
                         const std::string& epk, uint64_t seq, uint64_t lsn, size_t max_bytes);
+// What of a stored image does not depend on where or when it is written: the user's properties
+// (system properties dropped) in the order given, id, keys and ttl; `text` holds their compact
+// JSON without the closing brace. Bulk loads (seed/) draft items on several threads, and only
+// FinishItem runs under the partition lock. `size_hint`: about how long the text will be (the
+// JSON it was parsed from), so that it is allocated once; 0 when unknown.
+std::shared_ptr<store::Item> DraftItem(const json::Value& user, const std::string& pk, const std::string& epk,
+                                       size_t size_hint = 0);
+// Completes a draft written at (seq, lsn) now: _rid, _self, _etag, _attachments and _ts in the
+// body and at the end of the text; 413 when the text exceeds `max_bytes`.
+store::ItemPtr FinishItem(http::Services& s, const store::Container& c, std::shared_ptr<store::Item> item, uint64_t seq,
+                          uint64_t lsn, size_t max_bytes);
 
 }  // namespace cosmos::handlers

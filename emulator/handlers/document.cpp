@@ -33,9 +33,8 @@ std::optional<int64_t> ItemTtl(const json::Value& doc) {
   return ValidTtl(it->value);
 }
 
-// Builds the stored image: user properties in the order given, then the system properties.
-store::ItemPtr MakeItem(Services& s, const store::Container& c, const json::Value& user, const std::string& pk,
-                        const std::string& epk, uint64_t seq, uint64_t lsn, size_t max_bytes) {
+std::shared_ptr<store::Item> DraftItem(const json::Value& user, const std::string& pk, const std::string& epk,
+                                       size_t size_hint) {
   auto item = std::make_shared<store::Item>();
   auto& a = item->body.GetAllocator();
   item->body.SetObject();
@@ -46,21 +45,50 @@ store::ItemPtr MakeItem(Services& s, const store::Container& c, const json::Valu
   item->id = IdOf(user);
   item->pk = pk;
   item->epk = epk;
+  item->ttl = ItemTtl(user);
+  // The text without its closing brace: FinishItem appends the system properties (room is kept
+  // for them, in one allocation when the caller knows about how long the text will be).
+  constexpr size_t kSystemRoom = 256;
+  if (size_hint > 0) item->text.reserve(size_hint + kSystemRoom);
+  json::Write(item->text, item->body);
+  item->text.pop_back();
+  if (item->text.capacity() < item->text.size() + kSystemRoom) item->text.reserve(item->text.size() + kSystemRoom);
+  return item;
+}
+
+store::ItemPtr FinishItem(Services& s, const store::Container& c, std::shared_ptr<store::Item> item, uint64_t seq,
+                          uint64_t lsn, size_t max_bytes) {
+  auto& a = item->body.GetAllocator();
+  const bool had_members = !item->body.ObjectEmpty();
   item->ts = s.clock.UnixSeconds();
   item->etag = s.account.NewEtag(item->ts);
   item->rid = c.ItemRid(seq);
   item->seq = seq;
   item->lsn = lsn;
-  item->ttl = ItemTtl(user);
-  item->body.AddMember("_rid", json::Value(item->rid.c_str(), a), a);
+  // The system properties, after the user's: in the body, and written the same way at the text's end.
+  char buffer[1024];  // enough for the system properties: no allocation for them
+  json::Allocator pool(buffer, sizeof buffer);
+  json::Document system(&pool);
+  auto& sa = system.GetAllocator();
+  system.SetObject();
+  system.AddMember("_rid", json::Value(item->rid.c_str(), sa), sa);
   std::string self = c.self() + "docs/" + item->rid + "/";
-  item->body.AddMember("_self", json::Value(self.c_str(), a), a);
-  item->body.AddMember("_etag", json::Value(item->etag.c_str(), a), a);
-  item->body.AddMember("_attachments", "attachments/", a);
-  item->body.AddMember("_ts", item->ts, a);
-  item->text = json::Write(item->body);
+  system.AddMember("_self", json::Value(self.c_str(), sa), sa);
+  system.AddMember("_etag", json::Value(item->etag.c_str(), sa), sa);
+  system.AddMember("_attachments", "attachments/", sa);
+  system.AddMember("_ts", item->ts, sa);
+  const std::string text = json::Write(system);  // {"_rid":...}
+  for (auto& m : system.GetObject()) item->body.AddMember(json::Value(m.name, a), json::Value(m.value, a), a);
+  if (had_members) item->text.push_back(',');
+  item->text.append(text, 1, std::string::npos);
   if (item->text.size() > max_bytes) throw errors::RequestTooLarge();
   return item;
+}
+
+// Builds the stored image: user properties in the order given, then the system properties.
+store::ItemPtr MakeItem(Services& s, const store::Container& c, const json::Value& user, const std::string& pk,
+                        const std::string& epk, uint64_t seq, uint64_t lsn, size_t max_bytes) {
+  return FinishItem(s, c, DraftItem(user, pk, epk), seq, lsn, max_bytes);
 }
 
 Target TargetOf(store::ContainerPtr c, const store::PartitionKeyValue& key) {

@@ -14,6 +14,7 @@
 #include "http/rid_links.h"
 #include "http/routes.h"
 #include "json/json.h"
+#include "seed/seed.h"
 #include "util/util.h"
 
 namespace cosmos::http {
@@ -22,6 +23,7 @@ namespace {
 constexpr std::string_view kHealthPath = "/_health";
 constexpr std::string_view kStatsPath = "/_emulator/stats";
 constexpr std::string_view kClockPath = "/_emulator/clock";
+constexpr std::string_view kImportPath = "/_emulator/import";
 // The furthest one POST may move the clock: ten years.
 constexpr int64_t kMaxAdvanceMs = int64_t{10} * 366 * 24 * 3600 * 1000;
 // The furthest all POSTs together may move it from where it started: a hundred years (the
@@ -181,12 +183,19 @@ void AuthenticateEmulatorWrite(Services& services, const Request& req, std::stri
         "retry with another authorization header.");
 }
 
-// The emulator's own endpoints: health, the RU report (docs/emulator-stats.md) and the clock
-// (docs/change-feed.md). Reading them is open; changing them needs a master key.
+// The emulator's own endpoints: health, the RU report (docs/emulator-stats.md), the clock
+// (docs/change-feed.md) and loading items (docs/seeding.md). Reading them is open; changing them
+// needs a master key.
 bool EmulatorEndpoint(Services& services, const Request& req, std::string_view target, Response& res,
                       const std::string& activity_id) {
   const auto verb = req.method();
-  if (target == kHealthPath && verb == beast_http::verb::get) {
+  if (target.substr(0, target.find('?')) == kImportPath) {
+    if (verb != beast_http::verb::post) throw errors::MethodNotAllowed();
+    AuthenticateEmulatorWrite(services, req, target);
+    seed::ImportResult imported = seed::Import(services, target, req.body());
+    res.result(static_cast<unsigned>(imported.status));
+    res.body() = std::move(imported.body);
+  } else if (target == kHealthPath && verb == beast_http::verb::get) {
     res.body() = "{\"status\":\"ok\"}";
   } else if (target == kStatsPath && verb == beast_http::verb::get) {
     res.body() = services.stats.ToJson();

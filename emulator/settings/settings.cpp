@@ -21,7 +21,7 @@ constexpr const char* kOurNames[] = {
     "key-file", "secondary-key", "readonly-key", "secondary-readonly-key", "threads", "workers", "max-connections", "consistency", "max-body-bytes", "header-timeout-ms", "body-timeout-ms",
     "handshake-timeout-ms", "partition-count", "rate-limit", "script-timeout-ms", "script-memory-mb",
     "query-page-timeout-ms", "query-memory-mb", "query-indexes",
-    "log-level", "cert", "cert-key", "cert-secret", "cert-san", "data-path", "data-dir", "durability", "cert-export", "gateway-endpoint"};
+    "log-level", "cert", "cert-key", "cert-secret", "cert-san", "data-path", "data-dir", "durability", "cert-export", "gateway-endpoint", "seed", "seed-errors"};
 
 // The official images' variables and the flag each one sets.
 struct Official {
@@ -165,6 +165,13 @@ class Parser {
       const std::string v = Lower(Trim(value));
       if (v != "fsync" && v != "process") Fail("must be fsync or process");
       s_.durability = v;
+    } else if (name == "seed") {
+      if (value.empty()) Fail("names no directory or file");
+      s_.seed_path = value;
+    } else if (name == "seed-errors") {
+      const std::string v = Lower(Trim(value));
+      if (v != "fail" && v != "skip") Fail("must be fail or skip");
+      s_.seed_skip_errors = v == "skip";
     } else if (name == "cert-export") {
       s_.cert_export_path = value;
     } else if (name == "gateway-endpoint") {
@@ -413,6 +420,14 @@ Persistence (off by default: data lives in memory)
   --durability D           fsync (default): a write is answered once it is on disk;
                            process: once the operating system has it (survives
                            the emulator being killed, not the machine losing power)
+
+Seeding (docs/seeding.md)
+  --seed PATH              load items at start, before anything is served: PATH is a
+                           directory holding manifest.json, or a manifest file naming
+                           each container (database, partition key, throughput) and
+                           its data files (.json, .jsonl, .ndjson)
+  --seed-errors E          fail (default): a bad item stops the start (exit 2) and
+                           nothing is loaded; skip: load the others, list the bad ones
 
 Account and behaviour
   --key BASE64             account master key (default: the well-known key)      AZURE_COSMOS_EMULATOR_KEY

@@ -64,6 +64,9 @@ struct Settings {
   std::string data_path;
   std::string durability = "fsync";  // "fsync": acknowledged once on disk; "process": once written
   std::string cert_export_path;         // also write the served certificate (PEM) here
+  // Seeding (docs/seeding.md): a directory holding manifest.json, or a manifest file; empty: none.
+  std::string seed_path;
+  bool seed_skip_errors = false;  // --seed-errors skip: load the good items, report the others
   PublicEndpoint public_endpoint;
   bool health_check = false;  // --health-check: probe a running emulator and exit
   bool help = false;

@@ -188,10 +188,21 @@ void PhysicalPartition::Store(const std::string& key, const ItemPtr& current, It
     if (auto at = ExpiresAt(*current, expiry_ttl_)) expiry_.erase({*at, key});
   }
   if (auto at = ExpiresAt(*item, expiry_ttl_)) expiry_.emplace(*at, key);
-  by_lsn_[item->lsn] = item;
-  logical[item->lsn] = item;
-  by_seq_[item->seq] = item;
-  if (!current) by_pk_seq_[item->pk].insert(item->seq);
+  // LSNs and new sequence numbers only grow: placed at the end without a walk down the tree.
+  auto put = [](std::map<uint64_t, ItemPtr>& m, uint64_t k, const ItemPtr& v) {
+    if (m.empty() || m.rbegin()->first < k) {
+      m.emplace_hint(m.end(), k, v);
+    } else {
+      m[k] = v;
+    }
+  };
+  put(by_lsn_, item->lsn, item);
+  put(logical, item->lsn, item);
+  put(by_seq_, item->seq, item);
+  if (!current) {
+    auto& own = by_pk_seq_[item->pk];
+    own.insert(own.end(), item->seq);  // (the same: a new item's seq is the highest)
+  }
   for (auto& [name, slot] : indexes_) {
     if (current) slot.index->Remove(*current);
     slot.index->Add(*item);

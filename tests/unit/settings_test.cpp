@@ -41,6 +41,27 @@ TEST(Settings, DefaultsServeBothProtocolsOn8081WithTheWellKnownKey) {
   EXPECT_TRUE(s.notices.empty());
 }
 
+TEST(Settings, SeedPathAndErrorMode) {
+  Settings none = ParseWith({});
+  EXPECT_EQ(none.seed_path, "");
+  EXPECT_FALSE(none.seed_skip_errors);
+  Settings s = ParseWith({"--seed", "/seed/dir", "--seed-errors", "skip"});
+  EXPECT_EQ(s.seed_path, "/seed/dir");
+  EXPECT_TRUE(s.seed_skip_errors);
+  Settings env = ParseWith({}, {{"COSMOS_EMULATOR_SEED", "/m.json"}, {"COSMOS_EMULATOR_SEED_ERRORS", "SKIP"}});
+  EXPECT_EQ(env.seed_path, "/m.json");
+  EXPECT_TRUE(env.seed_skip_errors);
+  // A flag wins over the variable.
+  Settings both = ParseWith({"--seed=/flag", "--seed-errors=fail"},
+                            {{"COSMOS_EMULATOR_SEED", "/env"}, {"COSMOS_EMULATOR_SEED_ERRORS", "skip"}});
+  EXPECT_EQ(both.seed_path, "/flag");
+  EXPECT_FALSE(both.seed_skip_errors);
+  EXPECT_EQ(ErrorOf({"--seed-errors", "ignore"}), "--seed-errors: must be fail or skip");
+  EXPECT_EQ(ErrorOf({}, {{"COSMOS_EMULATOR_SEED_ERRORS", "x"}}), "COSMOS_EMULATOR_SEED_ERRORS: must be fail or skip");
+  EXPECT_EQ(ErrorOf({"--seed="}), "--seed: names no directory or file");
+  EXPECT_EQ(ErrorOf({"--seed"}), "missing value for --seed");
+}
+
 TEST(Settings, VNextVariablesMapToOurs) {
   Settings s = ParseWith({}, {{"PORT", "9000"},
                               {"PROTOCOL", "https"},
