@@ -399,7 +399,7 @@ async function runOne(size, partitions, baselineKb) {
 // --- the table ---
 
 function fmtMs(v) {
-  if (v === undefined || Number.isNaN(v)) return "n/a";
+  if (v === undefined || v === null || Number.isNaN(v)) return "n/a";  // (NaN is saved as null)
   return v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v >= 1 ? v.toFixed(2) : v.toFixed(3);
 }
 
@@ -410,7 +410,7 @@ function rowsOf(run) {
   const pages = (p) =>
     p.status !== 200
       ? `${p.status}`
-      : Number.isNaN(p.laterMs)
+      : p.laterMs === null || Number.isNaN(p.laterMs)
         ? `${fmtMs(p.firstMs)} ms (one page)`
         : `${fmtMs(p.firstMs)} / ${fmtMs(p.laterMs)} ms (${p.ratio.toFixed(2)})`;
   return {
