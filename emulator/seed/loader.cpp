@@ -236,7 +236,10 @@ struct Loader::Impl {
         std::min<unsigned>(options.threads, static_cast<unsigned>(std::max<size_t>(all.size(), 1))),
         [&](unsigned) {
           for (size_t i; (i = next.fetch_add(1)) < all.size();) {
-            const auto [j, k] = all[i];
+            // (Plain variables: clang 14, which builds the fuzz targets, cannot capture structured
+            // bindings in the lambdas below.)
+            const uint32_t j = all[i].first;
+            const uint32_t k = all[i].second;
             const Source& src = jobs[j].sources[k];
             std::vector<Record>& out = parts[i];
             size_t start = 0;
