@@ -224,6 +224,24 @@ struct Loader::Impl {
     return ItemError{jobs[r.job].sources[r.source].name, r.line, r.item, r.text};
   }
 
+  // The ticker of one step's progress (none without a progress callback): `at` gives the record
+  // being worked on, `done` how many of `total` are done.
+  Ticker ProgressTicker(const char* step, std::function<const Record&()> at, std::function<size_t()> done,
+                        size_t total) {
+    if (!options.progress) return Ticker(nullptr);
+    return Ticker([this, step, at = std::move(at), done = std::move(done), total](double secs) {
+      const Record& r = at();
+      Progress p;
+      p.step = step;
+      p.container = jobs[r.job].label;
+      p.source = jobs[r.job].sources[r.source].name;
+      p.done = done();
+      p.total = total;
+      p.per_second = secs > 0 ? static_cast<double>(p.done) / secs : 0;
+      options.progress(p);
+    });
+  }
+
   // Splits every source into records, in input order (sources in parallel).
   void Split() {
     std::vector<std::pair<uint32_t, uint32_t>> all;  // (job, source)
@@ -408,18 +426,9 @@ const Outcome& Loader::Check() {
   for (const auto& r : records) outcome_.items += r.is_item;
 
   std::atomic<size_t> next{0}, done{0};
-  Ticker ticker(m.options.progress ? std::function<void(double)>([&](double secs) {
-    const Record& r = records[std::min(next.load(), records.size() - 1)];
-    Progress p;
-    p.step = "checking";
-    p.container = m.jobs[r.job].label;
-    p.source = m.jobs[r.job].sources[r.source].name;
-    p.done = done.load();
-    p.total = records.size();
-    p.per_second = secs > 0 ? static_cast<double>(p.done) / secs : 0;
-    m.options.progress(p);
-  })
-                                   : nullptr);
+  Ticker ticker = m.ProgressTicker(
+      "checking", [&]() -> const Record& { return records[std::min(next.load(), records.size() - 1)]; },
+      [&] { return done.load(); }, records.size());
   if (!records.empty()) {
     RunParallel(m.options.threads, [&](unsigned w) {
       std::vector<char> buffer(kParseBuffer);
@@ -524,18 +533,9 @@ const Outcome& Loader::Apply() {
   std::atomic<size_t> written{0}, created{0};
   std::atomic<uint32_t> last{0};
   std::vector<std::pair<uint32_t, std::string>> failures;  // (record, why), worker 0 only
-  Ticker ticker(m.options.progress ? std::function<void(double)>([&](double secs) {
-    const Record& r = records[last.load()];
-    Progress p;
-    p.step = "loading";
-    p.container = m.jobs[r.job].label;
-    p.source = m.jobs[r.job].sources[r.source].name;
-    p.done = written.load();
-    p.total = order.size();
-    p.per_second = secs > 0 ? static_cast<double>(p.done) / secs : 0;
-    m.options.progress(p);
-  })
-                                   : nullptr);
+  Ticker ticker = m.ProgressTicker(
+      "loading", [&]() -> const Record& { return records[last.load()]; }, [&] { return written.load(); },
+      order.size());
   store::Journal* journal = m.s.account.journal();
 
   auto write = [&](size_t k) {
