@@ -44,8 +44,8 @@ store::ItemPtr MakeItem(const std::string& id, const std::string& pk, uint64_t s
   std::string text = "{\"id\":\"" + id + "\",\"pk\":" + pk.substr(1, pk.size() - 2) + ",\"payload\":\"";
   text.append(kItemBytes - text.size() - 2, 'x');
   text += "\"}";
-  json::Parse(text, item->body);
-  item->text = std::move(text);
+  json::Parse(text, item->Draft());
+  item->Seal();
   return item;
 }
 

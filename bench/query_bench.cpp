@@ -178,9 +178,10 @@ const Dataset& Data() {
           store::WriteKind::kCreate, canonical, id, store::Preconditions{}, ts, store::ItemPolicy{},
           [&](const store::ItemPtr&, uint64_t seq, uint64_t lsn) {
             auto item = std::make_shared<store::Item>();
-            auto& a = item->body.GetAllocator();
-            item->body.SetObject();
-            for (auto& m : user.GetObject()) item->body.AddMember(json::Value(m.name, a), json::Value(m.value, a), a);
+            auto& draft = item->Draft();
+            auto& a = draft.GetAllocator();
+            draft.SetObject();
+            for (auto& m : user.GetObject()) draft.AddMember(json::Value(m.name, a), json::Value(m.value, a), a);
             item->id = id;
             item->pk = canonical;
             item->ts = ts;
@@ -188,16 +189,16 @@ const Dataset& Data() {
             item->rid = c.ItemRid(seq);
             item->seq = seq;
             item->lsn = lsn;
-            item->body.AddMember("_rid", json::Value(item->rid.c_str(), a), a);
+            draft.AddMember("_rid", json::Value(item->rid.c_str(), a), a);
             std::string self = c.self() + "docs/" + item->rid + "/";
-            item->body.AddMember("_self", json::Value(self.c_str(), a), a);
-            item->body.AddMember("_etag", json::Value(item->etag.c_str(), a), a);
-            item->body.AddMember("_attachments", "attachments/", a);
-            item->body.AddMember("_ts", item->ts, a);
-            item->text = json::Write(item->body);
+            draft.AddMember("_self", json::Value(self.c_str(), a), a);
+            draft.AddMember("_etag", json::Value(item->etag.c_str(), a), a);
+            draft.AddMember("_attachments", "attachments/", a);
+            draft.AddMember("_ts", item->ts, a);
+            item->Seal();
             return store::ItemPtr(item);
           });
-      d->total_bytes += result.item->text.size();
+      d->total_bytes += result.item->size;
     }
     return d;
   }();

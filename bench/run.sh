@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Benchmark suite: startup time and point-read throughput of the emulator, against a minimal
+# Benchmark suite: startup time, point-read and create throughput of the emulator, against a minimal
 # Boost.Beast server as the baseline; or (`bench/run.sh query`) the query micro-benchmarks; or
 # (`bench/run.sh partitions`) the partition micro-benchmarks; or (`bench/run.sh changefeed`,
 # `bench/run.sh scripts`, `bench/run.sh batch`) the change feed, server-side JavaScript or
 # transactional batch and bulk micro-benchmarks.
 # Run on demand; never part of the test suite.
 #
-#   bench/run.sh            startup and point-read throughput (the default)
+#   bench/run.sh            startup, point-read and create throughput (the default)
 #   bench/run.sh query [ARGS...]
 #                           only the query micro-benchmarks (query_bench: parse, bind, and queries
 #                           over 100,000 in-memory items); prints medians of QUERY_REPS runs.
@@ -488,17 +488,24 @@ echo "   minimal_server body: $MIN_BODY bytes"
 # 4. throughput: wrk, alternating emulator / minimal_server
 # run_wrk NAME PORT SECONDS LABEL [SCHEME [EXTRA_HEADER]] -> sets RPS; records problems
 # The emulator serves HTTPS and HTTP on one port; wrk does not check the certificate.
+# With CREATE=1 in the environment: creates of 1 KB items (POST .../docs) instead of point reads.
 run_wrk() {
   local name=$1 port=$2 secs=$3 label=$4 scheme=${5:-http} extra=${6:-}
   RPS=nan
   local sig
-  mapfile -t sig < <("$PY" "$SIGN" GET docs dbs/bench/colls/c/docs/item1 "$KEY")
-  local out="$LOG_DIR/wrk-$label-$name.txt"
+  local path=$ITEM_PATH
+  if [[ ${CREATE:-0} == 1 ]]; then
+    mapfile -t sig < <("$PY" "$SIGN" POST docs dbs/bench/colls/c "$KEY")
+    path=/dbs/bench/colls/c/docs
+  else
+    mapfile -t sig < <("$PY" "$SIGN" GET docs dbs/bench/colls/c/docs/item1 "$KEY")
+  fi
+  local out="$LOG_DIR/wrk-$label-$name${CREATE:+-create}.txt"
   local headers=(-H "x-ms-date: ${sig[0]}" -H "authorization: ${sig[1]}" -H "x-ms-version: 2020-07-15"
     -H 'x-ms-documentdb-partitionkey: ["p1"]' -H "accept: application/json")
   [[ -n $extra ]] && headers+=(-H "$extra")
-  wrk -t"$WRK_THREADS" -c"$WRK_CONN" -d"${secs}s" -s "$LUA" "${headers[@]}" \
-    "$scheme://127.0.0.1:$port$ITEM_PATH" >"$out" 2>&1
+  WRK_CREATE=${CREATE:-0} WRK_RUN="$label$name$RANDOM" wrk -t"$WRK_THREADS" -c"$WRK_CONN" -d"${secs}s" -s "$LUA" "${headers[@]}" \
+    "$scheme://127.0.0.1:$port$path" >"$out" 2>&1
   local rc=$?
   local line
   line=$(grep '^BENCH ' "$out")
@@ -543,6 +550,15 @@ for r in $(seq "$ROUNDS"); do
   run_wrk emulator-https-close "$EMU_PORT" "$DURATION" "round$r" https "Connection: close"
   RPS_TLS_CLOSE+=("$RPS")
 done
+# Creates of 1 KB items, emulator over HTTP against minimal_server answering the same POST.
+declare -a CPS_EMU=() CPS_MIN=()
+say "throughput: wrk -t$WRK_THREADS -c$WRK_CONN, ${DURATION}s x $ROUNDS rounds, POST /dbs/bench/colls/c/docs (a new 1 KB item each)"
+for r in $(seq "$ROUNDS"); do
+  CREATE=1 run_wrk emulator "$EMU_PORT" "$DURATION" "round$r"
+  CPS_EMU+=("$RPS")
+  CREATE=1 run_wrk minimal_server "$MIN_PORT" "$DURATION" "round$r"
+  CPS_MIN+=("$RPS")
+done
 # A last point read after the load, to be sure the emulator still answers correctly.
 expect "point read after load" "$(cosmos GET docs dbs/bench/colls/c/docs/item1 "$ITEM_PATH")" 200
 cleanup
@@ -554,6 +570,8 @@ MED_EMU_CLOSE=$(median "${RPS_EMU_CLOSE[@]}")
 MED_TLS_CLOSE=$(median "${RPS_TLS_CLOSE[@]}")
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a == a+0) printf "%.3f", a / b; else print "nan" }'; }
 RATIO=$(ratio "$MED_EMU" "$MED_MIN")
+MED_CEMU=$(median "${CPS_EMU[@]}")
+MED_CMIN=$(median "${CPS_MIN[@]}")
 
 # ---------------------------------------------------------------------------------------------
 # 5. results
@@ -572,8 +590,13 @@ RATIO=$(ratio "$MED_EMU" "$MED_MIN")
     printf '%-34s %14s %16s\n' "new connection each, round $((i + 1))" "${RPS_EMU_CLOSE[$i]}" "${RPS_TLS_CLOSE[$i]}"
   done
   printf '%-34s %14s %16s\n' "new connection each, median" "$MED_EMU_CLOSE" "$MED_TLS_CLOSE"
+  for i in "${!CPS_EMU[@]}"; do
+    printf '%-34s %14s %16s %16s\n' "create 1 KB req/s, round $((i + 1))" "${CPS_EMU[$i]}" "" "${CPS_MIN[$i]}"
+  done
+  printf '%-34s %14s %16s %16s\n' "create 1 KB req/s, median" "$MED_CEMU" "" "$MED_CMIN"
   echo
   echo "throughput ratio emulator/minimal_server (medians, http): $RATIO"
+  echo "throughput ratio emulator/minimal_server, creates (medians, http): $(ratio "$MED_CEMU" "$MED_CMIN")"
   echo "throughput ratio https/http, keep-alive (medians): $(ratio "$MED_TLS" "$MED_EMU")"
   echo "throughput ratio https/http, new connection per request (medians): $(ratio "$MED_TLS_CLOSE" "$MED_EMU_CLOSE")"
 } | tee "$LOG_DIR/results.txt"

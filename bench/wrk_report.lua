@@ -9,12 +9,27 @@ local threads = {}
 
 function setup(thread)
   table.insert(threads, thread)
+  thread:set("thread_no", #threads)
 end
 
 function init(args)
   ok = 0
   non2xx = 0
   last_non2xx = "-"
+end
+
+-- With WRK_CREATE=1 every request creates a new 1 KB item (POST to the URL's path, the headers given
+-- with -H, which sign a create in the container): {"id":"w<run>-<thread>-<n>","pk":"p1",...}.
+if os.getenv("WRK_CREATE") == "1" then
+  local run = os.getenv("WRK_RUN") or tostring(os.time())
+  local counter = 0
+  local padding = string.rep("x", 980)
+  function request()
+    counter = counter + 1
+    local id = "w" .. run .. "-" .. tostring(thread_no) .. "-" .. counter
+    local body = '{"id":"' .. id .. '","pk":"p1","payload":"' .. string.sub(padding, 1, 980 - #id) .. '"}'
+    return wrk.format("POST", nil, {["content-type"] = "application/json"}, body)
+  end
 end
 
 function response(status, headers, body)

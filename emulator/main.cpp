@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <string_view>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -289,7 +290,23 @@ std::string SeedSummary(const cosmos::seed::SeedReport& r) {
 
 }  // namespace
 
+// Scans visit items scattered over the heap, one or two pages each: with malloc's memory in huge
+// pages (transparent huge pages, glibc's `glibc.malloc.hugetlb=1` tunable) a full scan spends about
+// a fifth less time waiting for address translation. Tunables are read when a process starts, so
+// the emulator starts itself again once with it set. COSMOS_HUGE_PAGES=0 keeps the plain heap.
+static void UseHugePages(char** argv) {
+  const char* off = std::getenv("COSMOS_HUGE_PAGES");
+  if (off != nullptr && std::string_view(off) == "0") return;
+  const char* tunables = std::getenv("GLIBC_TUNABLES");
+  std::string value = tunables != nullptr ? tunables : "";
+  if (value.find("glibc.malloc.hugetlb") != std::string::npos) return;  // set: by us, or by the user
+  value += value.empty() ? "glibc.malloc.hugetlb=1" : ":glibc.malloc.hugetlb=1";
+  if (setenv("GLIBC_TUNABLES", value.c_str(), 1) != 0) return;
+  execv("/proc/self/exe", argv);  // returns only on failure: go on with the plain heap
+}
+
 int main(int argc, char** argv) {
+  UseHugePages(argv);
   Settings s;
   try {
     s = cosmos::settings::Parse(std::vector<std::string>(argv + 1, argv + argc),

@@ -99,7 +99,7 @@ OpResult RunOp(Services& s, const RequestContext& ctx, const Target& t, const js
         e.charge = charge::PointReadNotFound();
         throw e;
       }
-      r.charge = charge::PointRead({static_cast<double>(r.item->text.size()) / 1024.0, 0}, ReadConsistency(s, ctx));
+      r.charge = charge::PointRead({r.item->kb(), 0}, ReadConsistency(s, ctx));
       if (pre.if_match && *pre.if_match != "*" && *pre.if_match != r.item->etag) {
         auto e = errors::PreconditionFailed();
         e.charge = r.charge;
@@ -169,7 +169,10 @@ std::string ResultsJson(const std::vector<OpResult>& results, bool minimal, bool
     if (r.item) {
       out += ",\"eTag\":";
       json::WriteString(out, r.item->etag);
-      if (!minimal || r.read) out += ",\"resourceBody\":" + r.item->text;
+      if (!minimal || r.read) {
+        out += ",\"resourceBody\":";
+        r.item->AppendText(out);
+      }
     }
     out += '}';
   }

@@ -99,7 +99,7 @@ std::string WithLsn(const store::Item& item) {
     d.AddMember("_lsn", item.lsn, d.GetAllocator());
     return json::Write(d);
   }
-  std::string out = item.text;
+  std::string out = item.Text();
   out.pop_back();  // the closing brace of the object
   out += ",\"_lsn\":" + std::to_string(item.lsn) + "}";
   return out;

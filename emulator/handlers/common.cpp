@@ -386,9 +386,9 @@ http::Result QueryResources(http::Services& s, http::RequestContext& ctx, const 
                  auto item = std::make_shared<store::Item>();
                  item->id = id;
                  item->pk = id;
-                 if (json::Parse(text, item->body) != json::ParseStatus::kOk)
+                 if (json::Parse(text, item->Draft()) != json::ParseStatus::kOk)
                    throw errors::Internal("resource JSON did not parse");
-                 item->text = text;
+                 item->Seal();
                  item->rid = id;
                  item->lsn = lsn;
                  item->seq = seq;

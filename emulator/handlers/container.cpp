@@ -120,7 +120,7 @@ void QuotaHeaders(Services& s, const store::Container& c, Result& r) {
   for (const auto& p : c.partitions()) {
     for (const auto& item : p->Feed(0, 0, now, policy)) {
       ++count;
-      bytes += item->text.size();
+      bytes += item->size;
     }
   }
   const uint64_t kb = (bytes + 1023) / 1024;

@@ -23,7 +23,7 @@ bool IsSystemProperty(const json::Value& name) {
 }  // namespace
 
 charge::ItemFacts Facts(const store::Item& item, const store::ContainerSettings& st) {
-  return {static_cast<double>(item.text.size()) / 1024.0, st.indexing.CountTerms(item.body)};
+  return {item.kb(), st.indexing.CountTerms(item.body)};
 }
 
 // The item's own "ttl": absent -> nullopt; present (null included) it must be valid (ValidTtl).
@@ -34,54 +34,40 @@ std::optional<int64_t> ItemTtl(const json::Value& doc) {
 }
 
 std::shared_ptr<store::Item> DraftItem(const json::Value& user, const std::string& pk, const std::string& epk,
-                                       size_t size_hint) {
+                                       size_t /*size_hint*/) {
   auto item = std::make_shared<store::Item>();
-  auto& a = item->body.GetAllocator();
-  item->body.SetObject();
+  auto& draft = item->Draft();
+  auto& a = draft.GetAllocator();
+  draft.SetObject();
   for (auto& m : user.GetObject()) {
     if (IsSystemProperty(m.name)) continue;
-    item->body.AddMember(json::Value(m.name, a), json::Value(m.value, a), a);
+    draft.AddMember(json::Value(m.name, a), json::Value(m.value, a), a);
   }
   item->id = IdOf(user);
   item->pk = pk;
   item->epk = epk;
   item->ttl = ItemTtl(user);
-  // The text without its closing brace: FinishItem appends the system properties (room is kept
-  // for them, in one allocation when the caller knows about how long the text will be).
-  constexpr size_t kSystemRoom = 256;
-  if (size_hint > 0) item->text.reserve(size_hint + kSystemRoom);
-  json::Write(item->text, item->body);
-  item->text.pop_back();
-  if (item->text.capacity() < item->text.size() + kSystemRoom) item->text.reserve(item->text.size() + kSystemRoom);
   return item;
 }
 
 store::ItemPtr FinishItem(Services& s, const store::Container& c, std::shared_ptr<store::Item> item, uint64_t seq,
                           uint64_t lsn, size_t max_bytes) {
-  auto& a = item->body.GetAllocator();
-  const bool had_members = !item->body.ObjectEmpty();
+  auto& draft = item->Draft();
+  auto& a = draft.GetAllocator();
   item->ts = s.clock.UnixSeconds();
   item->etag = s.account.NewEtag(item->ts);
   item->rid = c.ItemRid(seq);
   item->seq = seq;
   item->lsn = lsn;
-  // The system properties, after the user's: in the body, and written the same way at the text's end.
-  char buffer[1024];  // enough for the system properties: no allocation for them
-  json::Allocator pool(buffer, sizeof buffer);
-  json::Document system(&pool);
-  auto& sa = system.GetAllocator();
-  system.SetObject();
-  system.AddMember("_rid", json::Value(item->rid.c_str(), sa), sa);
-  std::string self = c.self() + "docs/" + item->rid + "/";
-  system.AddMember("_self", json::Value(self.c_str(), sa), sa);
-  system.AddMember("_etag", json::Value(item->etag.c_str(), sa), sa);
-  system.AddMember("_attachments", "attachments/", sa);
-  system.AddMember("_ts", item->ts, sa);
-  const std::string text = json::Write(system);  // {"_rid":...}
-  for (auto& m : system.GetObject()) item->body.AddMember(json::Value(m.name, a), json::Value(m.value, a), a);
-  if (had_members) item->text.push_back(',');
-  item->text.append(text, 1, std::string::npos);
-  if (item->text.size() > max_bytes) throw errors::RequestTooLarge();
+  // The system properties, after the user's.
+  const std::string self = c.self() + "docs/" + item->rid + "/";
+  draft.AddMember("_rid", json::Value(item->rid.c_str(), a), a);
+  draft.AddMember("_self", json::Value(self.c_str(), a), a);
+  draft.AddMember("_etag", json::Value(item->etag.c_str(), a), a);
+  draft.AddMember("_attachments", "attachments/", a);
+  draft.AddMember("_ts", item->ts, a);
+  item->Seal();
+  if (item->size > max_bytes) throw errors::RequestTooLarge();
   return item;
 }
 
@@ -152,10 +138,11 @@ namespace {
 store::ItemPtr MakePatchedItem(Services& s, const store::Item& current, const json::Value& ops, uint64_t lsn,
                                size_t max_bytes) {
   auto item = std::make_shared<store::Item>();
-  auto& a = item->body.GetAllocator();
-  item->body.CopyFrom(current.body, a);
-  item->body.RemoveMember("_ts");
-  ApplyPatch(item->body, a, ops);
+  auto& draft = item->Draft();
+  auto& a = draft.GetAllocator();
+  draft.CopyFrom(current.body, a);
+  draft.RemoveMember("_ts");
+  ApplyPatch(draft, a, ops);
   item->id = current.id;
   item->pk = current.pk;
   item->epk = current.epk;
@@ -164,11 +151,11 @@ store::ItemPtr MakePatchedItem(Services& s, const store::Item& current, const js
   item->rid = current.rid;
   item->seq = current.seq;
   item->lsn = lsn;
-  item->ttl = ItemTtl(item->body);
-  item->body["_etag"].SetString(item->etag.c_str(), a);
-  item->body.AddMember("_ts", item->ts, a);
-  item->text = json::Write(item->body);
-  if (item->text.size() > max_bytes) throw errors::RequestTooLarge();
+  item->ttl = ItemTtl(draft);
+  draft["_etag"].SetString(item->etag.c_str(), a);
+  draft.AddMember("_ts", item->ts, a);
+  item->Seal();
+  if (item->size > max_bytes) throw errors::RequestTooLarge();
   return item;
 }
 
@@ -203,7 +190,7 @@ Result WriteResponse(int status, const store::WriteResult& w, const Target& t, c
   Result r;
   r.status = status;
   if (w.item) {
-    r.body = w.item->text;
+    r.body = w.item->Text();
     r.headers.emplace_back("etag", w.item->etag);
   }
   ItemHeaders(r, ctx, *t.c, *t.partition, w.lsn);
@@ -298,12 +285,12 @@ Result ReadDocument(Services& s, RequestContext& ctx) {
   r.headers.emplace_back("etag", item->etag);
   ItemHeaders(r, ctx, *t.c, *t.partition, t.partition->lsn());
   // A read needs only the size: index terms are a write-charge input.
-  r.charge = charge::PointRead({static_cast<double>(item->text.size()) / 1024.0, 0}, ReadConsistency(s, ctx));
+  r.charge = charge::PointRead({item->kb(), 0}, ReadConsistency(s, ctx));
   if (auto inm = ctx.Header("if-none-match"); inm && (*inm == item->etag || *inm == "*")) {
     r.status = 304;
     return r;
   }
-  r.body = item->text;
+  r.body = item->Text();
   return r;
 }
 
@@ -370,14 +357,14 @@ Result ReadDocumentFeed(Services& s, RequestContext& ctx) {
           after = it->seq;
           continue;
         }
-        if (items.size() == max_items || (!items.empty() && bytes + it->text.size() > FeedBudget::kPageBytes)) {
+        if (items.size() == max_items || (!items.empty() && bytes + it->size > FeedBudget::kPageBytes)) {
           next = parts[pi]->range_id() + ":" + std::to_string(after);
           break;
         }
         after = it->seq;
-        items.push_back(it->text);
-        bytes += it->text.size();
-        kb += static_cast<double>(it->text.size()) / 1024.0;
+        items.push_back(it->Text());
+        bytes += it->size;
+        kb += it->kb();
       }
       if (!next && budget.TimeUp()) next = parts[pi]->range_id() + ":" + std::to_string(after);
     }

@@ -288,20 +288,20 @@ class ScriptHost : public scripting::Host {
       });
       auto facts = Facts(*w.item, *settings_);
       inner_ += w.created ? charge::Create(facts) : charge::Replace(facts);
-      return Reply(w.item->text);
+      return Reply(w.item->Text());
     });
   }
 
   std::string ReadDocument(const std::string& link, const json::Value& options) {
     auto item = Resolve(link, s_.clock.UnixSeconds());
     if (!item) throw WithCharge(errors::NotFound(), charge::PointReadNotFound());
-    inner_ += charge::PointRead({static_cast<double>(item->text.size()) / 1024.0, 0});
+    inner_ += charge::PointRead({item->kb(), 0});
     auto inm = options.FindMember("ifNoneMatch");
     if (inm != options.MemberEnd() && inm->value.IsString() &&
         (item->etag == inm->value.GetString() || std::string_view(inm->value.GetString()) == "*")) {
       return "{\"options\":{\"notModified\":true}}";
     }
-    return Reply(item->text);
+    return Reply(item->Text());
   }
 
   std::string DeleteDocument(const std::string& link, const json::Value& options) {
@@ -361,10 +361,10 @@ class ScriptHost : public scripting::Host {
       if (cancelled_ != nullptr && cancelled_->load(std::memory_order_relaxed)) {
         throw CosmosError(408, 0, "RequestTimeout", errors::Wrap("The request was cancelled."));
       }
-      bytes += item->text.size();
+      bytes += item->size;
       if (n++) out += ",";
-      out += item->text;
-      kb += static_cast<double>(item->text.size()) / 1024.0;
+      item->AppendText(out);
+      kb += item->kb();
       after = item->seq;
     }
     out += "]";
@@ -723,7 +723,7 @@ TriggeredWrite RunTriggered(Services& s, RequestContext& ctx, const store::Conta
   out.result = write(*tx, to_write);
   if (triggers.post) {
     const store::ItemPtr& shown = out.result.item ? out.result.item : out.result.previous;
-    if (shown) e.response_body = shown->text;
+    if (shown) e.response_body = shown->Text();
     auto result = run(triggers.post, scripting::Kind::kPostTrigger);
     out.response = result.response_body;
   }

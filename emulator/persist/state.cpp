@@ -79,7 +79,7 @@ std::string ItemRecord(const store::PhysicalPartition& p, const store::Change& c
   std::string out(buf.GetString(), buf.GetSize());
   if (c.current) {
     out.push_back('\n');
-    out += c.current->text;
+    c.current->AppendText(out);
   }
   return out;
 }
@@ -247,7 +247,7 @@ std::string LiveItemRecord(const store::Item& item) {
   w.EndObject();
   std::string out(buf.GetString(), buf.GetSize());
   out.push_back('\n');
-  out += item.text;
+  item.AppendText(out);
   return out;
 }
 
@@ -273,7 +273,7 @@ std::string HistoryRecord(const store::Change& c) {
   for (const auto* item : {c.current.get(), c.previous.get()}) {
     if (!item) continue;
     out.push_back('\n');
-    out += item->text;
+    item->AppendText(out);
   }
   return out;
 }
@@ -341,9 +341,9 @@ Parts Split(std::string_view record) {
 
 store::ItemPtr ReadItem(const json::Value& f, std::string_view text) {
   auto item = std::make_shared<store::Item>();
-  if (json::Parse(text, item->body) != json::ParseStatus::kOk || !item->body.IsObject())
+  if (json::Parse(text, item->Draft()) != json::ParseStatus::kOk || !item->Draft().IsObject())
     throw Unreadable("an item's JSON does not parse");
-  item->text = std::string(text);
+  item->Seal();
   item->id = GetStr(f, "id");
   item->pk = GetStr(f, "pk");
   item->epk = GetStr(f, "e");

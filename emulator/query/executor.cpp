@@ -35,8 +35,7 @@ struct OutRow {
   std::vector<Val> keys;
   Pos pos;
   Val value;
-  const std::string* text = nullptr;  // the stored document text, when the value is a whole item
-  double kb = 0;                      // size of the document the row came from
+  double kb = 0;  // size of the document the row came from
 };
 
 int CompareRows(const std::vector<bool>& desc, const OutRow& a, const OutRow& b) {
@@ -141,20 +140,19 @@ class Collector {
   // Whether Finish would give at least one row (a partial page of groups must not be empty).
   bool HasOutput() const { return plan_->aggregate_query || !rows_.empty() || !groups_.empty(); }
 
-  void Add(EvalContext& cx, Pos pos, const std::string* text, double kb) {
-    if (!plan_->group_by.empty() || plan_->aggregate_query) {
-      AddToGroup(cx, pos);
-      return;
-    }
+  // Returns whether the collection keeps values of the row's documents (they must stay pinned):
+  // a kept row, or a new group (its key and first row); accumulators keep copies of their own.
+  bool Add(EvalContext& cx, Pos pos, double kb) {
+    if (!plan_->group_by.empty() || plan_->aggregate_query) return AddToGroup(cx, pos);
     OutRow r;
     r.pos = pos;
     for (const auto& k : plan_->order_by) r.keys.push_back(Eval(k.expr, cx));
     r.value = Project(*plan_, cx);
-    if (r.value.IsUndefined()) return;
-    if (plan_->select == Plan::Select::kStar) r.text = text;
+    if (r.value.IsUndefined()) return false;
     r.kb = kb;
     if (cx.budget != nullptr) cx.budget->held_bytes += sizeof(OutRow) + r.keys.size() * sizeof(Val);
     rows_.push_back(std::move(r));
+    return true;
   }
 
   std::vector<OutRow> Finish(EvalContext& cx) {
@@ -218,9 +216,11 @@ class Collector {
     return g;
   }
 
-  void AddToGroup(EvalContext& cx, Pos pos) {
-    std::vector<Val> key;
-    std::string canonical;
+  bool AddToGroup(EvalContext& cx, Pos pos) {
+    std::vector<Val>& key = key_scratch_;
+    std::string& canonical = canonical_scratch_;
+    key.clear();
+    canonical.clear();
     for (const auto& g : plan_->group_by) {
       key.push_back(Eval(g, cx));
       CanonicalKey(canonical, key.back());
@@ -240,11 +240,15 @@ class Collector {
       cx.budget->held_bytes += sizeof(Group) + 2 * canonical.size() + 64 + cx.env.size() * sizeof(Val) +
                                plan_->aggregates.size() * sizeof(Accumulator) + key.size() * sizeof(Val);
     }
-    Group& g = it != groups_.end() ? it->second : NewGroup(canonical, cx, pos);
-    if (it == groups_.end()) g.key = std::move(key);
+    const bool added = it == groups_.end();
+    Group& g = added ? NewGroup(canonical, cx, pos) : it->second;
+    if (added) g.key = key;
     for (size_t i = 0; i < plan_->aggregates.size(); ++i) g.accs[i].Add(args[i], cx.arena);
+    return added;
   }
 
+  std::vector<Val> key_scratch_;
+  std::string canonical_scratch_;
   const Plan* plan_;
   std::vector<bool> desc_;
   std::vector<OutRow> rows_;
@@ -371,8 +375,19 @@ Resume DecodeResume(const std::string& token, std::string_view query, size_t key
   return r;
 }
 
+// How far ahead of the document being read a scan asks for the next one's members.
+constexpr size_t kPrefetchAhead = 4;
+
+// (The first lines of its member table: the properties a query names are most often among them.)
+void PrefetchDocument(const store::Item& item) {
+  if (!item.body.IsObject()) return;
+  const char* at = reinterpret_cast<const char*>(&*item.body.MemberBegin());
+  const size_t bytes = std::min<size_t>(item.body.MemberCount() * sizeof(json::Value::Member), 256);
+  for (size_t off = 0; off < bytes; off += 64) __builtin_prefetch(at + off);
+}
+
 void AddFacts(PageFacts& f, const store::Item& item, bool matched) {
-  double kb = static_cast<double>(item.text.size()) / 1024.0;
+  double kb = item.kb();
   if (matched) {
     ++f.docs_loaded;
     f.kb_loaded += kb;
@@ -383,10 +398,6 @@ void AddFacts(PageFacts& f, const store::Item& item, bool matched) {
 }
 
 void WriteRow(std::string& out, const OutRow& r) {
-  if (r.text != nullptr) {
-    out = *r.text;
-    return;
-  }
   WriteJson(out, r.value);
 }
 
@@ -413,7 +424,7 @@ void RunInMemory(const Plan& plan, EvalContext& cx, const std::function<void(Val
   }
   Collector collector(plan);
   uint64_t ord = 0;
-  ForEachRow(plan, 0, cx, [&] { collector.Add(cx, Pos{0, 0, ord++}, nullptr, 0); });
+  ForEachRow(plan, 0, cx, [&] { collector.Add(cx, Pos{0, 0, ord++}, 0); });
   for (const auto& r : collector.Finish(cx)) emit(r.value);
 }
 
@@ -491,7 +502,7 @@ void Run(const Plan& plan, const Scope& scope, EvalContext& cx, std::vector<stor
       }
       return;
     }
-    ForEachRow(plan, 0, cx, [&] { collector.Add(cx, Pos{}, nullptr, 0); });
+    ForEachRow(plan, 0, cx, [&] { collector.Add(cx, Pos{}, 0); });
     EmitCollected(plan, collector, cx, std::nullopt, facts, emit);
     return;
   }
@@ -519,16 +530,14 @@ void Run(const Plan& plan, const Scope& scope, EvalContext& cx, std::vector<stor
       const Pos pos{part, seq, cursor.ord};
       matched = true;
       if (stop) return;
-      const double kb = item ? static_cast<double>(item->text.size()) / 1024.0 : 0;
+      const double kb = item ? item->kb() : 0;
       if (!streaming) {
-        collector.Add(cx, pos, item ? &item->text : nullptr, kb);
-        pin = true;
+        if (collector.Add(cx, pos, kb)) pin = true;
         return;
       }
       if (resume && pos <= resume->pos) return;
       OutRow r{{}, pos, Project(plan, cx)};
       if (r.value.IsUndefined()) return;
-      if (item && plan.select == Plan::Select::kStar && root->kind == Source::Kind::kContainer) r.text = &item->text;
       r.kb = kb;
       pin = true;
       if (!emit(r)) {
@@ -623,7 +632,10 @@ void Run(const Plan& plan, const Scope& scope, EvalContext& cx, std::vector<stor
                      : scope.partition_key ? part.FeedOfKey(*scope.partition_key, after, 512, scope.now_seconds, item_policy)
                                            : part.Feed(after, 512, scope.now_seconds, item_policy);
         if (chunk.empty()) break;
-        for (const auto& item : chunk) {
+        for (size_t ci = 0; ci < chunk.size(); ++ci) {
+          // Items lie anywhere in memory: ask for a later one's members while this one is read.
+          if (ci + kPrefetchAhead < chunk.size()) PrefetchDocument(*chunk[ci + kPrefetchAhead]);
+          const auto& item = chunk[ci];
           after = item->seq;
           if (beyond(pi, item->seq)) {
             past_end = true;
@@ -846,7 +858,7 @@ void RunWalk(const Plan& plan, const store::DocPath& path, const Scope& scope, E
 
     cx.env[root.slot] = Val(item->body);
     const bool resumed_here = resume && resume->has_row && best == resume->pos.part && item->seq == resume->pos.seq;
-    const double kb = static_cast<double>(item->text.size()) / 1024.0;
+    const double kb = item->kb();
     bool matched = false;
     bool pin = false;
     Cursor rows;
@@ -857,7 +869,6 @@ void RunWalk(const Plan& plan, const store::DocPath& path, const Scope& scope, E
         if (stop) return;
         OutRow r{{Eval(plan.order_by.front().expr, cx)}, Pos{best, item->seq, rows.ord}, Project(plan, cx)};
         if (r.value.IsUndefined()) return;
-        if (plan.select == Plan::Select::kStar && root.kind == Source::Kind::kContainer) r.text = &item->text;
         r.kb = kb;
         pin = true;
         if (!emit(r)) stop = true;

@@ -76,6 +76,13 @@ std::optional<int64_t> PhysicalPartition::ExpiresAt(const Item& item, std::optio
   return item.ts + ttl;
 }
 
+bool PhysicalPartition::IsLive(const ItemPtr& item, int64_t now, std::optional<int64_t> default_ttl) {
+  if (!item) return false;
+  if (!default_ttl) return true;  // (without reading the item)
+  auto at = ExpiresAt(*item, default_ttl);
+  return !(at && *at <= now);
+}
+
 ItemPtr PhysicalPartition::Live(const ItemPtr& item, int64_t now, std::optional<int64_t> default_ttl) {
   if (!item) return item;
   auto at = ExpiresAt(*item, default_ttl);
@@ -189,7 +196,7 @@ void PhysicalPartition::Store(const std::string& key, const ItemPtr& current, It
   }
   if (auto at = ExpiresAt(*item, expiry_ttl_)) expiry_.emplace(*at, key);
   // LSNs and new sequence numbers only grow: placed at the end without a walk down the tree.
-  auto put = [](std::map<uint64_t, ItemPtr>& m, uint64_t k, const ItemPtr& v) {
+  auto put = [](ItemsByNumber& m, uint64_t k, const ItemPtr& v) {
     if (m.empty() || m.rbegin()->first < k) {
       m.emplace_hint(m.end(), k, v);
     } else {
@@ -252,7 +259,7 @@ std::vector<ItemPtr> PhysicalPartition::ItemsBySeq(const std::vector<uint64_t>& 
   std::vector<ItemPtr> out;
   for (; next < seqs.size() && (max_items == 0 || out.size() < max_items); ++next) {
     auto it = by_seq_.find(seqs[next]);
-    if (it == by_seq_.end() || !Live(it->second, now, policy.default_ttl)) continue;  // gone since the lookup
+    if (it == by_seq_.end() || !IsLive(it->second, now, policy.default_ttl)) continue;  // gone since the lookup
     out.push_back(it->second);
   }
   return out;
@@ -268,7 +275,7 @@ std::vector<PhysicalPartition::IndexHit> PhysicalPartition::IndexWalk(
   // Takes the entry's item when it is live; false once the page is full.
   auto take = [&](const PathIndex::Entry& e) {
     auto it = by_seq_.find(e.seq);
-    if (it != by_seq_.end() && Live(it->second, now, policy.default_ttl)) out.push_back({e.key, it->second});
+    if (it != by_seq_.end() && IsLive(it->second, now, policy.default_ttl)) out.push_back({e.key, it->second});
     return out.size() < max_items;
   };
   if (!descending) {
@@ -319,7 +326,7 @@ std::vector<ItemPtr> PhysicalPartition::FeedOfKey(const std::string& pk, uint64_
   if (found == by_pk_seq_.end()) return out;
   for (auto it = found->second.upper_bound(after_seq); it != found->second.end(); ++it) {
     auto item = by_seq_.find(*it);
-    if (item == by_seq_.end() || !Live(item->second, now, policy.default_ttl)) continue;
+    if (item == by_seq_.end() || !IsLive(item->second, now, policy.default_ttl)) continue;
     out.push_back(item->second);
     if (max_items && out.size() >= max_items) break;
   }
@@ -338,7 +345,7 @@ bool PhysicalPartition::HasLiveItems(const std::string& pk, int64_t now, const I
   if (found == by_pk_seq_.end()) return false;
   for (uint64_t seq : found->second) {
     auto item = by_seq_.find(seq);
-    if (item != by_seq_.end() && Live(item->second, now, policy.default_ttl)) return true;
+    if (item != by_seq_.end() && IsLive(item->second, now, policy.default_ttl)) return true;
   }
   return false;
 }
@@ -410,7 +417,7 @@ std::vector<ItemPtr> PhysicalPartition::LogicalItemsLocked(const std::string& pk
   if (found == by_pk_lsn_.end()) return out;
   out.reserve(found->second.size());
   for (const auto& [lsn, item] : found->second) {
-    if (Live(item, now, default_ttl)) out.push_back(item);
+    if (IsLive(item, now, default_ttl)) out.push_back(item);
   }
   return out;
 }
@@ -435,7 +442,7 @@ std::vector<ItemPtr> Transaction::Items(int64_t now) const {
   if (!overlay_.empty()) {
     std::erase_if(items, [&](const ItemPtr& item) { return overlay_.count(item->id) > 0; });
     for (const auto& [id, item] : overlay_) {
-      if (PhysicalPartition::Live(item, now, policy_.default_ttl)) items.push_back(item);
+      if (PhysicalPartition::IsLive(item, now, policy_.default_ttl)) items.push_back(item);
     }
   }
   std::sort(items.begin(), items.end(), [](const ItemPtr& a, const ItemPtr& b) { return a->seq < b->seq; });
@@ -487,7 +494,7 @@ void Transaction::CheckUnique(const Item& item, int64_t now) const {
   };
   // Staged images of other items, then committed ones this transaction has not touched.
   for (const auto& [id, staged] : overlay_) {
-    if (id != item.id && PhysicalPartition::Live(staged, now, policy_.default_ttl) && taken(*staged))
+    if (id != item.id && PhysicalPartition::IsLive(staged, now, policy_.default_ttl) && taken(*staged))
       throw errors::Conflict();
   }
   std::shared_lock lock(part_.mu_);
@@ -495,7 +502,7 @@ void Transaction::CheckUnique(const Item& item, int64_t now) const {
     auto it = part_.unique_index_.find(PhysicalPartition::UniqueSlot(pk_, t));
     if (it == part_.unique_index_.end() || it->second == item.id || overlay_.count(it->second)) continue;
     auto holder = part_.by_key_.find(PhysicalPartition::Key(pk_, it->second));
-    if (holder != part_.by_key_.end() && PhysicalPartition::Live(holder->second, now, policy_.default_ttl))
+    if (holder != part_.by_key_.end() && PhysicalPartition::IsLive(holder->second, now, policy_.default_ttl))
       throw errors::ItemConflict();
   }
 }
@@ -587,8 +594,18 @@ std::vector<ItemPtr> PhysicalPartition::Feed(uint64_t after_seq, size_t max_item
                                              const ItemPolicy& policy) const {
   std::shared_lock lock(mu_);
   std::vector<ItemPtr> out;
+  if (max_items) out.reserve(std::min(max_items, by_seq_.size()));
+  // Items lie anywhere in memory: the one a few places on is asked for while this one is copied.
+  auto ahead = by_seq_.upper_bound(after_seq);
+  for (int i = 0; i < 8 && ahead != by_seq_.end(); ++i) ++ahead;
   for (auto it = by_seq_.upper_bound(after_seq); it != by_seq_.end(); ++it) {
-    if (!Live(it->second, now, policy.default_ttl)) continue;
+    if (ahead != by_seq_.end()) {
+      const char* at = reinterpret_cast<const char*>(ahead->second.get());
+      __builtin_prefetch(at - 16);  // the counts, just before the item (one allocation)
+      __builtin_prefetch(at + 16);
+      ++ahead;
+    }
+    if (!IsLive(it->second, now, policy.default_ttl)) continue;
     out.push_back(it->second);
     if (max_items && out.size() >= max_items) break;
   }
@@ -601,15 +618,15 @@ ChangePage<ItemPtr> PhysicalPartition::LatestChanges(uint64_t after_lsn, size_t 
   std::shared_lock lock(mu_);
   ChangePage<ItemPtr> page;
   page.resume_lsn = lsn_;
-  static const std::map<uint64_t, ItemPtr> kNone;
-  const std::map<uint64_t, ItemPtr>* index = &by_lsn_;
+  static const ItemsByNumber kNone;
+  const ItemsByNumber* index = &by_lsn_;
   if (pk) {
     auto found = by_pk_lsn_.find(*pk);
     index = found == by_pk_lsn_.end() ? &kNone : &found->second;
   }
   for (auto it = index->upper_bound(after_lsn); it != index->end(); ++it) {
     const ItemPtr& item = it->second;
-    if (!Live(item, now, policy.default_ttl) || !keep(*item)) continue;
+    if (!IsLive(item, now, policy.default_ttl) || !keep(*item)) continue;
     page.entries.push_back(item);
     if (page.entries.size() == max_items) {
       page.resume_lsn = item->lsn;

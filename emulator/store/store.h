@@ -19,6 +19,8 @@
 #include <unordered_set>
 #include <vector>
 
+#include <absl/container/btree_map.h>
+
 #include "json/json.h"
 #include "store/indexing.h"
 #include "store/partition_key.h"
@@ -29,30 +31,61 @@
 
 namespace cosmos::store {
 
-inline constexpr size_t kItemPoolChunkBytes = 1024;
-
-// One stored version of an item, with its system properties already in `body` and `text`.
+// One stored version of an item, with its system properties already in `body`.
+//
+// The document is kept once, as a DOM in one block of exactly the bytes it needs (emulator/store/
+// README.md, "Items"): the text a client reads is written from it when asked (`AppendText`), and
+// `size` keeps that text's length for the charges. An item is built in a draft document (`Draft`),
+// then `Seal`ed; after that it never changes.
 struct Item {
-  Item() : body(&pool) {}
+  Item() = default;
   Item(const Item&) = delete;
   Item& operator=(const Item&) = delete;
 
+  // What a scan reads of every item comes first, in the cache line of the shared pointer's counts.
+  json::Value body;  // the document; read-only once sealed (it lives in `block_`)
+  uint64_t seq = 0;  // creation order within the partition (read-feed order)
+  int64_t ts = 0;
+  std::optional<int64_t> ttl;  // the item's own "ttl" property, when it has one
+  uint32_t size = 0;           // bytes of the JSON text (what AppendText writes), set by Seal
+  uint64_t lsn = 0;  // the partition's log sequence number of the write that made this version
   std::string id;
-  std::string pk;  // canonical partition key text
+  std::string pk;   // canonical partition key text
   std::string epk;  // effective partition key: places the item on the range ring
-  // The body's own pool, in small chunks: a document's default pool starts with a 64 KB chunk, which
-  // for millions of small items was most of the emulator's memory. Declared before `body`.
-  json::Allocator pool{kItemPoolChunkBytes};
-  json::Document body;
-  std::string text;  // compact JSON of body, as returned to clients
   std::string rid;
   std::string etag;  // quoted, as in _etag
-  int64_t ts = 0;
-  uint64_t lsn = 0;         // the partition's log sequence number of the write that made this version
-  uint64_t seq = 0;         // creation order within the partition (read-feed order)
-  std::optional<int64_t> ttl;  // the item's own "ttl" property, when it has one
+
+  // The document being built (an empty value until set), before Seal.
+  json::Document& Draft();
+  // Copies the draft (or `doc`) into the item's block, frees the draft and measures the text.
+  void Seal();
+  void Seal(const json::Value& doc);
+
+  // The JSON text of the document, as returned to clients.
+  void AppendText(std::string& out) const { json::Write(out, body); }
+  std::string Text() const {
+    std::string out;
+    out.reserve(size);
+    AppendText(out);
+    return out;
+  }
+  double kb() const { return static_cast<double>(size) / 1024.0; }
+
+  // Bytes the document takes in its block (for tests and the memory figures).
+  size_t block_bytes() const { return block_bytes_; }
+
+ private:
+  struct DraftDoc;
+  struct DraftDeleter {
+    void operator()(DraftDoc* d) const;
+  };
+  std::unique_ptr<DraftDoc, DraftDeleter> draft_;
+  std::unique_ptr<char[]> block_;
+  uint32_t block_bytes_ = 0;
 };
 using ItemPtr = std::shared_ptr<const Item>;
+// Items by a number that only grows (sequence number, LSN): a B-tree, a few bytes per entry.
+using ItemsByNumber = absl::btree_map<uint64_t, ItemPtr>;
 
 // What a write did, for the response and the charge.
 struct WriteResult {
@@ -366,6 +399,7 @@ class PhysicalPartition {
   std::unique_lock<std::shared_mutex> LockToWrite(JournalHold& hold, const std::string& pk);
   static std::optional<int64_t> ExpiresAt(const Item& item, std::optional<int64_t> default_ttl);
   static ItemPtr Live(const ItemPtr& item, int64_t now, std::optional<int64_t> default_ttl);
+  static bool IsLive(const ItemPtr& item, int64_t now, std::optional<int64_t> default_ttl);
   // Under the exclusive lock: the next LSN; the expiry index brought to `default_ttl`; the log
   // switched on or off and pruned to the retention window; a change recorded.
   uint64_t NextLsn();
@@ -396,9 +430,9 @@ class PhysicalPartition {
   mutable RuBucket bucket_;
   mutable std::shared_mutex mu_;
   std::unordered_map<std::string, ItemPtr> by_key_;
-  std::map<uint64_t, ItemPtr> by_seq_;
-  std::map<uint64_t, ItemPtr> by_lsn_;  // every stored item at the LSN of its latest version
-  std::unordered_map<std::string, std::map<uint64_t, ItemPtr>> by_pk_lsn_;  // the same per logical partition
+  ItemsByNumber by_seq_;
+  ItemsByNumber by_lsn_;  // every stored item at the LSN of its latest version
+  std::unordered_map<std::string, ItemsByNumber> by_pk_lsn_;  // the same per logical partition
   std::unordered_map<std::string, absl::btree_set<uint64_t>> by_pk_seq_;  // each logical partition's items by seq
   // Path indexes by PathName. Readers (shared lock) may add one, under indexes_mu_; writers
   // (exclusive lock) update them all. `used` orders them for eviction.

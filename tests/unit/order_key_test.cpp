@@ -132,8 +132,8 @@ class PartitionIndexTest : public ::testing::Test {
       auto item = std::make_shared<store::Item>();
       item->id = id;
       item->pk = pk;
-      json::Parse(body, item->body);
-      item->text = body;
+      json::Parse(body, item->Draft());
+      item->Seal();
       item->seq = seq;
       item->lsn = lsn;
       return store::ItemPtr(std::move(item));

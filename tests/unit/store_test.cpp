@@ -88,8 +88,8 @@ TEST_F(PartitionTest, SameIdInTwoLogicalPartitions) {
   auto b = Do(WriteKind::kCreate, kB, "1", 100, std::nullopt, std::nullopt, std::nullopt, "in b");
   EXPECT_TRUE(b.created);
   EXPECT_EQ(p_.Count(), 2u);
-  EXPECT_EQ(p_.Read(kA, "1", 100, ItemPolicy{})->text, R"({"id":"1","v":"in a"})");
-  EXPECT_EQ(p_.Read(kB, "1", 100, ItemPolicy{})->text, R"({"id":"1","v":"in b"})");
+  EXPECT_EQ(p_.Read(kA, "1", 100, ItemPolicy{})->Text(), R"({"id":"1","v":"in a"})");
+  EXPECT_EQ(p_.Read(kB, "1", 100, ItemPolicy{})->Text(), R"({"id":"1","v":"in b"})");
   EXPECT_EQ(p_.Read(R"(["c"])", "1", 100, ItemPolicy{}), nullptr);
   Do(WriteKind::kDelete, kA, "1");
   EXPECT_EQ(p_.Read(kA, "1", 100, ItemPolicy{}), nullptr);
@@ -111,7 +111,7 @@ TEST_F(PartitionTest, ReplaceKeepsSeqAndReturnsPrevious) {
   EXPECT_EQ(r.previous, c.item);
   EXPECT_EQ(r.item->seq, 1u);
   EXPECT_EQ(r.lsn, 3u);
-  EXPECT_EQ(p_.Read(kA, "1", 101, ItemPolicy{})->text, R"({"id":"1","v":"new"})");
+  EXPECT_EQ(p_.Read(kA, "1", 101, ItemPolicy{})->Text(), R"({"id":"1","v":"new"})");
   EXPECT_EQ(FeedIds(), (std::vector<std::string>{"1", "2"}));
 }
 

@@ -20,8 +20,8 @@ inline ItemPtr TestItem(const std::string& id, const std::string& pk, int64_t ts
   item->lsn = lsn;
   item->ttl = ttl;
   item->etag = std::move(etag);
-  item->text = "{\"id\":\"" + id + "\",\"v\":\"" + payload + "\"}";
-  item->body.SetObject();
+  json::Parse("{\"id\":\"" + id + "\",\"v\":\"" + payload + "\"}", item->Draft());
+  item->Seal();
   return item;
 }
 

@@ -44,11 +44,12 @@ ItemPtr NumberItem(const std::string& id, const std::string& pk, int64_t ts, uin
   item->lsn = lsn;
   item->rid = "rid-" + std::to_string(seq);
   item->etag = "\"" + id + "-" + std::to_string(n) + "\"";
-  item->body.SetObject();
-  auto& a = item->body.GetAllocator();
-  item->body.AddMember("id", json::Value(id.c_str(), a), a);
-  item->body.AddMember("n", n, a);
-  item->text = "{\"id\":\"" + id + "\",\"n\":" + std::to_string(n) + "}";
+  auto& draft = item->Draft();
+  draft.SetObject();
+  auto& a = draft.GetAllocator();
+  draft.AddMember("id", json::Value(id.c_str(), a), a);
+  draft.AddMember("n", n, a);
+  item->Seal();
   return item;
 }
 

@@ -36,13 +36,13 @@ int StatusOf(const std::function<void()>& f) {
 PhysicalPartition::Maker Body(const std::string& pk, const std::string& text) {
   return [=](const ItemPtr&, uint64_t seq, uint64_t lsn) {
     auto item = std::make_shared<Item>();
-    EXPECT_EQ(json::Parse(text, item->body), json::ParseStatus::kOk);
+    EXPECT_EQ(json::Parse(text, item->Draft()), json::ParseStatus::kOk);
+    item->Seal();
     item->id = item->body["id"].GetString();
     item->pk = pk;
     item->seq = seq;
     item->lsn = lsn;
     item->etag = "\"e" + std::to_string(seq) + "\"";
-    item->text = text;
     return ItemPtr(item);
   };
 }

@@ -1,0 +1,76 @@
+// Items keep their document once, in one block of exactly the bytes its DOM needs; the text is
+// written from it.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "json/json.h"
+#include "store/store.h"
+
+namespace cosmos::store {
+namespace {
+
+std::shared_ptr<Item> Sealed(const std::string& text) {
+  auto item = std::make_shared<Item>();
+  EXPECT_EQ(json::Parse(text, item->Draft()), json::ParseStatus::kOk) << text;
+  item->Seal();
+  return item;
+}
+
+TEST(ItemTest, TextIsWrittenFromTheSealedDocument) {
+  const std::string text =
+      R"({"id":"a","n":1.5,"big":12345678901234567890,"neg":-3,"t":true,"f":false,"z":null,)"
+      R"("s":"a string longer than thirteen bytes","e":"quote \" backslash \\ tab \t","u":"é✓",)"
+      R"("a":[1,[2,[3,{"deep":"still here, and long enough to be copied"}]],"x"],"o":{},"l":[]})";
+  auto item = Sealed(text);
+  EXPECT_EQ(item->Text(), text);
+  EXPECT_EQ(item->size, text.size());
+  std::string appended = "prefix:";
+  item->AppendText(appended);
+  EXPECT_EQ(appended, "prefix:" + text);
+}
+
+TEST(ItemTest, TheBlockHoldsExactlyTheDom) {
+  // Short strings (up to 13 bytes) live in their value; longer ones, member and element tables
+  // take pool bytes rounded to 8.
+  auto short_only = Sealed(R"({"id":"1234567890123"})");
+  EXPECT_EQ(short_only->block_bytes(), 32u);  // one member: name and value inline
+  auto long_value = Sealed(R"({"id":"12345678901234"})");
+  EXPECT_EQ(long_value->block_bytes(), 32u + 16u);  // 14 bytes and a terminator, rounded to 16
+  auto array = Sealed(R"({"a":[1,2,3]})");
+  EXPECT_EQ(array->block_bytes(), 32u + 48u);
+  auto empty = Sealed("{}");
+  EXPECT_EQ(empty->block_bytes(), 0u);
+  EXPECT_EQ(empty->Text(), "{}");
+}
+
+TEST(ItemTest, AOneKilobyteDocumentTakesAboutItsTextSize) {
+  std::string text = R"({"id":"i1","pk":"p1","city":"city7","n":42,"filler":")" + std::string(900, 'x') + R"("})";
+  auto item = Sealed(text);
+  EXPECT_EQ(item->Text(), text);
+  EXPECT_EQ(item->block_bytes(), 5u * 32u + 904u);  // 5 members and the filler with its terminator
+  EXPECT_LE(item->block_bytes(), text.size() * 115 / 100);
+}
+
+TEST(ItemTest, TheDraftIsDroppedAndReadersSeeTheSealedCopy) {
+  auto item = std::make_shared<Item>();
+  auto& d = item->Draft();
+  d.SetObject();
+  std::string name(40, 'k');
+  d.AddMember(json::Value(name.c_str(), d.GetAllocator()), json::Value("a value long enough to copy", d.GetAllocator()),
+              d.GetAllocator());
+  item->Seal();
+  name.assign(40, '?');  // the sealed copy owns its strings
+  EXPECT_EQ(item->Text(), "{\"" + std::string(40, 'k') + "\":\"a value long enough to copy\"}");
+  EXPECT_TRUE(item->body.IsObject());
+}
+
+TEST(ItemTest, AnItemWithoutADraftIsAnEmptyObject) {
+  auto item = std::make_shared<Item>();
+  item->Seal();
+  EXPECT_EQ(item->Text(), "{}");
+  EXPECT_EQ(item->size, 2u);
+}
+
+}  // namespace
+}  // namespace cosmos::store
