@@ -28,7 +28,8 @@ if os.getenv("WRK_CREATE") == "1" then
     counter = counter + 1
     local id = "w" .. run .. "-" .. tostring(thread_no) .. "-" .. counter
     local body = '{"id":"' .. id .. '","pk":"p1","payload":"' .. string.sub(padding, 1, 980 - #id) .. '"}'
-    return wrk.format("POST", nil, {["content-type"] = "application/json"}, body)
+    wrk.headers["content-type"] = "application/json"  -- (given headers would replace the -H ones)
+    return wrk.format("POST", nil, nil, body)
   end
 end
 

@@ -429,7 +429,11 @@ int main(int argc, char** argv) {
   try {
     // The probes are answered on the I/O threads; everything else on the workers.
     const auto all = [](const cosmos::server::Request&) { return true; };
-    server.Listen(s.host, s.port, s.protocol, gateway, cosmos::http::AnswersAtOnce);
+    // Item writes wait for the disk with --durability fsync: those go to a worker.
+    const bool item_writes_at_once = s.data_path.empty() || s.durability == "process";
+    server.Listen(s.host, s.port, s.protocol, gateway, [item_writes_at_once](const cosmos::http::Request& req) {
+      return cosmos::http::AnswersAtOnce(req, item_writes_at_once);
+    });
     config.gateway_port = std::to_string(server.port(0));
     if (s.health_port) {
       health_index = server.Listen(s.host, *s.health_port, cosmos::server::Protocol::kHttp,

@@ -238,11 +238,42 @@ void CheckIntendedContainer(Services& services, const RequestContext& ctx) {
 
 }  // namespace
 
-bool AnswersAtOnce(const Request& req) {
-  if (req.method() != beast_http::verb::get) return false;
+bool AnswersAtOnce(const Request& req, bool item_writes) {
+  const auto verb = req.method();
   std::string_view target(req.target().data(), req.target().size());
   target = target.substr(0, target.find('?'));
-  return target == kHealthPath || target == "/ready" || target == "/alive" || target == "/status";
+  if (verb == beast_http::verb::get &&
+      (target == kHealthPath || target == "/ready" || target == "/alive" || target == "/status"))
+    return true;
+  const bool write = verb == beast_http::verb::post || verb == beast_http::verb::put ||
+                     verb == beast_http::verb::delete_ || verb == beast_http::verb::patch;
+  if (verb != beast_http::verb::get && !(item_writes && write)) return false;
+  if (write) {
+    // Not: queries and batches (POSTs to the feed), nor writes that run triggers.
+    for (const auto* h : {"x-ms-documentdb-isquery", "x-ms-cosmos-is-query-plan-request", "x-ms-cosmos-is-batch-request",
+                          "x-ms-documentdb-pre-trigger-include", "x-ms-documentdb-post-trigger-include"}) {
+      if (req.find(h) != req.end()) return false;
+    }
+    auto type = req.find(beast_http::field::content_type);
+    if (type != req.end() && type->value().find("query") != std::string_view::npos) return false;
+  }
+  // A point read or a write of one item (/dbs/{db}/colls/{coll}/docs[/{id}]): it holds the
+  // partition's lock for a moment, so the hop to a worker and back (two thread wake-ups) costs
+  // more than the request. A write that would wait for a transaction on its logical partition
+  // throws util::WouldBlock first and goes to a worker after all.
+  std::string_view seg[7];
+  size_t n = 0;
+  for (size_t at = 0; at < target.size() && n < 7;) {
+    if (target[at] == '/') {
+      ++at;
+      continue;
+    }
+    const size_t end = std::min(target.find('/', at), target.size());
+    seg[n++] = target.substr(at, end - at);
+    at = end;
+  }
+  if (!(seg[0] == "dbs" && seg[2] == "colls" && seg[4] == "docs")) return false;
+  return verb == beast_http::verb::post ? n == 5 : n == 6;
 }
 
 namespace {

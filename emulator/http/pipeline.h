@@ -12,9 +12,12 @@ namespace cosmos::http {
 Response Handle(Services& services, const Request& request, bool secure = false,
                 const std::atomic<bool>* cancelled = nullptr);
 
-// The requests Handle answers at once, waiting on nothing (GET /_health, /ready, /alive, /status):
-// the server answers them on its I/O threads, so they answer while every worker is busy.
-bool AnswersAtOnce(const Request& request);
+// The requests the server answers on its I/O threads: GET /_health, /ready, /alive and /status,
+// which wait on nothing (so they answer while every worker is busy), point reads of items, and with
+// `item_writes` creates, upserts, replaces, patches and deletes of one item without triggers (a
+// write that would wait throws util::WouldBlock and goes to a worker). `item_writes` is false when
+// a write waits for the disk (--durability fsync).
+bool AnswersAtOnce(const Request& request, bool item_writes = true);
 
 // Builds an error response (used by the server for requests it could not even parse).
 Response ErrorResponse(int status, const std::string& code, const std::string& message, unsigned version,

@@ -1,4 +1,5 @@
 #include "server/server.h"
+#include "util/util.h"
 
 #include <poll.h>
 #include <sys/resource.h>
@@ -211,11 +212,17 @@ struct Server::Impl {
       Request req = parser.release();
       const bool keep_alive = req.keep_alive();
       Response res;
+      bool on_worker = true;
       if (listener.at_once && listener.at_once(req)) {
-        res = listener.handler(req, connection);
-      } else {
-        res = co_await OnWorker(listener, stream, req, connection);
+        // Answered here unless it would wait: then it has changed nothing, and goes to a worker.
+        try {
+          util::NoWaitScope no_wait;
+          res = listener.handler(req, connection);
+          on_worker = false;
+        } catch (const util::WouldBlock&) {
+        }
       }
+      if (on_worker) res = co_await OnWorker(listener, stream, req, connection);
       res.keep_alive(keep_alive && !stopping);
       tcp_layer.expires_after(options.body_timeout);
       auto [ec_w, n_w] = co_await beast_http::async_write(stream, res, kNoThrow);

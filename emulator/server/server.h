@@ -73,7 +73,8 @@ class Server {
 
   // Binds and listens; throws std::system_error when the address is unavailable. Returns the
   // listener's index for port(). Call before Run().
-  // `at_once` (may be empty: none) picks the requests answered on the I/O thread.
+  // `at_once` (may be empty: none) picks the requests answered on the I/O thread; one whose handler
+  // throws util::WouldBlock there (before changing anything) is run again on a worker.
   size_t Listen(const std::string& host, uint16_t port, Protocol protocol, RequestHandler handler,
                 AnswersAtOnce at_once = {});
   // Serves until Stop() or SIGINT/SIGTERM (when install_signal_handlers). Blocks.

@@ -396,6 +396,7 @@ std::unique_lock<std::shared_mutex> PhysicalPartition::LockToWrite(JournalHold& 
   for (;;) {
     std::unique_lock lock(mu_);
     if (reserved_.empty() || reserved_.count(pk) == 0) return lock;
+    if (!util::MayBlock()) throw util::WouldBlock{};  // (nothing changed yet)
     hold.Release();
     AwaitUnreserved(lock, pk);
     lock.unlock();
@@ -405,6 +406,7 @@ std::unique_lock<std::shared_mutex> PhysicalPartition::LockToWrite(JournalHold& 
 
 std::unique_ptr<Transaction> PhysicalPartition::Begin(const std::string& pk, const ItemPolicy& policy) {
   std::unique_lock lock(mu_);
+  if (reserved_.count(pk) != 0 && !util::MayBlock()) throw util::WouldBlock{};
   AwaitUnreserved(lock, pk);
   reserved_.insert(pk);
   return std::unique_ptr<Transaction>(new Transaction(*this, pk, policy));

@@ -260,4 +260,12 @@ void AppendUtf8(std::string& out, char32_t cp) {
 }
 
 
+namespace {
+thread_local bool no_wait = false;
+}  // namespace
+
+bool MayBlock() { return !no_wait; }
+NoWaitScope::NoWaitScope() : previous_(no_wait) { no_wait = true; }
+NoWaitScope::~NoWaitScope() { no_wait = previous_; }
+
 }  // namespace cosmos::util

@@ -59,4 +59,20 @@ char32_t DecodeUtf8(std::string_view s, size_t& i);
 // Appends the UTF-8 encoding of a code point.
 void AppendUtf8(std::string& out, char32_t cp);
 
+// Requests a server answers on its I/O thread must not wait (for a transaction, a lock held for
+// long): code that would wait checks MayBlock first and, on such a thread, throws WouldBlock
+// before it has changed anything, and the server runs the request again on a worker.
+struct WouldBlock {};
+bool MayBlock();
+class NoWaitScope {  // MayBlock() is false on this thread while one lives
+ public:
+  NoWaitScope();
+  ~NoWaitScope();
+  NoWaitScope(const NoWaitScope&) = delete;
+  NoWaitScope& operator=(const NoWaitScope&) = delete;
+
+ private:
+  bool previous_;
+};
+
 }  // namespace cosmos::util
