@@ -10,11 +10,11 @@
 // Environment: ONLY=throughput|startup, EMULATOR (binary), BENCH_SECONDS=5, ROUNDS=3, CONNS=32, ITEMS=100000, STARTS=3.
 // Only Node's own modules: requests are signed here (docs/protocol.md §2).
 import { spawn } from "node:child_process";
-import { createHmac } from "node:crypto";
 import http from "node:http";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { median, request as signedRequest } from "./rest.mjs";
 
 const EMULATOR = process.env.EMULATOR || new URL("../build/emulator/cosmos-emulator", import.meta.url).pathname;
 const SECONDS = Number(process.env.BENCH_SECONDS || 5);
@@ -22,20 +22,6 @@ const ROUNDS = Number(process.env.ROUNDS || 3);
 const CONNS = Number(process.env.CONNS || 32);
 const ITEMS = Number(process.env.ITEMS || 100000);
 const STARTS = Number(process.env.STARTS || 3);
-const KEY = Buffer.from(
-  "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==",
-  "base64",
-);
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-
-function auth(verb, type, link, date) {
-  const sig = createHmac("sha256", KEY).update(`${verb.toLowerCase()}\n${type}\n${link}\n${date.toLowerCase()}\n\n`).digest("base64");
-  return encodeURIComponent(`type=master&ver=1.0&sig=${sig}`);
-}
 
 function start(args) {
   return new Promise((resolve, reject) => {
@@ -67,32 +53,10 @@ function stop(e, signal = "SIGTERM") {
   });
 }
 
-function request(agent, port, verb, path, type, link, body, headers = {}) {
-  const date = new Date().toUTCString();
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        agent,
-        host: "127.0.0.1",
-        port,
-        method: verb,
-        path,
-        headers: {
-          "x-ms-date": date,
-          "x-ms-version": "2020-07-15",
-          authorization: auth(verb, type, link, date),
-          "content-type": "application/json",
-          ...headers,
-        },
-      },
-      (res) => {
-        res.resume();
-        res.on("end", () => resolve(res.statusCode));
-      },
-    );
-    req.on("error", reject);
-    req.end(body);
-  });
+// The status of a signed request with a JSON body.
+async function request(agent, port, verb, path, type, link, body, headers = {}) {
+  const r = await signedRequest(agent, port, verb, path, type, link, body, { "content-type": "application/json", ...headers });
+  return r.status;
 }
 
 async function setup(port) {

@@ -29,12 +29,12 @@
 // (bench/results/scale.json; SAVE=0 leaves it as it is).
 // Only Node's own modules: requests are signed here (docs/protocol.md §2).
 import { spawn } from "node:child_process";
-import { createHmac } from "node:crypto";
 import http from "node:http";
 import fs from "node:fs";
 import os from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { median, request as signedRequest } from "./rest.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(here, "..");
@@ -47,10 +47,6 @@ const DATA_DIR = process.env.DATA_DIR || join(ROOT, "build-bench/scale-data");
 const OUT_DIR = process.env.OUT_DIR || join(ROOT, "build-bench/bench-logs");
 const RESULTS = process.env.RESULTS || join(ROOT, "bench/results/scale.json");
 const SAVE = process.env.SAVE !== "0";
-const KEY = Buffer.from(
-  "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==",
-  "base64",
-);
 const FILES = 10;
 const ITEM_BYTES = 1024;
 const GENERATOR = 1; // bump when the data changes: kept data of another version is written again
@@ -63,12 +59,6 @@ for (const n of SIZES) {
   if (!Number.isInteger(n) || n < 1000 || n % 1000 !== 0) throw new Error(`SIZES: ${n} is not a multiple of 1000`);
   if (n % 7919 === 0) throw new Error(`SIZES: ${n} must not be a multiple of 7919`);
 }
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  if (s.length === 0) return NaN;
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 // --- the data ---
 
@@ -190,48 +180,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
 
-function auth(verb, type, link, date) {
-  const sig = createHmac("sha256", KEY)
-    .update(`${verb.toLowerCase()}\n${type}\n${link}\n${date.toLowerCase()}\n\n`)
-    .digest("base64");
-  return encodeURIComponent(`type=master&ver=1.0&sig=${sig}`);
-}
-
-function request(port, verb, path, type, link, body, headers = {}) {
-  const date = new Date().toUTCString();
-  return new Promise((resolvePromise, reject) => {
-    const t0 = process.hrtime.bigint();
-    const req = http.request(
-      {
-        agent,
-        host: "127.0.0.1",
-        port,
-        method: verb,
-        path,
-        headers: {
-          "x-ms-date": date,
-          "x-ms-version": "2020-07-15",
-          authorization: auth(verb, type, link, date),
-          ...headers,
-        },
-      },
-      (res) => {
-        const chunks = [];
-        res.on("data", (c) => chunks.push(c));
-        res.on("end", () =>
-          resolvePromise({
-            status: res.statusCode,
-            headers: res.headers,
-            body: Buffer.concat(chunks).toString(),
-            ms: Number(process.hrtime.bigint() - t0) / 1e6,
-          }),
-        );
-      },
-    );
-    req.on("error", reject);
-    req.end(body);
-  });
-}
+const request = (port, ...rest) => signedRequest(agent, port, ...rest);
 
 const DOCS = `/dbs/${DB}/colls/${COLL}/docs`;
 const LINK = `dbs/${DB}/colls/${COLL}`;
