@@ -55,21 +55,28 @@ void CheckConsistency(const RequestContext& ctx, const Config& config) {
 }
 
 // Splits the request target into percent-decoded path segments; empty segments are dropped.
-bool SplitPath(std::string_view target, std::vector<std::string>& out) {
-  auto q = target.find('?');
-  if (q != std::string_view::npos) target = target.substr(0, q);
+// Calls `each` with every non-empty segment of the target's path (what comes before '?'), as sent
+// (not percent-decoded), until it returns false; returns false when it did.
+template <class Each>
+bool ForEachRawSegment(std::string_view target, Each&& each) {
+  target = target.substr(0, target.find('?'));
   size_t i = 0;
   while (i < target.size()) {
     size_t end = target.find('/', i);
     if (end == std::string_view::npos) end = target.size();
-    if (end > i) {
-      auto decoded = util::PercentDecode(target.substr(i, end - i));
-      if (!decoded) return false;
-      out.push_back(std::move(*decoded));
-    }
+    if (end > i && !each(target.substr(i, end - i))) return false;
     i = end + 1;
   }
   return true;
+}
+
+bool SplitPath(std::string_view target, std::vector<std::string>& out) {
+  return ForEachRawSegment(target, [&](std::string_view raw) {
+    auto decoded = util::PercentDecode(raw);
+    if (!decoded) return false;
+    out.push_back(std::move(*decoded));
+    return true;
+  });
 }
 
 void CommonHeaders(Response& res, const std::string& activity_id, double charge) {
@@ -263,15 +270,10 @@ bool AnswersAtOnce(const Request& req, bool item_writes) {
   // throws util::WouldBlock first and goes to a worker after all.
   std::string_view seg[7];
   size_t n = 0;
-  for (size_t at = 0; at < target.size() && n < 7;) {
-    if (target[at] == '/') {
-      ++at;
-      continue;
-    }
-    const size_t end = std::min(target.find('/', at), target.size());
-    seg[n++] = target.substr(at, end - at);
-    at = end;
-  }
+  ForEachRawSegment(target, [&](std::string_view raw) {
+    seg[n++] = raw;
+    return n < 7;
+  });
   if (!(seg[0] == "dbs" && seg[2] == "colls" && seg[4] == "docs")) return false;
   return verb == beast_http::verb::post ? n == 5 : n == 6;
 }

@@ -27,6 +27,14 @@ class SeedTest : public EmulatorTest {
   }
   ~SeedTest() override { fs::remove_all(dir_); }
 
+  // Persistence over `data` for `account` (what it recovered in `recovered`).
+  static std::unique_ptr<persist::Persistence> OpenData(store::Account& account, const std::string& data,
+                                                        persist::RecoveryReport& recovered) {
+    persist::Options o;
+    o.dir = data;
+    return std::make_unique<persist::Persistence>(account, o, recovered);
+  }
+
   void Write(const std::string& name, const std::string& text) {
     fs::create_directories((fs::path(dir_) / name).parent_path());
     std::ofstream out(dir_ + "/" + name, std::ios::binary | std::ios::trunc);
@@ -487,18 +495,14 @@ TEST_F(SeedTest, SeededItemsAreDurableInTheDataDirectory) {
     store::Account account;
     http::Services services{account, config_, limiter_, stats_, wall_};
     persist::RecoveryReport recovered;
-    persist::Options o;
-    o.dir = data;
-    auto p = std::make_unique<persist::Persistence>(account, o, recovered);
+    auto p = OpenData(account, data, recovered);
     EXPECT_EQ(Run(seed::OnError::kFail, &services).outcome.loaded, 100u);
     before = account.FindDatabase("shop")->FindContainer("orders")->ToJson();
     // Dropped as a process killed: no checkpoint, the log alone.
   }
   store::Account account;
   persist::RecoveryReport recovered;
-  persist::Options o;
-  o.dir = data;
-  auto p = std::make_unique<persist::Persistence>(account, o, recovered);
+  auto p = OpenData(account, data, recovered);
   EXPECT_EQ(recovered.databases, 1u);
   EXPECT_EQ(recovered.containers, 1u);
   EXPECT_EQ(recovered.items, 100u);
@@ -519,16 +523,12 @@ TEST_F(SeedTest, AFailedSeedLeavesNothingInTheDataDirectory) {
     store::Account account;
     http::Services services{account, config_, limiter_, stats_, wall_};
     persist::RecoveryReport recovered;
-    persist::Options o;
-    o.dir = data;
-    auto p = std::make_unique<persist::Persistence>(account, o, recovered);
+    auto p = OpenData(account, data, recovered);
     EXPECT_FALSE(Run(seed::OnError::kFail, &services).outcome.applied);
   }
   store::Account account;
   persist::RecoveryReport recovered;
-  persist::Options o;
-  o.dir = data;
-  auto p = std::make_unique<persist::Persistence>(account, o, recovered);
+  auto p = OpenData(account, data, recovered);
   EXPECT_EQ(recovered.databases, 0u);
   EXPECT_EQ(recovered.items, 0u);
   EXPECT_EQ(account.FindDatabase("shop"), nullptr);
