@@ -159,14 +159,11 @@ std::optional<int64_t> ItemTtl(const json::Value& doc);
 store::ItemPtr MakeItem(http::Services& s, const store::Container& c, const json::Value& user, const std::string& pk,
                         const std::string& epk, uint64_t seq, uint64_t lsn, size_t max_bytes);
 // What of a stored image does not depend on where or when it is written: the user's properties
-// (system properties dropped) in the order given, id, keys and ttl; `text` holds their compact
-// JSON without the closing brace. Bulk loads (seed/) draft items on several threads, and only
-// FinishItem runs under the partition lock. `size_hint`: about how long the text will be (the
-// JSON it was parsed from), so that it is allocated once; 0 when unknown.
-std::shared_ptr<store::Item> DraftItem(const json::Value& user, const std::string& pk, const std::string& epk,
-                                       size_t size_hint = 0);
-// Completes a draft written at (seq, lsn) now: _rid, _self, _etag, _attachments and _ts in the
-// body and at the end of the text; 413 when the text exceeds `max_bytes`.
+// (system properties dropped) in the order given, in the item's draft; id, keys and ttl. Bulk
+// loads (seed/) draft items on several threads, and only FinishItem runs under the partition lock.
+std::shared_ptr<store::Item> DraftItem(const json::Value& user, const std::string& pk, const std::string& epk);
+// Completes a draft written at (seq, lsn) now: _rid, _self, _etag, _attachments and _ts after the
+// user's properties, then seals the item; 413 when its text exceeds `max_bytes`.
 store::ItemPtr FinishItem(http::Services& s, const store::Container& c, std::shared_ptr<store::Item> item, uint64_t seq,
                           uint64_t lsn, size_t max_bytes);
 

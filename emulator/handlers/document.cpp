@@ -33,8 +33,7 @@ std::optional<int64_t> ItemTtl(const json::Value& doc) {
   return ValidTtl(it->value);
 }
 
-std::shared_ptr<store::Item> DraftItem(const json::Value& user, const std::string& pk, const std::string& epk,
-                                       size_t /*size_hint*/) {
+std::shared_ptr<store::Item> DraftItem(const json::Value& user, const std::string& pk, const std::string& epk) {
   auto item = std::make_shared<store::Item>();
   auto& draft = item->Draft();
   auto& a = draft.GetAllocator();

@@ -517,7 +517,7 @@ const Outcome& Loader::Apply() {
           throw std::runtime_error("not valid JSON any more (the file changed while it was read)");
         const store::PartitionKeyValue key = store::ExtractPartitionKey(job.c->partition_key(), doc);
         p.at = job.c->Locate(key);
-        p.draft = handlers::DraftItem(doc, key.Canonical(), p.at.epk, r.length);
+        p.draft = handlers::DraftItem(doc, key.Canonical(), p.at.epk);
       } catch (const std::exception& e) {
         p.error = e.what();
       }
