@@ -341,6 +341,7 @@ int main(int argc, char** argv) {
   config.query_page_timeout_ms = s.query_page_timeout_ms;
   config.query_memory_bytes = s.query_memory_mb << 20;
   config.query_indexes = s.query_indexes;
+  config.query_threads = s.query_threads;
   config.public_scheme = s.public_endpoint.scheme;
   config.public_host = s.public_endpoint.host;
   config.public_port = s.public_endpoint.port;

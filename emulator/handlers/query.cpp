@@ -168,6 +168,7 @@ Result QueryDocuments(Services& s, RequestContext& ctx) {
   scope.now_seconds = s.clock.UnixSeconds();
   scope.default_ttl = settings->default_ttl;
   if (s.config.query_indexes) scope.indexing = &settings->indexing;
+  scope.parallel = {s.config.query_threads, s.config.query_parallel_min_items, s.config.query_parallel_part_items};
   const bool scoped = ctx.Header("x-ms-documentdb-partitionkey") || ctx.Header("x-ms-documentdb-partitionkeyrangeid") ||
                       ctx.Header("x-ms-start-epk");
   if (!scoped && !c->partition_key().system_key && !ctx.BoolHeader("x-ms-documentdb-query-enablecrosspartition") &&

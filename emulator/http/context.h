@@ -37,6 +37,11 @@ struct Config {
   int query_page_timeout_ms = 5000;            // one query page; then it ends with a continuation
   size_t query_memory_bytes = 512u << 20;      // what one query request may hold (ORDER BY, GROUP BY, ...)
   bool query_indexes = true;                   // queries narrow and order their reads with path indexes
+  // Threads one collecting query reads on (0: one per core); from how many items, and parts of how
+  // many (query::Scope::Parallel; tests make them small).
+  size_t query_threads = 0;
+  size_t query_parallel_min_items = 20000;
+  size_t query_parallel_part_items = 25000;
   // Where the account document sends clients; an empty part comes from the request (its scheme,
   // its Host header). Set from GATEWAY_PUBLIC_ENDPOINT or the IP override (docs/settings.md).
   std::string public_scheme, public_host, public_port;

@@ -409,6 +409,51 @@ void Accumulator::Add(Val v, Arena& arena) {
   }
 }
 
+void Accumulator::Merge(Accumulator& later, Arena& arena) {
+  switch (kind) {
+    case Agg::kCount: count += later.count; return;
+    case Agg::kSum:
+    case Agg::kAvg: {
+      invalid = invalid || later.invalid;
+      count += later.count;
+      int64_t sum = 0;
+      if (int_sum && later.int_sum && !__builtin_add_overflow(isum, later.isum, &sum)) {
+        isum = sum;
+        return;
+      }
+      const double a = int_sum ? static_cast<double>(isum) : dsum;
+      const double b = later.int_sum ? static_cast<double>(later.isum) : later.dsum;
+      int_sum = false;
+      dsum = a + b;
+      return;
+    }
+    case Agg::kMin:
+    case Agg::kMax: {
+      best_invalid = best_invalid || later.best_invalid;
+      count += later.count;
+      if (later.best.IsUndefined()) return;
+      // Of equal values the earlier input's stays, as Add keeps the first.
+      const int c = best.IsUndefined() ? 0 : CompareForOrder(later.best, best);
+      if (best.IsUndefined() || (kind == Agg::kMin ? c < 0 : c > 0)) best = later.best;
+      return;
+    }
+    case Agg::kMakeList:
+    case Agg::kMakeSet: {
+      if (later.list == nullptr) return;
+      for (const auto& e : later.list->GetArray()) {
+        if (kind == Agg::kMakeSet) {
+          std::string key;
+          CanonicalKey(key, Val(e));
+          if (!seen.insert(std::move(key)).second) continue;
+        }
+        if (list == nullptr) list = arena.NewArray();
+        arena.Append(list, Val(e));
+      }
+      return;
+    }
+  }
+}
+
 Val Accumulator::Result(Arena& arena) const {
   switch (kind) {
     case Agg::kCount: return arena.Int(count);

@@ -95,6 +95,9 @@ struct Accumulator {
   json::Value* list = nullptr;           // MAKELIST/MAKESET: the values so far (arena-owned array)
   std::unordered_set<std::string> seen;  // MAKESET: canonical keys of the values in `list`
   void Add(Val v, Arena& arena);
+  // Adds what `later` accumulated over the inputs that follow this one's (a part of a scan read
+  // on another thread); its values must outlive this accumulator.
+  void Merge(Accumulator& later, Arena& arena);
   Val Result(Arena& arena) const;
 };
 

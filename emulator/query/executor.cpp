@@ -14,6 +14,7 @@
 #include "query/eval.h"
 #include "query/index_use.h"
 #include "store/order_key.h"
+#include "util/parallel.h"
 #include "util/util.h"
 
 namespace cosmos::query {
@@ -193,6 +194,27 @@ class Collector {
 
   const std::vector<bool>& descending() const { return desc_; }
 
+  // Takes what `later` collected over the candidates that follow this one's (a part of a scan
+  // read on another thread): its rows, its new groups, and its accumulators merged into the
+  // groups both saw. `later`'s values must outlive this collection (Keep its arena).
+  void Absorb(Collector& later, Arena& arena) {
+    for (auto& r : later.rows_) rows_.push_back(std::move(r));
+    later.rows_.clear();
+    for (auto& [key, g] : later.groups_) {
+      auto it = groups_.find(key);
+      if (it == groups_.end()) {
+        groups_.emplace(key, std::move(g));
+        continue;
+      }
+      for (size_t i = 0; i < g.accs.size(); ++i) it->second.accs[i].Merge(g.accs[i], arena);
+    }
+    later.groups_.clear();
+    for (auto& a : later.arenas_) arenas_.push_back(std::move(a));
+    later.arenas_.clear();
+  }
+  // Keeps an arena that values of this collection live in.
+  void Keep(std::unique_ptr<Arena> arena) { arenas_.push_back(std::move(arena)); }
+
   // The accumulators of an aggregate query's one group, for results known without reading rows
   // (read from the index).
   std::vector<Accumulator>& SingleGroup(EvalContext& cx) {
@@ -253,6 +275,7 @@ class Collector {
   std::vector<bool> desc_;
   std::vector<OutRow> rows_;
   std::unordered_map<std::string, Group> groups_;
+  std::vector<std::unique_ptr<Arena>> arenas_;  // of the parts absorbed from other threads
 };
 
 // OFFSET, LIMIT and TOP applied to rows in their final order.
@@ -445,6 +468,260 @@ struct ScanRange {
   std::optional<Pos> to;
 };
 
+// Reads one partition's items for a scan, in sequence order, from what the scope and the index
+// lookup choose: a script's view, the items an index lookup found, the logical partition's items,
+// or all of them. Copies read independently (the parts of a parallel scan).
+class PartitionReader {
+ public:
+  PartitionReader(const Scope& scope, size_t pi, const std::optional<IndexLookup>& lookup,
+                  const store::ItemPolicy& policy)
+      : scope_(&scope), part_(scope.partitions[pi]), policy_(policy) {
+    if (!lookup) return;
+    // More candidates than a quarter of the partition (or than the logical partition's items)
+    // read no faster than the scan would.
+    size_t cap = std::max<size_t>(kMinLookupCap, part_->Count() / 4);
+    if (scope.partition_key) cap = std::min(cap, part_->CountOfKey(*scope.partition_key));
+    auto found = lookup->ranges.empty() ? std::vector<uint64_t>{} : part_->IndexLookup(lookup->path, lookup->ranges, cap);
+    if (found) candidates_ = std::make_shared<const std::vector<uint64_t>>(std::move(*found));
+  }
+
+  // Reads on after the item numbered `after`.
+  void Seek(uint64_t after) {
+    after_ = after;
+    if (candidates_) next_ = std::upper_bound(candidates_->begin(), candidates_->end(), after) - candidates_->begin();
+  }
+  // The next items (at most max); none at the end.
+  std::vector<store::ItemPtr> Next(size_t max) {
+    const Scope& s = *scope_;
+    auto chunk = s.view            ? ViewChunk(*s.view, after_, max)
+                 : candidates_     ? part_->ItemsBySeq(*candidates_, next_, max, s.now_seconds, policy_)
+                 : s.partition_key ? part_->FeedOfKey(*s.partition_key, after_, max, s.now_seconds, policy_)
+                                   : part_->Feed(after_, max, s.now_seconds, policy_);
+    if (!chunk.empty()) after_ = chunk.back()->seq;
+    return chunk;
+  }
+  // Whether an item read is in the scope (an index finds the items of every key).
+  bool Admits(const store::Item& item) const {
+    if (scope_->partition_key && item.pk != *scope_->partition_key) return false;
+    return !scope_->epk_range || (item.epk >= scope_->epk_range->first && item.epk < scope_->epk_range->second);
+  }
+  // About how many items it reads.
+  size_t Estimate() const {
+    if (scope_->view) return scope_->view->size();
+    if (candidates_) return candidates_->size();
+    return scope_->partition_key ? part_->CountOfKey(*scope_->partition_key) : part_->Count();
+  }
+  store::PhysicalPartition& partition() const { return *part_; }
+
+  // Records in `facts` (once) that the scan read partition `pi`: it found a document there
+  // (`touched`), or the query is across partitions, or the partition holds the query's logical
+  // partition (whatever the index let the scan skip).
+  void NoteTouched(PageFacts& facts, size_t pi, bool touched) const {
+    if (!touched && candidates_ && scope_->partition_key && !scope_->view)
+      touched = part_->HasLiveItems(*scope_->partition_key, scope_->now_seconds, policy_);
+    if (!touched && scope_->partition_key) return;
+    auto& list = facts.partitions_touched;
+    if (std::find(list.begin(), list.end(), pi) == list.end()) list.push_back(pi);
+  }
+
+ private:
+  const Scope* scope_;
+  store::PhysicalPartition* part_;
+  store::ItemPolicy policy_;
+  std::shared_ptr<const std::vector<uint64_t>> candidates_;  // null: no index lookup
+  size_t next_ = 0;
+  uint64_t after_ = 0;
+};
+
+bool CallsUdf(const Plan& plan);
+
+bool CallsUdf(const Node& n) {
+  if (n.op == Node::Op::kUdf) return true;
+  for (const auto& k : n.kids)
+    if (CallsUdf(k)) return true;
+  return n.sub != nullptr && CallsUdf(*n.sub);
+}
+
+// Whether a plan calls a user-defined function anywhere (they run in the request's JavaScript
+// context, on its own thread only).
+bool CallsUdf(const Plan& plan) {
+  if ((plan.where && CallsUdf(*plan.where)) || CallsUdf(plan.value)) return true;
+  for (const auto& p : plan.projections)
+    if (CallsUdf(p.second)) return true;
+  for (const auto& g : plan.group_by)
+    if (CallsUdf(g)) return true;
+  for (const auto& a : plan.aggregates)
+    if (CallsUdf(a.arg)) return true;
+  for (const auto& k : plan.order_by)
+    if (CallsUdf(k.expr)) return true;
+  for (const auto& src : plan.sources)
+    if (CallsUdf(src.expr) || (src.sub != nullptr && CallsUdf(*src.sub))) return true;
+  return false;
+}
+
+// Where a parallel collection stopped: every partition before `part`, and `part` up to its item
+// numbered `after`, are collected; `touched`: that stretch of `part` had a document in the scope.
+struct ParallelDone {
+  size_t part = 0;
+  uint64_t after = 0;
+  bool touched = false;
+};
+
+// Reads the scope's partitions for a collection on several threads. The partitions are cut into
+// parts (items after `after` up to `through`, by sequence number), claimed in order; each part is
+// collected with its own arena and collector, and the parts are absorbed in order, so the
+// collection is what one thread reading them in order would have made. The exception is a SUM or
+// AVG over floating-point numbers, whose sums are added per part: such a query is cut only between
+// partitions, whose sums the service also adds up per partition.
+//
+// A part that cannot finish (the page's deadline, the thread's share of the memory budget, an
+// error) ends the parallel reading: the parts before it are kept and the caller reads on from
+// there on its own thread, where the page stops, fails or finishes as it would have. Returns
+// nullopt when the collection is not worth spreading (few items, one core) or may not be (UDFs);
+// the readers it made are left for the caller.
+std::optional<ParallelDone> CollectInParallel(const Plan& plan, const Scope& scope, const std::optional<IndexLookup>& lookup,
+                                              const store::ItemPolicy& policy,
+                                              std::vector<std::optional<PartitionReader>>& readers, EvalContext& cx,
+                                              Collector& collector, std::vector<store::ItemPtr>& pinned,
+                                              PageFacts& facts) {
+  const size_t threads = scope.parallel.threads != 0 ? scope.parallel.threads : util::ParallelThreads();
+  if (threads < 2 || scope.view != nullptr || scope.partitions.empty()) return std::nullopt;
+  if (cx.fn.udfs != nullptr && CallsUdf(plan)) return std::nullopt;
+  size_t total = 0;
+  for (size_t pi = 0; pi < scope.partitions.size(); ++pi) {
+    readers[pi].emplace(scope, pi, lookup, policy);
+    total += readers[pi]->Estimate();
+  }
+  if (total < scope.parallel.min_items) return std::nullopt;
+
+  struct Part {
+    size_t pi;
+    uint64_t after;
+    uint64_t through;
+  };
+  const bool cut = std::none_of(plan.aggregates.begin(), plan.aggregates.end(),
+                                [](const Aggregate& a) { return a.kind == Agg::kSum || a.kind == Agg::kAvg; });
+  std::vector<Part> parts;
+  for (size_t pi = 0; pi < scope.partitions.size(); ++pi) {
+    const size_t items = readers[pi]->Estimate();
+    size_t n = 1;
+    const size_t part_items = std::max<size_t>(scope.parallel.part_items, 1);
+    if (cut && items >= 2 * part_items) n = std::min(items / part_items, (4 * threads * items + total - 1) / total);
+    // Equal stretches of the partition's sequence numbers (items take them in the order written).
+    uint64_t before = 0;  // the number before the first item's
+    uint64_t width = 0;
+    if (n > 1) {
+      if (const auto span = readers[pi]->partition().SeqSpan()) {
+        before = span->first - 1;
+        width = (span->second - span->first + n) / n;
+      } else {
+        n = 1;
+      }
+    }
+    for (size_t j = 0; j < n; ++j)
+      parts.push_back(Part{pi, j == 0 ? 0 : before + j * width, j + 1 == n ? UINT64_MAX : before + (j + 1) * width});
+  }
+
+  struct Result {
+    std::unique_ptr<Arena> arena = std::make_unique<Arena>();
+    std::unique_ptr<Collector> collector;
+    std::vector<store::ItemPtr> pinned;
+    PageFacts facts;
+    size_t held_bytes = 0;
+    bool touched = false;
+    bool complete = false;
+  };
+  std::vector<Result> results(parts.size());
+  BudgetCheck* const budget = cx.budget;
+  const bool stoppable = budget != nullptr && budget->stoppable;
+  const auto deadline = budget != nullptr ? budget->budget().deadline : std::chrono::steady_clock::time_point::max();
+  QueryBudget share;
+  if (budget != nullptr) {
+    share = budget->budget();
+    share.deadline = std::chrono::steady_clock::time_point::max();  // checked between chunks, below
+    const size_t held = budget->held_bytes + cx.arena.used();
+    if (share.memory_bytes != SIZE_MAX) share.memory_bytes = share.memory_bytes > held ? (share.memory_bytes - held) / threads : 0;
+  }
+  std::atomic<size_t> first_failed{SIZE_MAX};
+  std::atomic<bool> failed{false};
+  auto fail = [&](size_t u) {
+    size_t cur = first_failed.load();
+    while (u < cur && !first_failed.compare_exchange_weak(cur, u)) {
+    }
+    failed = true;
+  };
+  const Source& root = plan.sources.front();
+  util::ParallelFor(parts.size(), [&](size_t u) {
+    const Part& part = parts[u];
+    Result& r = results[u];
+    try {
+      Arena& arena = *r.arena;
+      r.collector = std::make_unique<Collector>(plan);
+      EvalContext wcx{arena, FunctionContext{arena, cx.fn.now_ms, nullptr}, cx.env, nullptr, nullptr};
+      std::optional<BudgetCheck> check;
+      if (budget != nullptr) {
+        check.emplace(share, arena);
+        check->collects = true;
+        wcx.budget = &*check;
+      }
+      PartitionReader reader = *readers[part.pi];
+      reader.Seek(part.after);
+      for (bool end = false; !end;) {
+        // Parts after one that failed are not used; at the deadline the page ends (on the caller's thread).
+        if (first_failed.load(std::memory_order_relaxed) < u) return;
+        if (stoppable && std::chrono::steady_clock::now() >= deadline) return fail(u);
+        auto chunk = reader.Next(512);
+        if (chunk.empty()) break;
+        for (size_t ci = 0; ci < chunk.size(); ++ci) {
+          if (ci + kPrefetchAhead < chunk.size()) PrefetchDocument(*chunk[ci + kPrefetchAhead]);
+          const store::ItemPtr& item = chunk[ci];
+          if (item->seq > part.through) {
+            end = true;
+            break;
+          }
+          if (!reader.Admits(*item)) continue;
+          r.touched = true;
+          wcx.env[root.slot] = Val(item->body);
+          Cursor cursor;
+          bool matched = false;
+          bool pin = false;
+          const double kb = item->kb();
+          ForEachRow(plan, 0, wcx, [&] {
+            matched = true;
+            if (r.collector->Add(wcx, Pos{part.pi, item->seq, cursor.ord}, kb)) pin = true;
+          }, &cursor);
+          if (pin) r.pinned.push_back(item);
+          AddFacts(r.facts, *item, matched || !plan.where);
+        }
+      }
+      r.held_bytes = check ? check->held_bytes : 0;
+      r.complete = true;
+    } catch (...) {
+      fail(u);  // the caller's thread reads this part again and meets the same end
+    }
+  }, &failed);
+
+  std::vector<bool> touched(scope.partitions.size(), false);
+  size_t u = 0;
+  for (; u < parts.size() && results[u].complete; ++u) {
+    Result& r = results[u];
+    if (budget != nullptr) budget->held_bytes += r.held_bytes + r.arena->used();
+    collector.Absorb(*r.collector, cx.arena);
+    collector.Keep(std::move(r.arena));
+    pinned.insert(pinned.end(), std::make_move_iterator(r.pinned.begin()), std::make_move_iterator(r.pinned.end()));
+    facts.docs_loaded += r.facts.docs_loaded;
+    facts.kb_loaded += r.facts.kb_loaded;
+    facts.docs_scanned += r.facts.docs_scanned;
+    facts.kb_scanned += r.facts.kb_scanned;
+    const size_t pi = parts[u].pi;
+    if (r.touched) touched[pi] = true;
+    if (u + 1 == parts.size() || parts[u + 1].pi != pi) readers[pi]->NoteTouched(facts, pi, touched[pi]);
+  }
+  if (u > 0 && budget != nullptr) budget->armed = true;
+  if (u == parts.size()) return ParallelDone{scope.partitions.size(), 0, false};
+  return ParallelDone{parts[u].pi, parts[u].after, touched[parts[u].pi]};
+}
+
 // Orders (groups, de-duplicates) what `collector` holds and hands each row after `after` to `emit`
 // (which returns false to stop).
 void EmitCollected(const Plan& plan, Collector& collector, EvalContext& cx, const std::optional<OutRow>& after,
@@ -611,39 +888,35 @@ void Run(const Plan& plan, const Scope& scope, EvalContext& cx, std::vector<stor
     std::optional<IndexLookup> lookup;
     if (scope.indexing != nullptr && scope.view == nullptr) lookup = ChooseIndexLookup(plan, *scope.indexing, cx);
     const store::ItemPolicy item_policy{scope.default_ttl, std::nullopt};
-    for (size_t pi = start != nullptr ? start->part : 0; pi < scope.partitions.size() && !stop && !past_end; ++pi) {
-      store::PhysicalPartition& part = *scope.partitions[pi];
-      bool touched = false;
-      uint64_t after = 0;
-      if (start != nullptr && pi == start->part) after = start->seq == 0 ? 0 : start->seq - 1;
-      std::optional<std::vector<uint64_t>> candidates;
-      size_t next_candidate = 0;
-      if (lookup) {
-        // More candidates than a quarter of the partition (or than the logical partition's items)
-        // read no faster than the scan would.
-        size_t cap = std::max<size_t>(kMinLookupCap, part.Count() / 4);
-        if (scope.partition_key) cap = std::min(cap, part.CountOfKey(*scope.partition_key));
-        candidates = lookup->ranges.empty() ? std::vector<uint64_t>{} : part.IndexLookup(lookup->path, lookup->ranges, cap);
-        if (candidates) next_candidate = std::upper_bound(candidates->begin(), candidates->end(), after) - candidates->begin();
+    std::vector<std::optional<PartitionReader>> readers(scope.partitions.size());
+    size_t first = start != nullptr ? start->part : 0;
+    uint64_t first_after = start != nullptr ? (start->seq == 0 ? 0 : start->seq - 1) : 0;
+    bool first_touched = false;
+    // A collection read from the start may read its partitions on several cores.
+    if (!streaming && start == nullptr && end == nullptr) {
+      if (auto done = CollectInParallel(plan, scope, lookup, item_policy, readers, cx, collector, pinned, facts)) {
+        first = done->part;
+        first_after = done->after;
+        first_touched = done->touched;
       }
+    }
+    for (size_t pi = first; pi < scope.partitions.size() && !stop && !past_end; ++pi) {
+      if (!readers[pi]) readers[pi].emplace(scope, pi, lookup, item_policy);
+      PartitionReader& reader = *readers[pi];
+      bool touched = pi == first && first_touched;
+      reader.Seek(pi == first ? first_after : 0);
       while (!stop && !past_end) {
-        auto chunk = scope.view       ? ViewChunk(*scope.view, after, 512)
-                     : candidates     ? part.ItemsBySeq(*candidates, next_candidate, 512, scope.now_seconds, item_policy)
-                     : scope.partition_key ? part.FeedOfKey(*scope.partition_key, after, 512, scope.now_seconds, item_policy)
-                                           : part.Feed(after, 512, scope.now_seconds, item_policy);
+        auto chunk = reader.Next(512);
         if (chunk.empty()) break;
         for (size_t ci = 0; ci < chunk.size(); ++ci) {
           // Items lie anywhere in memory: ask for a later one's members while this one is read.
           if (ci + kPrefetchAhead < chunk.size()) PrefetchDocument(*chunk[ci + kPrefetchAhead]);
           const auto& item = chunk[ci];
-          after = item->seq;
           if (beyond(pi, item->seq)) {
             past_end = true;
             break;
           }
-          if (scope.partition_key && item->pk != *scope.partition_key) continue;
-          if (scope.epk_range && !(item->epk >= scope.epk_range->first && item->epk < scope.epk_range->second))
-            continue;
+          if (!reader.Admits(*item)) continue;
           touched = true;
           cx.env[root->slot] = Val(item->body);
           visit(pi, item->seq, item, 0);
@@ -652,15 +925,7 @@ void Run(const Plan& plan, const Scope& scope, EvalContext& cx, std::vector<stor
           if (stop) break;
         }
       }
-      // A query scoped to a logical partition touches the partitions that hold it, whatever the
-      // index let it skip.
-      if (!touched && candidates && scope.partition_key && !scope.view)
-        touched = part.HasLiveItems(*scope.partition_key, scope.now_seconds, item_policy);
-      if ((touched || !scope.partition_key) &&
-          std::find(facts.partitions_touched.begin(), facts.partitions_touched.end(), pi) ==
-              facts.partitions_touched.end()) {
-        facts.partitions_touched.push_back(pi);
-      }
+      reader.NoteTouched(facts, pi, touched);
     }
   }
   if (streaming || (stopped != nullptr && stopped->has_value())) return;

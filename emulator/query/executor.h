@@ -28,6 +28,14 @@ struct Scope {
   // The container's indexing policy: the paths whose indexes may narrow what a query reads
   // (index_use.h, ChooseIndexLookup). Null: every query reads its partitions whole.
   const store::IndexingPolicy* indexing = nullptr;
+  // A query that collects (ORDER BY without its index, GROUP BY, DISTINCT, aggregates) reads its
+  // partitions on up to `threads` threads (0: one per core; 1: the request's own only) when they
+  // hold at least `min_items` items, a partition in parts of at least `part_items` items.
+  struct Parallel {
+    size_t threads = 0;
+    size_t min_items = 20000;
+    size_t part_items = 25000;
+  } parallel;
 };
 
 struct PageRequest {

@@ -20,7 +20,7 @@ constexpr const char* kOurNames[] = {
     "host", "port", "protocol", "health-port", "enable-explorer", "explorer-port", "explorer-protocol", "key",
     "key-file", "secondary-key", "readonly-key", "secondary-readonly-key", "threads", "workers", "max-connections", "consistency", "max-body-bytes", "header-timeout-ms", "body-timeout-ms",
     "handshake-timeout-ms", "partition-count", "rate-limit", "script-timeout-ms", "script-memory-mb",
-    "query-page-timeout-ms", "query-memory-mb", "query-indexes",
+    "query-page-timeout-ms", "query-memory-mb", "query-indexes", "query-threads",
     "log-level", "cert", "cert-key", "cert-secret", "cert-san", "data-path", "data-dir", "durability", "cert-export", "gateway-endpoint", "seed", "seed-errors"};
 
 // The official images' variables and the flag each one sets.
@@ -145,6 +145,8 @@ class Parser {
       s_.query_memory_mb = n;
     } else if (name == "query-indexes") {
       s_.query_indexes = Bool(value);
+    } else if (name == "query-threads") {
+      s_.query_threads = static_cast<unsigned>(Number(value, 256));
     } else if (name == "log-level") {
       s_.log_level = Level(value);
     } else if (name == "cert" || name == "cert-path") {
@@ -449,6 +451,8 @@ Account and behaviour
                            with a continuation, as the service's (default 5000)
   --query-memory-mb N      memory one query request may hold for ORDER BY,
                            DISTINCT, GROUP BY and aggregates; past it 400 (default 512)
+  --query-threads N        threads one ORDER BY, DISTINCT, GROUP BY or aggregate
+                           query reads its partitions on (default 0: one per core)
   --log-level L            quiet, error, warn, info (default), debug (one line    LOG_LEVEL
                            per request) or trace (also refused connections)
 

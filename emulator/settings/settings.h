@@ -54,6 +54,7 @@ struct Settings {
   int query_page_timeout_ms = 5000;
   size_t query_memory_mb = 512;
   bool query_indexes = true;  // false: queries read their partitions whole (results never differ)
+  unsigned query_threads = 0;  // threads one collecting query reads on; 0: one per core
   LogLevel log_level = LogLevel::kInfo;
   // Certificate: supplied (PEM pair, or PFX with its password), else kept in data_path, else made.
   std::string cert_path;

@@ -107,6 +107,12 @@ size_t PhysicalPartition::Count() const {
   return by_key_.size();
 }
 
+std::optional<std::pair<uint64_t, uint64_t>> PhysicalPartition::SeqSpan() const {
+  std::shared_lock lock(mu_);
+  if (by_seq_.empty()) return std::nullopt;
+  return std::make_pair(by_seq_.begin()->first, std::prev(by_seq_.end())->first);
+}
+
 uint64_t PhysicalPartition::NextLsn() {
   NoteLsn(++lsn_);
   return lsn_;

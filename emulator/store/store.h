@@ -290,6 +290,9 @@ class PhysicalPartition {
   // Items in feed order with seq > after_seq, at most max_items (0 = all).
   std::vector<ItemPtr> Feed(uint64_t after_seq, size_t max_items, int64_t now, const ItemPolicy& policy) const;
   size_t Count() const;
+  // The sequence numbers of the first and the last item stored (nullopt: none), for splitting a
+  // scan of the partition into parts.
+  std::optional<std::pair<uint64_t, uint64_t>> SeqSpan() const;
   // The same for the items of logical partition `pk` only (read through its own sequence index).
   std::vector<ItemPtr> FeedOfKey(const std::string& pk, uint64_t after_seq, size_t max_items, int64_t now,
                                  const ItemPolicy& policy) const;

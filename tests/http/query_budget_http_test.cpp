@@ -142,6 +142,97 @@ TEST_F(QueryBudgetTest, CollectingQueriesUnderATinyPageTimeAnswerEveryRowOnce) {
   EXPECT_EQ(All("SELECT VALUE COUNT(1) FROM c JOIN a IN c.arr").rows, std::vector<std::string>{"30000"});
 }
 
+// A collecting query over enough items reads its partitions in parts on several threads (here 4
+// threads, parts of 100 items, from any size) and merges the parts in order: rows, charges and
+// continuations are what one thread gives, scoped by partition key or by range (partial pages),
+// with the page time unbounded or tiny (every part then stops and the request's thread reads on).
+TEST_F(QueryBudgetTest, CollectionsReadInParallelAnswerWhatOneThreadAnswers) {
+  config_.query_indexes = false;
+  Fill();
+  const std::vector<std::string> queries = {
+      "SELECT c.id, c.n FROM c ORDER BY c.n",
+      "SELECT TOP 25 c.id FROM c ORDER BY c.g DESC",
+      "SELECT c.id, a FROM c JOIN a IN c.arr WHERE a % 5 = 0 ORDER BY a",
+      "SELECT DISTINCT VALUE c.g FROM c",
+      "SELECT DISTINCT VALUE a FROM c JOIN a IN c.arr",
+      "SELECT c.g, COUNT(1) AS n, SUM(c.n) AS s, MIN(c.id) AS lo, MAX(c.n) AS hi, AVG(c.n) AS mean FROM c GROUP BY c.g",
+      "SELECT VALUE SUM(c.n * 0.1) FROM c",
+      "SELECT VALUE AVG(c.n / 3) FROM c WHERE c.n % 2 = 1",
+      "SELECT VALUE MIN(c.g) FROM c",
+      "SELECT VALUE COUNT(1) FROM c JOIN a IN c.arr",
+      "SELECT c.g, MAX(c.id) AS last FROM c GROUP BY c.g ORDER BY c.g",
+  };
+  auto one_thread = [&] {
+    config_.query_threads = 1;
+    config_.query_parallel_min_items = 20000;
+    config_.query_parallel_part_items = 25000;
+  };
+  auto parallel = [&] {
+    config_.query_threads = 4;
+    config_.query_parallel_min_items = 0;
+    config_.query_parallel_part_items = 100;
+  };
+  for (const auto& q : queries) {
+    for (const Headers& scope : {Headers{{"x-ms-documentdb-partitionkey", "[\"p\"]"}}, Range()}) {
+      config_.query_page_timeout_ms = 60000;
+      Headers h = scope;
+      h.emplace_back("x-ms-max-item-count", "-1");
+      one_thread();
+      const auto expected = QueryWith(q, h);
+      ASSERT_EQ(expected.status(), 200) << q << expected;
+      parallel();
+      const auto got = QueryWith(q, h);
+      ASSERT_EQ(got.status(), 200) << q << got;
+      EXPECT_EQ(json::Write(got.Json()["Documents"]), json::Write(expected.Json()["Documents"])) << q;
+      EXPECT_EQ(got.Charge(), expected.Charge()) << q;
+      EXPECT_EQ(got.Header("x-ms-continuation"), expected.Header("x-ms-continuation")) << q;
+    }
+    // Under a tiny page time the parts give up at once and the pages collect as before.
+    config_.query_page_timeout_ms = 60000;
+    one_thread();
+    const auto whole = All(q, "-1");
+    parallel();
+    config_.query_page_timeout_ms = 0;
+    const auto paged = All(q, "300");
+    EXPECT_EQ(paged.rows, whole.rows) << q;
+    EXPECT_GT(paged.empty_with_continuation, 0) << q;
+  }
+}
+
+// A part that holds more than its thread's share of the memory budget (the budget over the
+// threads) gives up; the parts before it are kept and the request's thread reads on from there
+// with the whole budget: the answer is the one thread's, not a 400.
+TEST_F(QueryBudgetTest, APartOverItsShareOfMemoryIsReadOnOneThread) {
+  config_.query_indexes = false;
+  // 1,000 small items, then 1,000 whose rows hold 4 KB each: the second of two parts holds about
+  // 4 MB, over a share of 6 MB / 2 threads; the whole query holds less than 6 MB.
+  const std::string big(4000, 'x');
+  for (int i = 0; i < 2000; ++i) {
+    auto r = CreateDoc("db", "c",
+                       R"({"id":"d)" + std::to_string(i) + R"(","pk":"p","n":)" + std::to_string((i * 7919) % 2000) +
+                           R"(,"big":")" + (i < 1000 ? std::string() : big) + "\"}",
+                       "[\"p\"]");
+    ASSERT_EQ(r.status(), 201) << r;
+  }
+  config_.query_memory_bytes = 6u << 20;
+  const std::string q = "SELECT c.id, c.big FROM c ORDER BY c.n";
+  config_.query_threads = 1;
+  const auto expected = All(q, "-1");
+  ASSERT_EQ(expected.rows.size(), 2000u);
+  config_.query_threads = 2;
+  config_.query_parallel_min_items = 0;
+  config_.query_parallel_part_items = 1000;
+  const auto got = All(q, "-1");
+  EXPECT_EQ(got.rows, expected.rows);
+  EXPECT_EQ(got.sizes, expected.sizes);
+  // Over the whole budget it is still the service's 400.
+  config_.query_memory_bytes = 2u << 20;
+  Headers h{{"x-ms-documentdb-partitionkey", "[\"p\"]"}};
+  const auto refused = QueryWith(q, h);
+  EXPECT_EQ(refused.status(), 400) << refused;
+  EXPECT_NE(refused.body().find("Query exceeded the maximum allowed memory usage"), std::string::npos) << refused;
+}
+
 // ORDER BY over one indexed path walks the index: under the same tiny page time every page that
 // ends early carries on from its last row, and the rows come once, in order, without a page that
 // had to collect everything first.

@@ -401,7 +401,8 @@ TEST_F(SeedTest, CreatesDatabasesAndContainersWithTheManifestSettings) {
   EXPECT_EQ(Get("/dbs/own/colls/auto/pkranges").Json()["PartitionKeyRanges"].Size(), 3u);
   EXPECT_EQ(Get("/dbs/shared/colls/s/pkranges").Json()["PartitionKeyRanges"].Size(), 1u);
   std::map<std::string, std::string> offers;  // resource rid -> throughput
-  for (auto& o : Get("/offers").Json()["Offers"].GetArray()) {
+  const json::Document offer_feed = Get("/offers").Json();  // kept: the loop reads into it
+  for (const auto& o : offer_feed["Offers"].GetArray()) {
     const auto& content = o["content"];
     std::string t = content.HasMember("offerAutopilotSettings")
                         ? "autoscale " + std::to_string(content["offerAutopilotSettings"]["maxThroughput"].GetInt())

@@ -39,6 +39,7 @@ struct SqlCase {
   std::string message;  // substring of the error message
 
   bool without_indexes = false;  // run with --query-indexes off: the same rows must come back
+  bool in_parallel = false;      // collections read in parts on 4 threads: the same rows must come back
 };
 
 // gtest prints parameters of failing tests: keep it to the case's location.
@@ -251,6 +252,14 @@ std::vector<SqlCase> CorpusWithoutIndexes() {
   return cases;
 }
 
+// Every case again with every collecting query read in parallel, in parts of one item (a part per
+// item, merged in order): the same rows must come back.
+std::vector<SqlCase> CorpusInParallel() {
+  std::vector<SqlCase> cases = Corpus();
+  for (auto& c : cases) c.in_parallel = true;
+  return cases;
+}
+
 // ---- comparison ------------------------------------------------------------------------------
 
 bool SameNumber(const json::Value& a, const json::Value& b) {
@@ -343,6 +352,7 @@ class SqlCorpusTest : public EmulatorTest, public ::testing::WithParamInterface<
     std::string s = "  case: tests/sql/" + c.file + ".test:" + std::to_string(c.line) + "\n  query: " + c.query + "\n";
     if (!c.params.empty()) s += "  params: " + c.params + "\n";
     if (c.without_indexes) s += "  (--query-indexes off)\n";
+    if (c.in_parallel) s += "  (read in parallel, in parts of one item)\n";
     return s;
   }
 
@@ -370,6 +380,11 @@ class SqlCorpusTest : public EmulatorTest, public ::testing::WithParamInterface<
 
   void Load(const SqlCase& c) {
     config_.query_indexes = !c.without_indexes;
+    if (c.in_parallel) {
+      config_.query_threads = 4;
+      config_.query_parallel_min_items = 0;
+      config_.query_parallel_part_items = 1;
+    }
     MakeDatabase(kDb);
     MakeContainer(kDb, kColl, c.policy.empty() ? "" : "\"indexingPolicy\":" + c.policy);
     for (const auto& doc : c.docs) {
@@ -503,6 +518,7 @@ std::string CaseName(const ::testing::TestParamInfo<SqlCase>& info) {
 
 INSTANTIATE_TEST_SUITE_P(SqlCorpus, SqlCorpusTest, ::testing::ValuesIn(Corpus()), CaseName);
 INSTANTIATE_TEST_SUITE_P(SqlCorpusWithoutIndexes, SqlCorpusTest, ::testing::ValuesIn(CorpusWithoutIndexes()), CaseName);
+INSTANTIATE_TEST_SUITE_P(SqlCorpusInParallel, SqlCorpusTest, ::testing::ValuesIn(CorpusInParallel()), CaseName);
 
 // The corpus as a whole: every file parses and there are enough cases.
 TEST(SqlCorpusMeta, CorpusParsesWithAtLeast450Cases) {

@@ -223,6 +223,16 @@ TEST(Settings, WorkersAndConnectionCap) {
   EXPECT_EQ(ErrorOf({"--workers", "2000"}), "--workers: invalid value '2000' (a whole number up to 1024)");
 }
 
+TEST(Settings, QueryThreadsAndIndexes) {
+  Settings d = ParseWith({});
+  EXPECT_EQ(d.query_threads, 0u);  // one per core
+  EXPECT_TRUE(d.query_indexes);
+  Settings s = ParseWith({"--query-threads", "1", "--query-indexes", "off"});
+  EXPECT_EQ(s.query_threads, 1u);
+  EXPECT_FALSE(s.query_indexes);
+  EXPECT_EQ(ErrorOf({"--query-threads", "300"}), "--query-threads: invalid value '300' (a whole number up to 256)");
+}
+
 TEST(Settings, CertificateNamesAccumulate) {
   Settings s = ParseWith({"--cert-san", "cosmos, 10.0.0.5", "--cert-san", "db.local"});
   EXPECT_EQ(s.cert_names, (std::vector<std::string>{"cosmos", "10.0.0.5", "db.local"}));
