@@ -79,7 +79,7 @@ std::vector<uint64_t> StartPositions(const RequestContext& ctx, const std::vecto
   if (auto ims = ctx.Header("if-modified-since")) {  // from a point in time
     auto t = util::ParseRfc1123(*ims);
     if (!t) throw errors::BadRequest("The If-Modified-Since value '" + std::string(*ims) + "' is not an RFC 1123 date.");
-    const int64_t since = std::chrono::duration_cast<std::chrono::seconds>(t->time_since_epoch()).count();
+    const int64_t since = *t;
     for (size_t i = 0; i < parts.size(); ++i) start[i] = parts[i]->StartLsn(since, mode == Mode::kAllVersionsAndDeletes);
     return start;
   }

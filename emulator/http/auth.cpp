@@ -1,5 +1,6 @@
 #include "http/auth.h"
 
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 
@@ -40,9 +41,8 @@ CosmosError Insufficient() {
       "with another authorization header.");
 }
 
-std::string Rfc1123At(int64_t unix_seconds) {
-  return util::FormatRfc1123(std::chrono::system_clock::time_point(std::chrono::seconds(unix_seconds)));
-}
+// Token times are seconds that a client chose the range of: formatted without the system clock's nanoseconds.
+std::string Rfc1123At(int64_t unix_seconds) { return util::FormatRfc1123(unix_seconds); }
 
 }  // namespace
 
@@ -120,8 +120,20 @@ ResourceAddress AddressFor(std::string_view verb, const std::vector<std::string>
 }
 
 std::string StringToSign(std::string_view verb, const ResourceAddress& addr, std::string_view date) {
-  return util::ToLower(verb) + "\n" + util::ToLower(addr.type) + "\n" + addr.link + "\n" + util::ToLower(date) +
-         "\n\n";
+  std::string out;
+  out.reserve(verb.size() + addr.type.size() + addr.link.size() + date.size() + 5);
+  auto lower = [&](std::string_view part) {
+    for (char c : part) out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  };
+  lower(verb);
+  out += '\n';
+  lower(addr.type);
+  out += '\n';
+  out += addr.link;
+  out += '\n';
+  lower(date);
+  out += "\n\n";
+  return out;
 }
 
 std::string Sign(std::string_view key, std::string_view verb, const ResourceAddress& addr, std::string_view date) {
@@ -188,7 +200,7 @@ std::optional<ResourceToken> Authenticate(const RequestContext& ctx, const Confi
     throw errors::Unauthorized("The request must carry an x-ms-date header (RFC 1123 date).");
   auto when = util::ParseRfc1123(*date);
   if (!when) throw errors::Unauthorized("The x-ms-date header '" + std::string(*date) + "' is not an RFC 1123 date.");
-  auto skew = std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now() - *when).count();
+  const int64_t skew = util::UnixSeconds() - *when;
   if (std::llabs(skew) > config.clock_skew_seconds)
     throw errors::Forbidden("The authorization token is not valid at the current time. Please create another token "
                             "and retry (token start time: " + std::string(*date) +

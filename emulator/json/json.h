@@ -33,6 +33,22 @@ enum class ParseStatus { kOk, kMalformed, kTooDeep };
 // Parses `text` into `out`. Never recurses on the input: depth is checked before parsing.
 ParseStatus Parse(std::string_view text, Document& out);
 
+// A document for short texts parsed on every request (the partition key header): its first KB of
+// values lives in the object itself. A default Document takes a 64 KB block from the heap for its
+// first value, and freeing a block that size makes malloc consolidate its free lists.
+class SmallDocument {
+ public:
+  SmallDocument() : pool_(buffer_, sizeof buffer_), doc_(&pool_) {}
+  SmallDocument(const SmallDocument&) = delete;
+  SmallDocument& operator=(const SmallDocument&) = delete;
+  Document& doc() { return doc_; }
+
+ private:
+  alignas(8) char buffer_[1024];
+  Allocator pool_;
+  Document doc_;
+};
+
 // Appends the compact JSON text of `v` to `out`.
 void Write(std::string& out, const Value& v);
 std::string Write(const Value& v);

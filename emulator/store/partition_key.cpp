@@ -153,7 +153,8 @@ PartitionKeyValue ExtractPartitionKey(const PartitionKeyDefinition& def, const j
 
 PartitionKeyValue ParsePartitionKeyHeader(const PartitionKeyDefinition& def, std::string_view header,
                                           bool allow_prefix) {
-  json::Document d;
+  json::SmallDocument small;
+  json::Document& d = small.doc();
   if (json::Parse(header, d) != json::ParseStatus::kOk || !d.IsArray()) throw errors::PartitionKeyMalformed(std::string(header));
   PartitionKeyValue out;
   if (d.Empty() && def.system_key) {

@@ -1,7 +1,9 @@
 #include "util/util.h"
 
 #include <openssl/evp.h>
+#include <openssl/core_names.h>
 #include <openssl/hmac.h>
+#include <openssl/params.h>
 #include <openssl/rand.h>
 
 #include <array>
@@ -35,12 +37,59 @@ std::optional<std::string> Base64Decode(std::string_view text) {
   return out;
 }
 
+namespace {
+
+// OpenSSL 3's one-shot HMAC() looks the algorithm up in the provider store and keys a new context
+// on every call, which cost more than the rest of a point read's authentication. Every request is
+// signed with one of a handful of keys, so each thread keeps a context per key, keyed once and
+// reset (EVP_MAC_init with no key keeps the key) for each message.
+struct KeyedMac {
+  std::string key;
+  EVP_MAC_CTX* ctx = nullptr;
+  KeyedMac() = default;
+  KeyedMac(const KeyedMac&) = delete;
+  KeyedMac& operator=(const KeyedMac&) = delete;
+  ~KeyedMac() { EVP_MAC_CTX_free(ctx); }
+};
+
+EVP_MAC_CTX* MacFor(std::string_view key) {
+  static EVP_MAC* const hmac = EVP_MAC_fetch(nullptr, "HMAC", nullptr);  // for the life of the process
+  if (hmac == nullptr) return nullptr;
+  thread_local std::array<KeyedMac, 4> slots;  // master, secondary and the two read-only keys
+  thread_local size_t next = 0;
+  for (auto& slot : slots) {
+    if (slot.ctx != nullptr && slot.key == key) return slot.ctx;
+  }
+  KeyedMac& slot = slots[next];
+  next = (next + 1) % slots.size();
+  EVP_MAC_CTX_free(slot.ctx);
+  slot.ctx = EVP_MAC_CTX_new(hmac);
+  slot.key.assign(key);
+  char digest[] = "SHA256";
+  const OSSL_PARAM params[] = {OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, digest, 0),
+                               OSSL_PARAM_construct_end()};
+  if (slot.ctx == nullptr ||
+      EVP_MAC_init(slot.ctx, reinterpret_cast<const unsigned char*>(key.data()), key.size(), params) != 1) {
+    EVP_MAC_CTX_free(slot.ctx);
+    slot.ctx = nullptr;
+  }
+  return slot.ctx;
+}
+
+}  // namespace
+
 std::string HmacSha256(std::string_view key, std::string_view message) {
   unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
+  size_t len = 0;
+  EVP_MAC_CTX* ctx = MacFor(key);
+  if (ctx != nullptr && EVP_MAC_init(ctx, nullptr, 0, nullptr) == 1 &&
+      EVP_MAC_update(ctx, reinterpret_cast<const unsigned char*>(message.data()), message.size()) == 1 &&
+      EVP_MAC_final(ctx, md, &len, sizeof md) == 1)
+    return std::string(reinterpret_cast<char*>(md), len);
+  unsigned int one_shot = 0;  // the context could not be made: the one-shot form
   HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()), reinterpret_cast<const unsigned char*>(message.data()),
-       message.size(), md, &len);
-  return std::string(reinterpret_cast<char*>(md), len);
+       message.size(), md, &one_shot);
+  return std::string(reinterpret_cast<char*>(md), one_shot);
 }
 
 bool ConstantTimeEqual(std::string_view a, std::string_view b) {
@@ -133,10 +182,11 @@ constexpr std::array<const char*, 12> kMonths = {"Jan", "Feb", "Mar", "Apr", "Ma
                                                  "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
 }  // namespace
 
-std::optional<std::chrono::system_clock::time_point> ParseRfc1123(std::string_view s) {
+std::optional<int64_t> ParseRfc1123(std::string_view s) {
   // "Sat, 21 Nov 2026 05:28:38 GMT"
   if (s.size() != 29) return std::nullopt;
-  std::string t = ToLower(s);
+  char t[29];  // lower-cased
+  for (size_t i = 0; i < 29; ++i) t[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(s[i])));
   auto digits = [&](size_t pos, size_t n) -> int {
     int v = 0;
     for (size_t i = pos; i < pos + n; ++i) {
@@ -146,12 +196,12 @@ std::optional<std::chrono::system_clock::time_point> ParseRfc1123(std::string_vi
     return v;
   };
   if (t[3] != ',' || t[4] != ' ' || t[7] != ' ' || t[11] != ' ' || t[16] != ' ' || t[19] != ':' || t[22] != ':' ||
-      t.substr(25) != " gmt")
+      std::string_view(t + 25, 4) != " gmt")
     return std::nullopt;
   int day = digits(5, 2), year = digits(12, 4), hh = digits(17, 2), mm = digits(20, 2), ss = digits(23, 2);
   int month = -1;
   for (int i = 0; i < 12; ++i) {
-    if (t.compare(8, 3, ToLower(kMonths[static_cast<size_t>(i)])) == 0) month = i;
+    if (EqualsIgnoreCase(std::string_view(t + 8, 3), kMonths[static_cast<size_t>(i)])) month = i;
   }
   if (day < 1 || day > 31 || year < 1970 || hh < 0 || hh > 23 || mm < 0 || mm > 59 || ss < 0 || ss > 60 || month < 0)
     return std::nullopt;
@@ -162,18 +212,21 @@ std::optional<std::chrono::system_clock::time_point> ParseRfc1123(std::string_vi
   tm.tm_hour = hh;
   tm.tm_min = mm;
   tm.tm_sec = ss;
-  time_t secs = timegm(&tm);
-  return std::chrono::system_clock::from_time_t(secs);
+  return static_cast<int64_t>(timegm(&tm));
 }
 
 std::string FormatRfc1123(std::chrono::system_clock::time_point t) {
-  time_t secs = std::chrono::system_clock::to_time_t(t);
+  return FormatRfc1123(static_cast<int64_t>(std::chrono::system_clock::to_time_t(t)));
+}
+
+std::string FormatRfc1123(int64_t unix_seconds) {
+  const auto secs = static_cast<time_t>(unix_seconds);
   // Responses format the current second over and over: remember the last one per thread.
   thread_local time_t cached_secs = -1;
   thread_local std::string cached;
   if (secs == cached_secs) return cached;
   std::tm tm{};
-  gmtime_r(&secs, &tm);
+  if (gmtime_r(&secs, &tm) == nullptr) tm = std::tm{};  // a year past int's range: zeros, not garbage
   char buf[40];
   std::snprintf(buf, sizeof buf, "%s, %02d %s %04d %02d:%02d:%02d GMT", kDays[static_cast<size_t>(tm.tm_wday)],
                 tm.tm_mday, kMonths[static_cast<size_t>(tm.tm_mon)], tm.tm_year + 1900, tm.tm_hour, tm.tm_min,
@@ -196,10 +249,15 @@ std::string NewUuid() {
   std::memcpy(b + 8, &lo, 8);
   b[6] = static_cast<unsigned char>((b[6] & 0x0F) | 0x40);
   b[8] = static_cast<unsigned char>((b[8] & 0x3F) | 0x80);
-  char buf[37];
-  std::snprintf(buf, sizeof buf, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1],
-                b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
-  return buf;
+  static constexpr char kHex[] = "0123456789abcdef";
+  char buf[36];
+  size_t n = 0;
+  for (size_t i = 0; i < 16; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) buf[n++] = '-';
+    buf[n++] = kHex[b[i] >> 4];
+    buf[n++] = kHex[b[i] & 0x0F];
+  }
+  return std::string(buf, n);
 }
 
 int64_t UnixSeconds() {

@@ -33,9 +33,12 @@ std::vector<std::string_view> Split(std::string_view s, char separator);
 // `s` without leading and trailing spaces and tabs.
 std::string_view Trim(std::string_view s);
 
-// RFC 1123 dates, e.g. "Sat, 21 Nov 2026 05:28:38 GMT" (case-insensitive when parsing).
-std::optional<std::chrono::system_clock::time_point> ParseRfc1123(std::string_view s);
+// RFC 1123 dates, e.g. "Sat, 21 Nov 2026 05:28:38 GMT" (case-insensitive when parsing). Parsing gives
+// seconds since 1970 rather than a clock time point: any four-digit year is valid, and years past 2262
+// do not fit the system clock's nanoseconds.
+std::optional<int64_t> ParseRfc1123(std::string_view s);
 std::string FormatRfc1123(std::chrono::system_clock::time_point t);
+std::string FormatRfc1123(int64_t unix_seconds);
 
 // Random version-4 UUID text.
 std::string NewUuid();
