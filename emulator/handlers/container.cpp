@@ -28,7 +28,7 @@ store::ContainerSettings SettingsFromBody(const json::Value& body) {
   auto uk = body.FindMember("uniqueKeyPolicy");
   if (uk != body.MemberEnd() && !uk->value.IsNull())
     st.unique_keys = std::make_shared<const store::UniqueKeyPolicy>(store::UniqueKeyPolicy::FromJson(&uk->value));
-  for (const char* k : {"computedProperties", "vectorEmbeddingPolicy", "fullTextPolicy"}) {
+  for (const char* k : {"computedProperties", "fullTextPolicy"}) {
     auto it = body.FindMember(k);
     if (it != body.MemberEnd() && !it->value.IsNull() &&
         !((it->value.IsArray() && it->value.Empty()) || (it->value.IsObject() && it->value.ObjectEmpty())))
@@ -36,6 +36,15 @@ store::ContainerSettings SettingsFromBody(const json::Value& body) {
   }
   auto& a = st.extra.GetAllocator();
   st.extra.SetObject();
+  // The vector embedding policy is kept as given; the vector indexes must name its paths.
+  if (auto vep = body.FindMember("vectorEmbeddingPolicy"); vep != body.MemberEnd() && !vep->value.IsNull()) {
+    st.vectors = std::make_shared<const store::VectorPolicy>(store::VectorPolicy::FromJson(vep->value));
+    st.extra.AddMember("vectorEmbeddingPolicy", json::Value(vep->value, a), a);
+  }
+  if (ip != body.MemberEnd() && ip->value.IsObject()) {
+    if (auto vi = ip->value.FindMember("vectorIndexes"); vi != ip->value.MemberEnd() && !vi->value.IsNull())
+      store::CheckVectorIndexes(vi->value, st.vectors.get());
+  }
   auto crp = body.FindMember("conflictResolutionPolicy");
   if (crp != body.MemberEnd() && crp->value.IsObject()) {
     st.extra.AddMember("conflictResolutionPolicy", json::Value(crp->value, a), a);
@@ -225,6 +234,18 @@ Result ReplaceContainer(Services& s, RequestContext& ctx) {
   }
   if (cep != current_cep)
     throw errors::BadRequest("'clientEncryptionPolicy' cannot be changed as part of collection replace operation.");
+  // Vector search is fixed at creation: the embedding policy and the vector indexes.
+  {
+    auto current = c->settings();
+    auto text_of = [](const json::Value& o, const char* key) {
+      auto it = o.FindMember(key);
+      return it == o.MemberEnd() || it->value.IsNull() ? std::string() : json::Write(it->value);
+    };
+    if (text_of(settings.extra, "vectorEmbeddingPolicy") != text_of(current->extra, "vectorEmbeddingPolicy"))
+      throw errors::BadRequest("Vector Embedding Policy cannot be changed in Collection Replace");
+    if (text_of(settings.indexing.raw, "vectorIndexes") != text_of(current->indexing.raw, "vectorIndexes"))
+      throw errors::BadRequest("Vector Indexing Policy cannot be changed in Collection Replace");
+  }
   // Unique keys are fixed at creation: a replace must repeat them (403 otherwise, as the service
   // answers, also when it leaves them out).
   const store::UniqueKeysPtr current = c->settings()->unique_keys;

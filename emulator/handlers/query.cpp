@@ -59,7 +59,7 @@ bool NeedsClientMerge(const std::string& plan_json) {
 // (recording cosmos-119/123); the SDKs then fetch the plan and query each partition key range,
 // merging on the client, as they do against the service.
 void CheckGatewayServable(const sql::Query& ast, const QueryBody& body, const store::Container& c) {
-  std::string plan = query::QueryPlanJson(ast, body.params, c.partition_key());
+  std::string plan = query::QueryPlanJson(ast, body.params, c.partition_key(), c.settings()->vectors.get());
   if (!NeedsClientMerge(plan)) return;
   CosmosError e(400, 1004, "BadRequest",
                 "The provided cross partition query can not be directly served by the gateway. This is a first chance "
@@ -136,7 +136,7 @@ Result QueryPlan(Services& s, RequestContext& ctx) {
   QueryBody body = ParseQueryBody(ctx.body());
   auto ast = query::ParseQuery(body.text);
   Result r;
-  r.body = query::QueryPlanJson(*ast, body.params, c->partition_key());
+  r.body = query::QueryPlanJson(*ast, body.params, c->partition_key(), c->settings()->vectors.get());
   r.charge = 0;
   return r;
 }
@@ -159,10 +159,10 @@ Result QueryDocuments(Services& s, RequestContext& ctx) {
   const auto& ast = bound->ast;
 
   ContainerUdfs udfs(s, *c);
-  bound->plan = query::Bind(*ast, body.params, bound->constants, &udfs);
+  auto settings = c->settings();
+  bound->plan = query::Bind(*ast, body.params, bound->constants, &udfs, settings->vectors.get());
   const auto& plan = bound->plan;
 
-  auto settings = c->settings();
   const query::IndexUse use = query::AnalyzeIndexUse(*plan, settings->indexing);
   query::Scope scope;
   scope.now_seconds = s.clock.UnixSeconds();

@@ -34,7 +34,8 @@ std::optional<Agg> ExecutableAggregate(const Expr& e) {
 
 class Binder {
  public:
-  Binder(const json::Value* params, Arena& arena, const Udfs* udfs) : params_(params), arena_(arena), udfs_(udfs) {}
+  Binder(const json::Value* params, Arena& arena, const Udfs* udfs, const store::VectorPolicy* vectors)
+      : params_(params), arena_(arena), udfs_(udfs), vectors_(vectors) {}
 
   std::shared_ptr<Plan> BindQuery(const sql::Query& q, bool top_level);
   int slot_count() const { return next_slot_; }
@@ -56,10 +57,14 @@ class Binder {
   std::optional<int> Resolve(const std::string& name) const;
   Source BindFrom(const sql::FromItem& item, bool first, bool top_level, int slot);
   Node BindPath(const Expr& path, int root_slot);
+  void BindVectorDistance(const Expr& e, Node& n);
+  static bool VectorDescending(const Node& call);
 
   const json::Value* params_;
   Arena& arena_;
   const Udfs* udfs_;
+  const store::VectorPolicy* vectors_;
+  std::vector<int> container_slots_;  // slots that hold the container's documents (FROM c)
   std::vector<Scope> scopes_;
   int next_slot_ = 0;
   Plan* plan_ = nullptr;  // the query whose SELECT is being bound (owner of aggregates)
@@ -141,7 +146,10 @@ Source Binder::BindFrom(const sql::FromItem& item, bool first, bool top_level, i
     src.iterate_container = true;
     // The path is evaluated with the document in this source's own slot.
     src.expr = BindPath(*item.path, slot);
-    if (src.kind == Source::Kind::kContainerPath && item.path->kind == ExprKind::kName) src.kind = Source::Kind::kContainer;
+    if (src.kind == Source::Kind::kContainerPath && item.path->kind == ExprKind::kName) {
+      src.kind = Source::Kind::kContainer;
+      container_slots_.push_back(slot);
+    }
   } else {
     src.expr = BindExpr(*item.path);
   }
@@ -221,6 +229,15 @@ std::shared_ptr<Plan> Binder::BindQuery(const sql::Query& q, bool top_level) {
     throw At(q.order_by.front().expr->loc, "SC2240", "ORDER BY RANK (full-text and hybrid search) is not supported by this emulator.");
   }
   for (const auto& s : q.order_by) {
+    if (rules::IsVectorDistance(*s.expr)) {
+      // Without ASC or DESC, the closest first (its function as BindVectorDistance resolved it).
+      Node key = BindExpr(*s.expr);
+      bool descending = s.descending;
+      if (!s.explicit_direction) descending = VectorDescending(key);
+      plan->order_by.push_back({std::move(key), descending});
+      plan->order_by_text.push_back(sql::ToString(*s.expr));
+      continue;
+    }
     if (!rules::IsDocumentPath(*s.expr)) {
       throw errors::BadRequest(
           "Unsupported ORDER BY clause. ORDER BY item expression could not be mapped to a document path.");
@@ -325,7 +342,9 @@ Node Binder::BindExpr(const Expr& e) {
       }
       n.op = Node::Op::kCall;
       n.fn = &rules::ResolveFunction(e);
-      break;
+      kids();
+      if (n.fn->name == "VectorDistance") BindVectorDistance(e, n);
+      return n;
     }
     case ExprKind::kUdfCall:
       if (!udfs_ || !udfs_->Has(e.name)) {
@@ -352,12 +371,75 @@ Node Binder::BindExpr(const Expr& e) {
   return n;
 }
 
+// VectorDistance: constant options are checked here, and a call on a path the container's vector
+// embedding policy declares gets that path's distance function as a fifth argument (after
+// undefined for the options it leaves out), which the function uses when the query names none.
+void Binder::BindVectorDistance(const Expr& e, Node& n) {
+  if (e.args.size() > 2 && e.args[2]->kind == ExprKind::kLiteral && e.args[2]->literal.kind != sql::Literal::Kind::kBool)
+    throw errors::BadRequest("The third argument of VectorDistance (bruteForce) must be a boolean.");
+  if (e.args.size() > 3) {
+    const Expr& options = *e.args[3];
+    if (options.kind != ExprKind::kObject && options.kind != ExprKind::kParameter)
+      throw errors::BadRequest("The fourth argument of VectorDistance must be an object of options, such as "
+                               "{'distanceFunction': 'cosine', 'dataType': 'float32'}.");
+    for (size_t i = 0; options.kind == ExprKind::kObject && i < options.keys.size(); ++i) {
+      const Expr& value = *options.args[i];
+      const bool text = value.kind == ExprKind::kLiteral && value.literal.kind == sql::Literal::Kind::kString;
+      if (util::EqualsIgnoreCase(options.keys[i], "distanceFunction") &&
+          (!text || !store::ParseDistanceFunction(value.literal.text)))
+        throw errors::BadRequest("The distanceFunction given to VectorDistance, " + sql::ToString(value) +
+                                 ", is not valid: use cosine, dotproduct or euclidean.");
+      if (util::EqualsIgnoreCase(options.keys[i], "dataType") && (!text || !store::ParseVectorDataType(value.literal.text)))
+        throw errors::BadRequest("The dataType given to VectorDistance, " + sql::ToString(value) +
+                                 ", is not valid: use float32, float16, int8 or uint8.");
+    }
+  }
+  if (vectors_ == nullptr) return;
+  for (size_t i = 0; i < 2 && i < e.args.size(); ++i) {
+    auto path = rules::PropertyPath(*e.args[i]);
+    if (!path || path->empty()) continue;
+    const Expr* root = e.args[i].get();
+    while (root->kind != ExprKind::kName) root = root->args[0].get();
+    auto slot = Resolve(root->name);
+    if (!slot || std::find(container_slots_.begin(), container_slots_.end(), *slot) == container_slots_.end()) continue;
+    if (const store::VectorEmbedding* embedding = vectors_->Find(*path)) {
+      while (n.kids.size() < 4) n.kids.push_back(Constant(Val()));
+      n.kids.push_back(Constant(arena_.String(store::DistanceFunctionName(embedding->distance))));
+      return;
+    }
+  }
+}
+
+// The bound call's options (a literal object, or a parameter's object) name the function, else the
+// policy's function the binder appended; cosine otherwise. Closest first: all but Euclidean descend.
+bool Binder::VectorDescending(const Node& call) {
+  std::optional<store::DistanceFunction> fn;
+  if (call.kids.size() > 3) {
+    const Node& options = call.kids[3];
+    for (size_t i = 0; options.op == Node::Op::kObject && i < options.keys.size(); ++i) {
+      const Node& v = options.kids[i];
+      if (util::EqualsIgnoreCase(options.keys[i], "distanceFunction") && v.op == Node::Op::kConst && v.constant.IsString())
+        fn = store::ParseDistanceFunction(v.constant.AsString());
+    }
+    if (options.op == Node::Op::kConst && options.constant.IsObject()) {
+      for (const auto& m : options.constant.json().GetObject()) {
+        if (util::EqualsIgnoreCase({m.name.GetString(), m.name.GetStringLength()}, "distanceFunction") &&
+            m.value.IsString())
+          fn = store::ParseDistanceFunction({m.value.GetString(), m.value.GetStringLength()});
+      }
+    }
+  }
+  if (!fn && call.kids.size() > 4 && call.kids[4].constant.IsString())
+    fn = store::ParseDistanceFunction(call.kids[4].constant.AsString());
+  return fn.value_or(store::DistanceFunction::kCosine) != store::DistanceFunction::kEuclidean;
+}
+
 }  // namespace
 
 std::shared_ptr<const Plan> Bind(const sql::Query& query, const json::Value* params, Arena& arena,
-                                 const Udfs* udfs) {
+                                 const Udfs* udfs, const store::VectorPolicy* vectors) {
   rules::CheckSubqueryClauses(query);
-  Binder b(params, arena, udfs);
+  Binder b(params, arena, udfs, vectors);
   auto plan = b.BindQuery(query, true);
   plan->slot_count = b.slot_count();
   return plan;

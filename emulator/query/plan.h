@@ -10,6 +10,7 @@
 #include "query/functions/function.h"
 #include "query/value.h"
 #include "sqlparser/ast.h"
+#include "store/vector_policy.h"
 
 namespace cosmos::query {
 
@@ -113,7 +114,8 @@ struct Plan {
 // 400 with the service's SC codes for unknown names, functions, wrong argument counts and
 // unsupported constructs. `arena` owns the constants (parameters and literals).
 // `udfs`: the container's user-defined functions (a udf.name call must name one of them).
+// `vectors`: the container's vector embedding policy (VectorDistance's distance function per path).
 std::shared_ptr<const Plan> Bind(const sql::Query& query, const json::Value* params, Arena& arena,
-                                 const Udfs* udfs = nullptr);
+                                 const Udfs* udfs = nullptr, const store::VectorPolicy* vectors = nullptr);
 
 }  // namespace cosmos::query

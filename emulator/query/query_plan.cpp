@@ -675,7 +675,8 @@ void Count(std::string& out, const std::optional<int64_t>& v) { out += v ? std::
 
 }  // namespace
 
-std::string QueryPlanJson(const sql::Query& q, const json::Value* params, const store::PartitionKeyDefinition& pk) {
+std::string QueryPlanJson(const sql::Query& q, const json::Value* params, const store::PartitionKeyDefinition& pk,
+                          const store::VectorPolicy* vectors) {
   // Refusals first: what the engine does not run, then what the service's planner refuses.
   if (q.order_by_rank) {
     throw At(q.order_by.empty() ? q.loc : q.order_by.front().expr->loc, "SC2240",
@@ -711,8 +712,13 @@ std::string QueryPlanJson(const sql::Query& q, const json::Value* params, const 
   const bool value_aggregate = value_kind.has_value();
   const AggregateFn value_agg = value_kind.value_or(AggregateFn::kCount);
   const bool aggregating = grouped || value_aggregate || list_aggregates;
+  bool vector_order = false;  // ORDER BY VectorDistance: the SDK collects every range's top rows, then merges
   if (!aggregating && !q.order_by_rank) {
     for (const auto& s : q.order_by) {
+      if (IsVectorDistance(*s.expr)) {
+        vector_order = true;
+        continue;
+      }
       if (!IsDocumentPath(*s.expr)) {
         throw CosmosError(400, 0, "BadRequest",
                           "Message: {\"errors\":[{\"severity\":\"Error\",\"code\":2206,\"message\":\"Unsupported ORDER "
@@ -770,8 +776,13 @@ std::string QueryPlanJson(const sql::Query& q, const json::Value* params, const 
   } else if (!q.order_by.empty()) {
     // Per range: the rows sorted, each with its sort keys and _rid; the SDK merges the ranges.
     std::vector<std::string> items;
+    const std::string container_alias =
+        !q.from.empty() && q.from.front().path && q.from.front().path->kind == ExprKind::kName ? root : std::string();
     for (const auto& s : q.order_by) {
-      order_by.push_back(s.descending ? "Descending" : "Ascending");
+      bool descending = s.descending;
+      if (IsVectorDistance(*s.expr) && !s.explicit_direction)
+        descending = VectorDistanceFunction(*s.expr, params, vectors, container_alias) != store::DistanceFunction::kEuclidean;
+      order_by.push_back(descending ? "Descending" : "Ascending");
       order_by_expressions.push_back(sql::ToString(*s.expr));
       items.push_back("{\"item\": " + order_by_expressions.back() + "}");
     }
@@ -847,7 +858,9 @@ std::string QueryPlanJson(const sql::Query& q, const json::Value* params, const 
   Str(out, rewritten);
   out += ",\"hasSelectValue\":";
   out += value_select ? "true" : "false";
-  out += ",\"dCountInfo\":null,\"hasNonStreamingOrderBy\":false},\"queryRanges\":[";
+  out += ",\"dCountInfo\":null,\"hasNonStreamingOrderBy\":";
+  out += vector_order ? "true" : "false";
+  out += "},\"queryRanges\":[";
   for (size_t i = 0; i < ranges.size(); ++i) {
     if (i) out += ',';
     out += "{\"min\":";

@@ -9,6 +9,7 @@
 #include "json/json.h"
 #include "sqlparser/ast.h"
 #include "store/partition_key.h"
+#include "store/vector_policy.h"
 
 namespace cosmos::query {
 
@@ -27,6 +28,8 @@ std::vector<EpkRange> QueryRanges(const sql::Query& query, const json::Value* pa
                                   const store::PartitionKeyDefinition& pk);
 
 // The plan as the service's JSON. Throws CosmosError 400 for queries the service refuses to plan.
-std::string QueryPlanJson(const sql::Query& query, const json::Value* params, const store::PartitionKeyDefinition& pk);
+// `vectors`: the container's vector embedding policy (the direction of ORDER BY VectorDistance).
+std::string QueryPlanJson(const sql::Query& query, const json::Value* params, const store::PartitionKeyDefinition& pk,
+                          const store::VectorPolicy* vectors = nullptr);
 
 }  // namespace cosmos::query

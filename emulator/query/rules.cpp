@@ -141,6 +141,58 @@ bool IsDocumentPath(const Expr& e) {
   return false;
 }
 
+bool IsVectorDistance(const Expr& e) {
+  return e.kind == ExprKind::kCall && util::EqualsIgnoreCase(e.name, "VectorDistance");
+}
+
+store::DistanceFunction VectorDistanceFunction(const Expr& call, const json::Value* params,
+                                               const store::VectorPolicy* vectors, std::string_view container_alias) {
+  if (call.args.size() > 3) {
+    const Expr& options = *call.args[3];
+    const json::Value* given = nullptr;
+    if (options.kind == ExprKind::kParameter) {
+      auto p = FindParameter(params, options.name);
+      if (p && *p && (*p)->IsObject()) given = *p;
+    }
+    for (size_t i = 0; options.kind == ExprKind::kObject && i < options.keys.size(); ++i) {
+      const Expr& v = *options.args[i];
+      if (util::EqualsIgnoreCase(options.keys[i], "distanceFunction") && v.kind == ExprKind::kLiteral &&
+          v.literal.kind == sql::Literal::Kind::kString) {
+        if (auto f = store::ParseDistanceFunction(v.literal.text)) return *f;
+      }
+    }
+    for (auto m = given ? given->MemberBegin() : json::Value::ConstMemberIterator(); given && m != given->MemberEnd(); ++m) {
+      if (util::EqualsIgnoreCase({m->name.GetString(), m->name.GetStringLength()}, "distanceFunction") &&
+          m->value.IsString()) {
+        if (auto f = store::ParseDistanceFunction({m->value.GetString(), m->value.GetStringLength()})) return *f;
+      }
+    }
+  }
+  for (size_t i = 0; vectors != nullptr && !container_alias.empty() && i < 2 && i < call.args.size(); ++i) {
+    auto path = PropertyPath(*call.args[i]);
+    if (!path || path->empty()) continue;
+    const Expr* root = call.args[i].get();
+    while (root->kind != ExprKind::kName) root = root->args[0].get();
+    if (root->name != container_alias) continue;
+    if (const store::VectorEmbedding* e = vectors->Find(*path)) return e->distance;
+  }
+  return store::DistanceFunction::kCosine;
+}
+
+std::optional<std::vector<std::string>> PropertyPath(const Expr& e) {
+  if (e.kind == ExprKind::kName) return std::vector<std::string>{};
+  std::optional<std::vector<std::string>> base;
+  if (e.kind == ExprKind::kMember) {
+    base = PropertyPath(*e.args[0]);
+    if (base) base->push_back(e.name);
+  } else if (e.kind == ExprKind::kIndex && e.args[1]->kind == ExprKind::kLiteral &&
+             e.args[1]->literal.kind == sql::Literal::Kind::kString) {
+    base = PropertyPath(*e.args[0]);
+    if (base) base->push_back(e.args[1]->literal.text);
+  }
+  return base;
+}
+
 std::optional<const json::Value*> FindParameter(const json::Value* params, std::string_view name) {
   if (params == nullptr || !params->IsArray()) return std::nullopt;
   for (const auto& p : params->GetArray()) {

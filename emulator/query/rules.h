@@ -13,6 +13,7 @@
 #include "json/json.h"
 #include "query/functions/function.h"
 #include "sqlparser/ast.h"
+#include "store/vector_policy.h"
 
 namespace cosmos::query::rules {
 
@@ -49,6 +50,20 @@ void CheckSubqueryClauses(const sql::Query& q);
 
 // ORDER BY items must be document paths: an alias followed by properties and literal indexes.
 bool IsDocumentPath(const sql::Expr& e);
+
+// A call of VectorDistance (which ORDER BY takes besides document paths: vector search).
+bool IsVectorDistance(const sql::Expr& e);
+
+// The distance function a VectorDistance call scores with: its options' distanceFunction (a literal
+// object or a parameter), else the vector embedding policy's for the path of `container_alias`
+// among its first two arguments, else cosine. An ORDER BY on it without ASC or DESC puts the closest
+// first: descending for cosine and dot product, ascending for Euclidean distance.
+store::DistanceFunction VectorDistanceFunction(const sql::Expr& call, const json::Value* params,
+                                               const store::VectorPolicy* vectors, std::string_view container_alias);
+
+// The property names after the alias of a document path written with names and string indexes
+// (c.a.b, c["a"].b): {"a", "b"}; nullopt for anything else (a number index, an expression).
+std::optional<std::vector<std::string>> PropertyPath(const sql::Expr& e);
 
 // The request's parameter `name`: nullopt when the request does not declare it, null inside when it
 // is declared without a value (undefined).

@@ -264,11 +264,12 @@ IndexingPolicy IndexingPolicy::FromJson(const json::Value* v, const json::Value*
     p.raw.AddMember("spatialIndexes", json::Value(si->value, a), a);
   }
 
-  for (const char* k : {"vectorIndexes", "fullTextIndexes"}) {
-    auto it = v->FindMember(k);
-    if (it != v->MemberEnd() && it->value.IsArray() && !it->value.Empty())
-      throw errors::NotImplemented(std::string("indexingPolicy.") + k);
-  }
+  // Vector indexes are checked against the container's embedding policy (CheckVectorIndexes, by
+  // the container's handler) and kept as given.
+  if (auto vi = v->FindMember("vectorIndexes"); vi != v->MemberEnd() && !vi->value.IsNull())
+    p.raw.AddMember("vectorIndexes", json::Value(vi->value, a), a);
+  if (auto ft = v->FindMember("fullTextIndexes"); ft != v->MemberEnd() && ft->value.IsArray() && !ft->value.Empty())
+    throw errors::NotImplemented("indexingPolicy.fullTextIndexes");
   return p;
 }
 

@@ -23,6 +23,7 @@
 
 #include "json/json.h"
 #include "store/indexing.h"
+#include "store/vector_policy.h"
 #include "store/partition_key.h"
 #include "store/path_index.h"
 #include "store/encryption_keys.h"
@@ -538,6 +539,7 @@ struct ContainerSettings {
   std::optional<int64_t> default_ttl;  // nullopt: TTL off; -1: on without default; n: seconds
   std::optional<int64_t> change_feed_retention_minutes;  // changeFeedPolicy.retentionDuration (> 0)
   UniqueKeysPtr unique_keys;          // fixed at creation; null when the body gave no uniqueKeyPolicy
+  std::shared_ptr<const VectorPolicy> vectors;  // vectorEmbeddingPolicy; null when the body gave none
   json::Document extra;               // other properties kept as given (conflictResolutionPolicy, ...)
 
   ItemPolicy items() const {

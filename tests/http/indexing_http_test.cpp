@@ -133,8 +133,11 @@ TEST_F(IndexingTest, InvalidPoliciesAnswerTheServiceText) {
   EXPECT_EQ(none.status(), 400) << none;
   EXPECT_EQ(none.Message().substr(0, none.Message().find("\r\n")),
             Wrapped("Indexing mode value cannot be 'none' when automatic indexing is specified as 'true'."));
+  // The service escapes every '/' of these messages.
   auto vector = CreateColl("c1", R"({"vectorIndexes":[{"path":"/v","type":"flat"}]})");
-  EXPECT_EQ(vector.status(), 501) << vector;
+  EXPECT_EQ(vector.status(), 400) << vector;
+  EXPECT_EQ(vector.Message().substr(0, vector.Message().find("\r\n")),
+            R"(Message: {"Errors":["The Vector Indexing Policy's path::\/v not matching in Embedding's path."]})");
   EXPECT_EQ(Get(kColls).Header("x-ms-item-count"), "0");
 }
 

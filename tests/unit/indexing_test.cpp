@@ -227,8 +227,14 @@ TEST(IndexingPolicy, SpatialIndexValidation) {
                     "numbers xmin < xmax and ymin < ymax."));
 }
 
-TEST(IndexingPolicy, VectorAndFullTextAreNotImplemented) {
-  EXPECT_EQ(PolicyError(R"({"vectorIndexes":[{"path":"/v","type":"flat"}]})"), 501);
+// Vector indexes are checked against the embedding policy by the container's handler
+// (vector_policy_test.cpp) and kept as given; full-text indexes are not served yet.
+TEST(IndexingPolicy, VectorIndexesAreKeptAsGivenAndFullTextIsNotImplemented) {
+  EXPECT_EQ(PolicyError(R"({"vectorIndexes":[{"path":"/v","type":"flat"}]})"), 0);
+  json::Document d;
+  d.Parse(R"({"vectorIndexes":[{"path":"/v","type":"diskANN","quantizationByteSize":8}]})");
+  auto p = IndexingPolicy::FromJson(&d);
+  EXPECT_EQ(json::Write(p.raw["vectorIndexes"]), R"([{"path":"/v","type":"diskANN","quantizationByteSize":8}])");
   EXPECT_EQ(PolicyError(R"({"fullTextIndexes":[{"path":"/t"}]})"), 501);
   EXPECT_EQ(PolicyError(R"({"vectorIndexes":[],"fullTextIndexes":[]})"), 0);
 }

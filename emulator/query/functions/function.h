@@ -65,5 +65,6 @@ std::span<const FunctionDef> ArrayFunctions();         // ARRAY_CONCAT ... SetIn
 std::span<const FunctionDef> ConditionalFunctions();   // IIF
 std::span<const FunctionDef> DateTimeFunctions();      // GetCurrentDateTime ... TicksToDateTime
 std::span<const FunctionDef> SpatialFunctions();       // ST_DISTANCE, ST_WITHIN, ST_INTERSECTS, ST_ISVALID...
+std::span<const FunctionDef> VectorFunctions();        // VectorDistance
 
 }  // namespace cosmos::query
