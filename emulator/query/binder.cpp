@@ -58,7 +58,6 @@ class Binder {
   Source BindFrom(const sql::FromItem& item, bool first, bool top_level, int slot);
   Node BindPath(const Expr& path, int root_slot);
   void BindVectorDistance(const Expr& e, Node& n);
-  static bool VectorDescending(const Node& call);
 
   const json::Value* params_;
   Arena& arena_;
@@ -230,10 +229,15 @@ std::shared_ptr<Plan> Binder::BindQuery(const sql::Query& q, bool top_level) {
   }
   for (const auto& s : q.order_by) {
     if (rules::IsVectorDistance(*s.expr)) {
-      // Without ASC or DESC, the closest first (its function as BindVectorDistance resolved it).
+      // Without ASC or DESC, the closest first: descending but for Euclidean distance.
       Node key = BindExpr(*s.expr);
       bool descending = s.descending;
-      if (!s.explicit_direction) descending = VectorDescending(key);
+      if (!s.explicit_direction) {
+        const bool container = !plan->sources.empty() && plan->sources.front().kind == Source::Kind::kContainer;
+        descending = rules::VectorDistanceFunction(*s.expr, params_, vectors_,
+                                                   container ? plan->sources.front().alias : std::string()) !=
+                     store::DistanceFunction::kEuclidean;
+      }
       plan->order_by.push_back({std::move(key), descending});
       plan->order_by_text.push_back(sql::ToString(*s.expr));
       continue;
@@ -408,30 +412,6 @@ void Binder::BindVectorDistance(const Expr& e, Node& n) {
       return;
     }
   }
-}
-
-// The bound call's options (a literal object, or a parameter's object) name the function, else the
-// policy's function the binder appended; cosine otherwise. Closest first: all but Euclidean descend.
-bool Binder::VectorDescending(const Node& call) {
-  std::optional<store::DistanceFunction> fn;
-  if (call.kids.size() > 3) {
-    const Node& options = call.kids[3];
-    for (size_t i = 0; options.op == Node::Op::kObject && i < options.keys.size(); ++i) {
-      const Node& v = options.kids[i];
-      if (util::EqualsIgnoreCase(options.keys[i], "distanceFunction") && v.op == Node::Op::kConst && v.constant.IsString())
-        fn = store::ParseDistanceFunction(v.constant.AsString());
-    }
-    if (options.op == Node::Op::kConst && options.constant.IsObject()) {
-      for (const auto& m : options.constant.json().GetObject()) {
-        if (util::EqualsIgnoreCase({m.name.GetString(), m.name.GetStringLength()}, "distanceFunction") &&
-            m.value.IsString())
-          fn = store::ParseDistanceFunction({m.value.GetString(), m.value.GetStringLength()});
-      }
-    }
-  }
-  if (!fn && call.kids.size() > 4 && call.kids[4].constant.IsString())
-    fn = store::ParseDistanceFunction(call.kids[4].constant.AsString());
-  return fn.value_or(store::DistanceFunction::kCosine) != store::DistanceFunction::kEuclidean;
 }
 
 }  // namespace
