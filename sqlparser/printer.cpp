@@ -261,10 +261,19 @@ void WriteQuery(std::string& out, const Query& q, bool with_where) {
 
 }  // namespace
 
+namespace {
+thread_local bool plan_numbers = false;  // set by PlanNumberStyle
+}  // namespace
+
+PlanNumberStyle::PlanNumberStyle() : saved_(plan_numbers) { plan_numbers = true; }
+PlanNumberStyle::~PlanNumberStyle() { plan_numbers = saved_; }
+
 std::string FormatNumber(double d) {
   if (d == 0) return "0";
   char buf[64];
-  auto r = std::to_chars(buf, buf + sizeof buf, d);
+  const bool whole = std::trunc(d) == d && std::fabs(d) < 1e21;
+  auto r = plan_numbers && !whole ? std::to_chars(buf, buf + sizeof buf, d, std::chars_format::general, 17)
+                                  : std::to_chars(buf, buf + sizeof buf, d);
   return std::string(buf, r.ptr);
 }
 

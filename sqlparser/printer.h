@@ -12,4 +12,19 @@ namespace cosmos::sql {
 // placeholder replaced by a condition on the sort keys of the last row they returned.
 std::string ToStringWithoutWhere(const Query& q);
 
+// While one lives on a thread, numbers that are not whole print as the service's query planner
+// writes them back in a plan, with 17 significant digits (-0.005676387343555689 as
+// -0.0056763873435556889; 1.5 stays 1.5), instead of the shortest text that reads back the same
+// (which the service's SQL parser prints, and the normal form keeps).
+class PlanNumberStyle {
+ public:
+  PlanNumberStyle();
+  ~PlanNumberStyle();
+  PlanNumberStyle(const PlanNumberStyle&) = delete;
+  PlanNumberStyle& operator=(const PlanNumberStyle&) = delete;
+
+ private:
+  bool saved_;
+};
+
 }  // namespace cosmos::sql

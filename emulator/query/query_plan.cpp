@@ -13,6 +13,7 @@
 #include "query/eval.h"
 #include "query/functions/function.h"
 #include "query/plan.h"
+#include "sqlparser/printer.h"
 #include "query/rules.h"
 #include "store/epk.h"
 #include "util/util.h"
@@ -677,6 +678,7 @@ void Count(std::string& out, const std::optional<int64_t>& v) { out += v ? std::
 
 std::string QueryPlanJson(const sql::Query& q, const json::Value* params, const store::PartitionKeyDefinition& pk,
                           const store::VectorPolicy* vectors) {
+  const sql::PlanNumberStyle plan_numbers;
   // Refusals first: what the engine does not run, then what the service's planner refuses.
   if (q.order_by_rank) {
     throw At(q.order_by.empty() ? q.loc : q.order_by.front().expr->loc, "SC2240",
