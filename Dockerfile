@@ -29,6 +29,7 @@ RUN mkdir -p /usr/share/man/man1 \
       pkg-config \
       libboost1.81-dev \
       libabsl-dev \
+      libstemmer-dev \
       rapidjson-dev \
       libssl-dev \
       antlr4 \

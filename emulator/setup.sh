@@ -12,7 +12,7 @@ SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 
 PACKAGES=(build-essential cmake ninja-build pkg-config
-  libboost1.81-dev rapidjson-dev libssl-dev libabsl-dev
+  libboost1.81-dev rapidjson-dev libssl-dev libabsl-dev libstemmer-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   antlr4 libantlr4-runtime-dev default-jre-headless libmozjs-102-dev libpcre2-dev
   python3 python3-azure-cosmos curl ca-certificates openssl)

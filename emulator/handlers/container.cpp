@@ -28,12 +28,10 @@ store::ContainerSettings SettingsFromBody(const json::Value& body) {
   auto uk = body.FindMember("uniqueKeyPolicy");
   if (uk != body.MemberEnd() && !uk->value.IsNull())
     st.unique_keys = std::make_shared<const store::UniqueKeyPolicy>(store::UniqueKeyPolicy::FromJson(&uk->value));
-  for (const char* k : {"computedProperties", "fullTextPolicy"}) {
-    auto it = body.FindMember(k);
-    if (it != body.MemberEnd() && !it->value.IsNull() &&
-        !((it->value.IsArray() && it->value.Empty()) || (it->value.IsObject() && it->value.ObjectEmpty())))
-      throw errors::NotImplemented(k);
-  }
+  if (auto it = body.FindMember("computedProperties"); it != body.MemberEnd() && !it->value.IsNull() &&
+                                                       !((it->value.IsArray() && it->value.Empty()) ||
+                                                         (it->value.IsObject() && it->value.ObjectEmpty())))
+    throw errors::NotImplemented("computedProperties");
   auto& a = st.extra.GetAllocator();
   st.extra.SetObject();
   // The vector embedding policy is kept as given; the vector indexes must name its paths.
@@ -41,9 +39,16 @@ store::ContainerSettings SettingsFromBody(const json::Value& body) {
     st.vectors = std::make_shared<const store::VectorPolicy>(store::VectorPolicy::FromJson(vep->value));
     st.extra.AddMember("vectorEmbeddingPolicy", json::Value(vep->value, a), a);
   }
+  // The full-text policy too; the full-text indexes must name its paths. Both may change with a replace.
+  if (auto ftp = body.FindMember("fullTextPolicy"); ftp != body.MemberEnd() && !ftp->value.IsNull()) {
+    st.full_text = std::make_shared<const store::FullTextPolicy>(store::FullTextPolicy::FromJson(ftp->value));
+    st.extra.AddMember("fullTextPolicy", json::Value(ftp->value, a), a);
+  }
   if (ip != body.MemberEnd() && ip->value.IsObject()) {
     if (auto vi = ip->value.FindMember("vectorIndexes"); vi != ip->value.MemberEnd() && !vi->value.IsNull())
       store::CheckVectorIndexes(vi->value, st.vectors.get());
+    if (auto fi = ip->value.FindMember("fullTextIndexes"); fi != ip->value.MemberEnd() && !fi->value.IsNull())
+      store::CheckFullTextIndexes(fi->value, st.full_text.get());
   }
   auto crp = body.FindMember("conflictResolutionPolicy");
   if (crp != body.MemberEnd() && crp->value.IsObject()) {

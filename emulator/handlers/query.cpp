@@ -58,9 +58,19 @@ bool NeedsClientMerge(const std::string& plan_json) {
 // need no merging. Otherwise it refuses with 400/1004 and the query plan in additionalErrorInfo
 // (recording cosmos-119/123); the SDKs then fetch the plan and query each partition key range,
 // merging on the client, as they do against the service.
+[[noreturn]] void RefuseWithPlan(std::string plan);
+
 void CheckGatewayServable(const sql::Query& ast, const QueryBody& body, const store::Container& c) {
   std::string plan = query::QueryPlanJson(ast, body.params, c.partition_key(), c.settings()->vectors.get());
   if (!NeedsClientMerge(plan)) return;
+  RefuseWithPlan(std::move(plan));
+}
+
+void RefuseWithPlan(const sql::Query& ast, const QueryBody& body, const store::Container& c) {
+  RefuseWithPlan(query::QueryPlanJson(ast, body.params, c.partition_key(), c.settings()->vectors.get()));
+}
+
+[[noreturn]] void RefuseWithPlan(std::string plan) {
   CosmosError e(400, 1004, "BadRequest",
                 "The provided cross partition query can not be directly served by the gateway. This is a first chance "
                 "(internal) exception that all newer clients will know how to handle gracefully. This exception is "
@@ -136,7 +146,12 @@ Result QueryPlan(Services& s, RequestContext& ctx) {
   QueryBody body = ParseQueryBody(ctx.body());
   auto ast = query::ParseQuery(body.text);
   Result r;
-  r.body = query::QueryPlanJson(*ast, body.params, c->partition_key(), c->settings()->vectors.get());
+  // ORDER BY RANK components: plain TOP queries when the client says it handles them so.
+  bool skip_rewrite = false;
+  if (auto features = ctx.Header("x-ms-cosmos-supported-query-features")) {
+    for (auto f : util::Split(*features, ',')) skip_rewrite = skip_rewrite || util::Trim(f) == "HybridSearchSkipOrderByRewrite";
+  }
+  r.body = query::QueryPlanJson(*ast, body.params, c->partition_key(), c->settings()->vectors.get(), skip_rewrite);
   r.charge = 0;
   return r;
 }
@@ -158,9 +173,13 @@ Result QueryDocuments(Services& s, RequestContext& ctx) {
   bound->ast = query::ParseQuery(body.text);
   const auto& ast = bound->ast;
 
+  // ORDER BY RANK (full-text and hybrid search) always runs through its plan: the SDKs fetch it
+  // when the gateway answers 400/1004 with it, whether or not the query names a partition key.
+  if (ast->order_by_rank && !ctx.Header("x-ms-documentdb-partitionkeyrangeid") && !ctx.Header("x-ms-start-epk"))
+    RefuseWithPlan(*ast, body, *c);
   ContainerUdfs udfs(s, *c);
   auto settings = c->settings();
-  bound->plan = query::Bind(*ast, body.params, bound->constants, &udfs, settings->vectors.get());
+  bound->plan = query::Bind(*ast, body.params, bound->constants, &udfs, settings->vectors.get(), settings->full_text.get());
   const auto& plan = bound->plan;
 
   const query::IndexUse use = query::AnalyzeIndexUse(*plan, settings->indexing);

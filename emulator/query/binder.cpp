@@ -6,6 +6,7 @@
 #include "common/errors.h"
 #include "query/plan.h"
 #include "query/rules.h"
+#include "util/text_analysis.h"
 #include "util/util.h"
 
 namespace cosmos::query {
@@ -28,14 +29,16 @@ std::optional<Agg> ExecutableAggregate(const Expr& e) {
     case rules::AggregateFn::kMax: return Agg::kMax;
     case rules::AggregateFn::kMakeList: return Agg::kMakeList;
     case rules::AggregateFn::kMakeSet: return Agg::kMakeSet;
+    case rules::AggregateFn::kCountIf: return Agg::kCountIf;
   }
   return std::nullopt;
 }
 
 class Binder {
  public:
-  Binder(const json::Value* params, Arena& arena, const Udfs* udfs, const store::VectorPolicy* vectors)
-      : params_(params), arena_(arena), udfs_(udfs), vectors_(vectors) {}
+  Binder(const json::Value* params, Arena& arena, const Udfs* udfs, const store::VectorPolicy* vectors,
+         const store::FullTextPolicy* full_text)
+      : params_(params), arena_(arena), udfs_(udfs), vectors_(vectors), full_text_(full_text) {}
 
   std::shared_ptr<Plan> BindQuery(const sql::Query& q, bool top_level);
   int slot_count() const { return next_slot_; }
@@ -58,11 +61,13 @@ class Binder {
   Source BindFrom(const sql::FromItem& item, bool first, bool top_level, int slot);
   Node BindPath(const Expr& path, int root_slot);
   void BindVectorDistance(const Expr& e, Node& n);
+  void BindFullText(const Expr& e, Node& n);
 
   const json::Value* params_;
   Arena& arena_;
   const Udfs* udfs_;
   const store::VectorPolicy* vectors_;
+  const store::FullTextPolicy* full_text_;
   std::vector<int> container_slots_;  // slots that hold the container's documents (FROM c)
   std::vector<Scope> scopes_;
   int next_slot_ = 0;
@@ -225,14 +230,21 @@ std::shared_ptr<Plan> Binder::BindQuery(const sql::Query& q, bool top_level) {
   }
   clause_ = Clause::kOther;
   if (q.order_by_rank) {
-    throw At(q.order_by.front().expr->loc, "SC2240", "ORDER BY RANK (full-text and hybrid search) is not supported by this emulator.");
+    // The gateway answers these with their query plan (handlers/query.cpp); the plan's component
+    // queries are what a partition runs.
+    throw At(q.order_by.front().expr->loc, "SC2240",
+             "ORDER BY RANK runs through the query plan's hybrid search information (its global statistics and "
+             "component queries), as the SDKs drive it; a partition does not run it as one query.");
   }
   for (const auto& s : q.order_by) {
-    if (rules::IsVectorDistance(*s.expr)) {
-      // Without ASC or DESC, the closest first: descending but for Euclidean distance.
+    if (rules::IsRankScore(*s.expr)) {
+      // Without ASC or DESC, the closest first: descending but for Euclidean distance; the best
+      // full-text score first.
       Node key = BindExpr(*s.expr);
       bool descending = s.descending;
-      if (!s.explicit_direction) {
+      if (!s.explicit_direction && !rules::IsVectorDistance(*s.expr)) {
+        descending = true;
+      } else if (!s.explicit_direction) {
         const bool container = !plan->sources.empty() && plan->sources.front().kind == Source::Kind::kContainer;
         descending = rules::VectorDistanceFunction(*s.expr, params_, vectors_,
                                                    container ? plan->sources.front().alias : std::string()) !=
@@ -346,8 +358,14 @@ Node Binder::BindExpr(const Expr& e) {
       }
       n.op = Node::Op::kCall;
       n.fn = &rules::ResolveFunction(e);
+      if (n.fn->name == "FullTextScore" || n.fn->name == "RRF") {
+        throw At(e.loc, "SC2240",
+                 "The " + std::string(n.fn->name) + " function is only allowed in the ORDER BY RANK clause" +
+                     (n.fn->name == "FullTextScore" ? " or as an argument of RRF." : "."));
+      }
       kids();
-      if (n.fn->name == "VectorDistance") BindVectorDistance(e, n);
+      if (n.fn->name == "VectorDistance" || n.fn->name == "_VectorScore") BindVectorDistance(e, n);
+      if (n.fn->name.starts_with("FullTextContains") || n.fn->name.starts_with("_FullText")) BindFullText(e, n);
       return n;
     }
     case ExprKind::kUdfCall:
@@ -414,12 +432,32 @@ void Binder::BindVectorDistance(const Expr& e, Node& n) {
   }
 }
 
+// The full-text functions: the language of the document path they search (the container's
+// full-text policy: the path's language, else the policy's default, else en-US) as a last argument.
+void Binder::BindFullText(const Expr& e, Node& n) {
+  util::TextLanguage language = util::TextLanguage::kEnglish;
+  if (full_text_ != nullptr) {
+    language = full_text_->default_language;
+    auto path = e.args.empty() ? std::nullopt : rules::PropertyPath(*e.args[0]);
+    if (path && !path->empty()) {
+      const Expr* root = e.args[0].get();
+      while (root->kind != ExprKind::kName) root = root->args[0].get();
+      auto slot = Resolve(root->name);
+      if (slot && std::find(container_slots_.begin(), container_slots_.end(), *slot) != container_slots_.end()) {
+        if (const store::FullTextPath* p = full_text_->Find(*path)) language = p->language;
+      }
+    }
+  }
+  n.kids.push_back(Constant(arena_.String(util::TextLanguageName(language))));
+}
+
 }  // namespace
 
 std::shared_ptr<const Plan> Bind(const sql::Query& query, const json::Value* params, Arena& arena,
-                                 const Udfs* udfs, const store::VectorPolicy* vectors) {
+                                 const Udfs* udfs, const store::VectorPolicy* vectors,
+                                 const store::FullTextPolicy* full_text) {
   rules::CheckSubqueryClauses(query);
-  Binder b(params, arena, udfs, vectors);
+  Binder b(params, arena, udfs, vectors, full_text);
   auto plan = b.BindQuery(query, true);
   plan->slot_count = b.slot_count();
   return plan;

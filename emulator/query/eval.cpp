@@ -365,6 +365,9 @@ void Accumulator::Add(Val v, Arena& arena) {
   if (v.IsUndefined()) return;
   switch (kind) {
     case Agg::kCount: ++count; return;
+    case Agg::kCountIf:
+      if (v.IsBool() && v.AsBool()) ++count;
+      return;
     case Agg::kSum:
     case Agg::kAvg:
       if (!v.IsNumber()) {
@@ -411,7 +414,8 @@ void Accumulator::Add(Val v, Arena& arena) {
 
 void Accumulator::Merge(Accumulator& later, Arena& arena) {
   switch (kind) {
-    case Agg::kCount: count += later.count; return;
+    case Agg::kCount:
+    case Agg::kCountIf: count += later.count; return;
     case Agg::kSum:
     case Agg::kAvg: {
       invalid = invalid || later.invalid;
@@ -456,7 +460,8 @@ void Accumulator::Merge(Accumulator& later, Arena& arena) {
 
 Val Accumulator::Result(Arena& arena) const {
   switch (kind) {
-    case Agg::kCount: return arena.Int(count);
+    case Agg::kCount:
+    case Agg::kCountIf: return arena.Int(count);
     case Agg::kSum:
       if (invalid) return Val();
       return int_sum ? arena.Int(isum) : arena.Number(dsum);

@@ -10,13 +10,14 @@
 #include "query/functions/function.h"
 #include "query/value.h"
 #include "sqlparser/ast.h"
+#include "store/full_text_policy.h"
 #include "store/vector_policy.h"
 
 namespace cosmos::query {
 
 struct Plan;
 
-enum class Agg { kCount, kSum, kAvg, kMin, kMax, kMakeList, kMakeSet };
+enum class Agg { kCount, kSum, kAvg, kMin, kMax, kMakeList, kMakeSet, kCountIf };  // COUNTIF: rows where true
 
 // One bound expression node.
 struct Node {
@@ -115,7 +116,9 @@ struct Plan {
 // unsupported constructs. `arena` owns the constants (parameters and literals).
 // `udfs`: the container's user-defined functions (a udf.name call must name one of them).
 // `vectors`: the container's vector embedding policy (VectorDistance's distance function per path).
+// `full_text`: the container's full-text policy (the language of the full-text functions per path).
 std::shared_ptr<const Plan> Bind(const sql::Query& query, const json::Value* params, Arena& arena,
-                                 const Udfs* udfs = nullptr, const store::VectorPolicy* vectors = nullptr);
+                                 const Udfs* udfs = nullptr, const store::VectorPolicy* vectors = nullptr,
+                                 const store::FullTextPolicy* full_text = nullptr);
 
 }  // namespace cosmos::query

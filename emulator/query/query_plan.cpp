@@ -50,6 +50,8 @@ const char* AggregateOperator(AggregateFn k) {
       return "MakeList";
     case AggregateFn::kMakeSet:
       return "MakeSet";
+    case AggregateFn::kCountIf:
+      return "CountIf";
   }
   return "";
 }
@@ -674,18 +676,269 @@ void StrList(std::string& out, const std::vector<std::string>& list) {
 
 void Count(std::string& out, const std::optional<int64_t>& v) { out += v ? std::to_string(*v) : "null"; }
 
+// ---------------------------------------------------------------------------------------------
+// Hybrid search (ORDER BY RANK)
+
+constexpr const char* kTotalDocumentCount = "{documentdb-formattablehybridsearchquery-totaldocumentcount}";
+constexpr const char* kMaxScore = "1.79769e+308";
+
+// One ranked component of ORDER BY RANK: FullTextScore(...) or VectorDistance(...).
+struct RankComponent {
+  const Expr* call = nullptr;
+  bool full_text = false;
+  int statistics = 0;        // full text: its entry in the global statistics (0, 1, ...)
+  bool descending = true;    // the component's own order (a negative weight reverses it)
+  bool reversed = false;     // by a negative weight
+  std::string score;         // the expression each partition scores rows with
+  std::string fallback;      // what a row without a score counts as
+};
+
+// The search terms of FullTextScore(path, t1, t2, ...) or FullTextScore(path, [t1, t2, ...]).
+std::vector<const Expr*> SearchTerms(const Expr& call) {
+  std::vector<const Expr*> terms;
+  if (call.args.size() == 2 && call.args[1]->kind == ExprKind::kArray) {
+    for (const auto& t : call.args[1]->args) terms.push_back(t.get());
+  } else {
+    for (size_t i = 1; i < call.args.size(); ++i) terms.push_back(call.args[i].get());
+  }
+  return terms;
+}
+
+void CheckSearchTerms(const Expr& call) {
+  const auto terms = SearchTerms(call);
+  if (call.args.size() < 2 || terms.empty())
+    throw At(call.loc, "SC2050", "The FullTextScore function requires at least 2 argument(s).");
+  for (const Expr* t : terms) {
+    const bool text = t->kind == ExprKind::kLiteral && t->literal.kind == sql::Literal::Kind::kString;
+    if (!text && t->kind != ExprKind::kParameter)
+      throw At(t->loc, "SC2240", "The search terms of FullTextScore must be string literals or parameters.");
+  }
+  if (terms.size() > 30)
+    throw At(call.loc, "SC2240", "FullTextScore accepts at most 30 search terms.");
+}
+
+// The components and weights of ORDER BY RANK: RRF(c1, c2, ... [, [w1, w2, ...]]) or one component.
+std::vector<RankComponent> RankComponents(const Query& q, const json::Value* params, const store::VectorPolicy* vectors,
+                                          std::vector<double>& weights) {
+  if (q.order_by.size() != 1)
+    throw At(q.order_by[1].expr->loc, "SC2240", "ORDER BY RANK takes one ranking expression: a score or RRF(...).");
+  const Expr& rank = *q.order_by.front().expr;
+  std::vector<const Expr*> calls;
+  const bool rrf = rank.kind == ExprKind::kCall && util::EqualsIgnoreCase(rank.name, "RRF");
+  if (rrf) {
+    for (const auto& a : rank.args) calls.push_back(a.get());
+    if (!calls.empty() && (calls.back()->kind == ExprKind::kArray || calls.back()->kind == ExprKind::kParameter)) {
+      const Expr& w = *calls.back();
+      calls.pop_back();
+      std::vector<double> given;
+      if (w.kind == ExprKind::kArray) {
+        for (const auto& e : w.args) {
+          const Expr* n = e.get();
+          const bool minus = n->kind == ExprKind::kUnary && n->unary_op == sql::UnaryOp::kMinus;
+          if (minus) n = n->args[0].get();
+          if (n->kind != ExprKind::kLiteral || n->literal.kind != sql::Literal::Kind::kNumber)
+            throw At(e->loc, "SC2240", "The weights of RRF must be an array of numbers.");
+          given.push_back(minus ? -n->literal.number : n->literal.number);
+        }
+      } else {
+        auto p = FindParameter(params, w.name);
+        if (!p) throw At(w.loc, "SC2001", "Identifier '" + w.name + "' could not be resolved.");
+        if (*p == nullptr || !(*p)->IsArray()) throw At(w.loc, "SC2240", "The weights of RRF must be an array of numbers.");
+        for (const auto& e : (*p)->GetArray()) {
+          if (!e.IsNumber()) throw At(w.loc, "SC2240", "The weights of RRF must be an array of numbers.");
+          given.push_back(e.GetDouble());
+        }
+      }
+      if (given.size() != calls.size())
+        throw At(w.loc, "SC2240", "RRF needs one weight for each of its " + std::to_string(calls.size()) + " scores.");
+      weights = std::move(given);
+    }
+    if (calls.empty()) throw At(rank.loc, "SC2050", "The RRF function requires at least 1 argument(s).");
+    if (calls.size() > 100) throw At(rank.loc, "SC2240", "RRF accepts at most 100 arguments.");
+  } else {
+    calls.push_back(&rank);
+  }
+  const std::string root = RootAlias(q);
+  const bool container_root = !q.from.empty() && q.from.front().path && q.from.front().path->kind == ExprKind::kName;
+  std::vector<RankComponent> out;
+  int statistics = 0;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    const Expr& call = *calls[i];
+    RankComponent c;
+    c.call = &call;
+    const bool reversed = !weights.empty() && weights[i] < 0;
+    c.reversed = reversed;
+    if (call.kind == ExprKind::kCall && util::EqualsIgnoreCase(call.name, "FullTextScore")) {
+      CheckSearchTerms(call);
+      c.full_text = true;
+      c.statistics = statistics++;
+      std::vector<std::string> terms;
+      for (const Expr* t : SearchTerms(call)) terms.push_back(sql::ToString(*t));
+      const std::string n = std::to_string(c.statistics);
+      c.score = "_FullTextScore(" + sql::ToString(*call.args[0]) + ", [" + Join(terms, ", ") + "], " +
+                kTotalDocumentCount + ", {documentdb-formattablehybridsearchquery-totalwordcount-" + n +
+                "}, {documentdb-formattablehybridsearchquery-hitcountsarray-" + n + "})";
+      c.descending = !reversed;
+      c.fallback = c.descending ? "-1" : kMaxScore;
+    } else if (IsVectorDistance(call) && util::EqualsIgnoreCase(call.name, "VectorDistance")) {
+      std::vector<std::string> args;
+      for (const auto& a : call.args) args.push_back(sql::ToString(*a));
+      c.score = "_VectorScore(" + Join(args, ", ") + ")";
+      const bool closest_high = VectorDistanceFunction(call, params, vectors, container_root ? root : std::string()) !=
+                                store::DistanceFunction::kEuclidean;
+      c.descending = closest_high != reversed;
+      c.fallback = c.descending ? "-" + std::string(kMaxScore) : kMaxScore;
+    } else {
+      throw At(call.loc, "SC2240",
+               rrf ? "The arguments of RRF must be FullTextScore or VectorDistance calls, and an optional array of weights."
+                   : "ORDER BY RANK takes FullTextScore, VectorDistance or RRF.");
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+// The hybridSearchQueryInfo plan: the global statistics query the SDK sums over every range, and
+// per component the query each range answers with its best rows (their _rid, payload and every
+// component's score); the SDK fuses the ranks (RRF, k = 60) and applies skip and take. Without
+// HybridSearchSkipOrderByRewrite among the client's features, the components are ORDER BY queries
+// with the filter placeholder; with it, plain TOP queries the SDK only collects.
+std::string HybridPlanJson(const Query& q, const json::Value* params, const store::PartitionKeyDefinition& pk,
+                           const store::VectorPolicy* vectors, bool skip_order_by_rewrite) {
+  if (q.group_by.size() || q.distinct)
+    throw At(q.loc, "SC2240", "ORDER BY RANK cannot be combined with GROUP BY or DISTINCT.");
+  if (q.select == sql::SelectKind::kValue ? ContainsAggregate(*q.value) : false)
+    throw At(q.loc, "SC2240", "ORDER BY RANK cannot be combined with aggregates.");
+  for (const auto& p : q.projections) {
+    if (ContainsAggregate(*p.expr)) throw At(q.loc, "SC2240", "ORDER BY RANK cannot be combined with aggregates.");
+  }
+  std::optional<int64_t> top, offset, limit;
+  if (q.top) top = ResolveCount(*q.top, params, "TOP");
+  if (q.offset) offset = ResolveCount(*q.offset, params, "OFFSET");
+  if (q.limit) limit = ResolveCount(*q.limit, params, "LIMIT");
+  std::vector<double> weights;
+  std::vector<RankComponent> components = RankComponents(q, params, vectors, weights);
+  // One component is not fused: the SDK keeps the order its ranges merge to, so it needs the
+  // ORDER BY form whatever the client supports.
+  if (components.size() == 1) skip_order_by_rewrite = false;
+
+  const std::string root = RootAlias(q);
+  const std::string where = q.where ? sql::ToString(*q.where) : std::string();
+  // The rows each range returns per component: twice what the client keeps, at least 120 (the
+  // service computes it in 32 bits).
+  std::optional<uint32_t> size;
+  if (top || limit) {
+    const uint64_t wanted = 2 * static_cast<uint64_t>(offset.value_or(0) + (top ? *top : *limit));
+    size = static_cast<uint32_t>(std::max<uint64_t>(120, wanted));
+  }
+  std::string payload;
+  switch (q.select) {
+    case sql::SelectKind::kStar: payload = root; break;
+    case sql::SelectKind::kValue: payload = sql::ToString(*q.value); break;
+    case sql::SelectKind::kList: {
+      const auto names = ProjectionNames(q);
+      std::vector<std::string> members;
+      for (size_t i = 0; i < q.projections.size(); ++i)
+        members.push_back(QuoteKey(names[i]) + ": " + sql::ToString(*q.projections[i].expr));
+      payload = "{" + Join(members, ", ") + "}";
+      break;
+    }
+  }
+  std::vector<std::string> scores;
+  for (const auto& c : components) {
+    std::string s = "(" + c.score + " ?? " + c.fallback + ")";
+    if (skip_order_by_rewrite && !c.descending) s = "(-1 * " + s + ")";
+    scores.push_back(std::move(s));
+  }
+  const std::string score_list = "[" + Join(scores, ", ") + "]";
+
+  std::string out = "{\"partitionedQueryExecutionInfoVersion\":2,\"queryRanges\":[";
+  const auto ranges = QueryRanges(q, params, pk);
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    if (i) out += ',';
+    out += "{\"min\":";
+    Str(out, ranges[i].min);
+    out += ",\"max\":";
+    Str(out, ranges[i].max);
+    out += ",\"isMinInclusive\":";
+    out += ranges[i].min_inclusive ? "true" : "false";
+    out += ",\"isMaxInclusive\":";
+    out += ranges[i].max_inclusive ? "true" : "false";
+    out += '}';
+  }
+  out += "],\"hybridSearchQueryInfo\":{\"globalStatisticsQuery\":";
+  std::vector<std::string> statistics;
+  for (const auto& c : components) {
+    if (!c.full_text) continue;
+    const std::string path = sql::ToString(*c.call->args[0]);
+    std::vector<std::string> hits;
+    for (const Expr* t : SearchTerms(*c.call)) hits.push_back("COUNTIF(FullTextContains(" + path + ", " + sql::ToString(*t) + "))");
+    statistics.push_back("{\"totalWordCount\": SUM(_FullTextWordCount(" + path + ")), \"hitCounts\": [" + Join(hits, ", ") + "]}");
+  }
+  Str(out, "SELECT COUNT(1) AS documentCount, [" + Join(statistics, ", ") + "] AS fullTextStatistics" +
+               Clauses(q, std::string(), false, false, 0));
+  out += ",\"componentQueryInfos\":[";
+  for (size_t i = 0; i < components.size(); ++i) {
+    const RankComponent& c = components[i];
+    const std::string direction = c.descending ? "DESC" : "ASC";
+    // A vector score is written without a direction when it is the closest-first order.
+    const std::string order = c.score + (c.full_text || c.reversed ? " " + direction : std::string());
+    std::string text = "SELECT ";
+    if (size && top) text += "TOP " + std::to_string(*size) + " ";
+    if (skip_order_by_rewrite) {
+      text += root + "._rid, " + payload + " AS payload, " + score_list + " AS componentScores";
+      text += Clauses(q, where, false, false, 0);
+    } else {
+      text += root + "._rid, [{\"item\": " + c.score + "}] AS orderByItems, {\"payload\": " + payload +
+              ", \"componentScores\": " + score_list + "} AS payload";
+      text += Clauses(q, where.empty() ? std::string(kOrderByFilter) : "(" + where + " AND " + kOrderByFilter + ")",
+                      false, false, 0);
+    }
+    text += "\nORDER BY " + order;
+    if (size && !top) text += "\nOFFSET 0 LIMIT " + std::to_string(*size);
+    if (i) out += ',';
+    out += "{\"distinctType\":\"None\",\"top\":";
+    out += size && top ? std::to_string(*size) : "null";
+    out += ",\"offset\":";
+    out += size && !top ? "0" : "null";
+    out += ",\"limit\":";
+    out += size && !top ? std::to_string(*size) : "null";
+    out += ",\"orderBy\":";
+    StrList(out, skip_order_by_rewrite ? std::vector<std::string>{}
+                                       : std::vector<std::string>{c.descending ? "Descending" : "Ascending"});
+    out += ",\"orderByExpressions\":";
+    StrList(out, skip_order_by_rewrite ? std::vector<std::string>{} : std::vector<std::string>{c.score});
+    out += ",\"groupByExpressions\":[],\"groupByAliases\":[],\"aggregates\":[],\"groupByAliasToAggregateType\":{},"
+           "\"rewrittenQuery\":";
+    Str(out, text);
+    out += ",\"hasSelectValue\":";
+    out += q.select == sql::SelectKind::kValue ? "true" : "false";
+    out += ",\"dCountInfo\":null,\"hasNonStreamingOrderBy\":";
+    out += skip_order_by_rewrite ? "false" : "true";
+    out += '}';
+  }
+  out += "],\"componentWithoutPayloadQueryInfos\":[],\"projectionQueryInfo\":null,\"componentWeights\":[";
+  for (size_t i = 0; i < weights.size(); ++i) {
+    if (i) out += ',';
+    out += sql::FormatNumber(std::fabs(weights[i]));
+  }
+  out += "]";
+  if (offset) out += ",\"skip\":" + std::to_string(*offset);
+  if (top || limit) out += ",\"take\":" + std::to_string(top ? *top : *limit);
+  out += ",\"requiresGlobalStatistics\":";
+  out += statistics.empty() ? "false" : "true";
+  out += "}}";
+  return out;
+}
+
 }  // namespace
 
 std::string QueryPlanJson(const sql::Query& q, const json::Value* params, const store::PartitionKeyDefinition& pk,
-                          const store::VectorPolicy* vectors) {
+                          const store::VectorPolicy* vectors, bool hybrid_skip_order_by_rewrite) {
   const sql::PlanNumberStyle plan_numbers;
-  // Refusals first: what the engine does not run, then what the service's planner refuses.
-  if (q.order_by_rank) {
-    throw At(q.order_by.empty() ? q.loc : q.order_by.front().expr->loc, "SC2240",
-             "ORDER BY RANK (full-text and hybrid search) is not supported by this emulator.");
-  }
   CheckQueryFunctions(q);
   CheckSubqueryClauses(q);
+  if (q.order_by_rank) return HybridPlanJson(q, params, pk, vectors, hybrid_skip_order_by_rewrite);
   std::optional<int64_t> top, offset, limit;
   if (q.top) top = ResolveCount(*q.top, params, "TOP");
   if (q.offset) offset = ResolveCount(*q.offset, params, "OFFSET");
@@ -715,9 +968,9 @@ std::string QueryPlanJson(const sql::Query& q, const json::Value* params, const 
   const AggregateFn value_agg = value_kind.value_or(AggregateFn::kCount);
   const bool aggregating = grouped || value_aggregate || list_aggregates;
   bool vector_order = false;  // ORDER BY VectorDistance: the SDK collects every range's top rows, then merges
-  if (!aggregating && !q.order_by_rank) {
+  if (!aggregating) {
     for (const auto& s : q.order_by) {
-      if (IsVectorDistance(*s.expr)) {
+      if (IsRankScore(*s.expr)) {
         vector_order = true;
         continue;
       }
@@ -782,6 +1035,7 @@ std::string QueryPlanJson(const sql::Query& q, const json::Value* params, const 
         !q.from.empty() && q.from.front().path && q.from.front().path->kind == ExprKind::kName ? root : std::string();
     for (const auto& s : q.order_by) {
       bool descending = s.descending;
+      if (IsRankScore(*s.expr) && !s.explicit_direction && !IsVectorDistance(*s.expr)) descending = true;
       if (IsVectorDistance(*s.expr) && !s.explicit_direction)
         descending = VectorDistanceFunction(*s.expr, params, vectors, container_alias) != store::DistanceFunction::kEuclidean;
       order_by.push_back(descending ? "Descending" : "Ascending");

@@ -29,7 +29,9 @@ std::vector<EpkRange> QueryRanges(const sql::Query& query, const json::Value* pa
 
 // The plan as the service's JSON. Throws CosmosError 400 for queries the service refuses to plan.
 // `vectors`: the container's vector embedding policy (the direction of ORDER BY VectorDistance).
+// `hybrid_skip_order_by_rewrite`: the client lists HybridSearchSkipOrderByRewrite among its
+// supported query features (ORDER BY RANK components are then plain TOP queries).
 std::string QueryPlanJson(const sql::Query& query, const json::Value* params, const store::PartitionKeyDefinition& pk,
-                          const store::VectorPolicy* vectors = nullptr);
+                          const store::VectorPolicy* vectors = nullptr, bool hybrid_skip_order_by_rewrite = false);
 
 }  // namespace cosmos::query

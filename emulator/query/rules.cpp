@@ -32,6 +32,7 @@ std::optional<AggregateFn> AggregateOf(const Expr& e) {
   if (n == "max") return AggregateFn::kMax;
   if (n == "makelist") return AggregateFn::kMakeList;
   if (n == "makeset") return AggregateFn::kMakeSet;
+  if (n == "countif") return AggregateFn::kCountIf;
   return std::nullopt;
 }
 
@@ -142,7 +143,12 @@ bool IsDocumentPath(const Expr& e) {
 }
 
 bool IsVectorDistance(const Expr& e) {
-  return e.kind == ExprKind::kCall && util::EqualsIgnoreCase(e.name, "VectorDistance");
+  return e.kind == ExprKind::kCall &&
+         (util::EqualsIgnoreCase(e.name, "VectorDistance") || util::EqualsIgnoreCase(e.name, "_VectorScore"));
+}
+
+bool IsRankScore(const Expr& e) {
+  return IsVectorDistance(e) || (e.kind == ExprKind::kCall && util::EqualsIgnoreCase(e.name, "_FullTextScore"));
 }
 
 store::DistanceFunction VectorDistanceFunction(const Expr& call, const json::Value* params,

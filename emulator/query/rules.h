@@ -24,7 +24,7 @@ CosmosError At(const sql::Location& loc, const std::string& code, const std::str
 std::string Upper(std::string_view s);
 
 // The aggregates the service knows.
-enum class AggregateFn { kCount, kSum, kAvg, kMin, kMax, kMakeList, kMakeSet };
+enum class AggregateFn { kCount, kSum, kAvg, kMin, kMax, kMakeList, kMakeSet, kCountIf };
 
 // The aggregate a call names, if it is a call of one.
 std::optional<AggregateFn> AggregateOf(const sql::Expr& e);
@@ -51,8 +51,12 @@ void CheckSubqueryClauses(const sql::Query& q);
 // ORDER BY items must be document paths: an alias followed by properties and literal indexes.
 bool IsDocumentPath(const sql::Expr& e);
 
-// A call of VectorDistance (which ORDER BY takes besides document paths: vector search).
+// A call of VectorDistance or _VectorScore (which ORDER BY takes besides document paths: vector
+// search, and the vector components of a hybrid search plan).
 bool IsVectorDistance(const sql::Expr& e);
+// IsVectorDistance, or a call of _FullTextScore (a full-text component of a hybrid search plan):
+// the scores ORDER BY takes besides document paths.
+bool IsRankScore(const sql::Expr& e);
 
 // The distance function a VectorDistance call scores with: its options' distanceFunction (a literal
 // object or a parameter), else the vector embedding policy's for the path of `container_alias`

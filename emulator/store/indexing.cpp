@@ -268,8 +268,9 @@ IndexingPolicy IndexingPolicy::FromJson(const json::Value* v, const json::Value*
   // the container's handler) and kept as given.
   if (auto vi = v->FindMember("vectorIndexes"); vi != v->MemberEnd() && !vi->value.IsNull())
     p.raw.AddMember("vectorIndexes", json::Value(vi->value, a), a);
-  if (auto ft = v->FindMember("fullTextIndexes"); ft != v->MemberEnd() && ft->value.IsArray() && !ft->value.Empty())
-    throw errors::NotImplemented("indexingPolicy.fullTextIndexes");
+  // Full-text indexes likewise (CheckFullTextIndexes, against the full-text policy).
+  if (auto ft = v->FindMember("fullTextIndexes"); ft != v->MemberEnd() && !ft->value.IsNull())
+    p.raw.AddMember("fullTextIndexes", json::Value(ft->value, a), a);
   return p;
 }
 

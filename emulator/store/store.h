@@ -23,6 +23,7 @@
 
 #include "json/json.h"
 #include "store/indexing.h"
+#include "store/full_text_policy.h"
 #include "store/vector_policy.h"
 #include "store/partition_key.h"
 #include "store/path_index.h"
@@ -540,6 +541,7 @@ struct ContainerSettings {
   std::optional<int64_t> change_feed_retention_minutes;  // changeFeedPolicy.retentionDuration (> 0)
   UniqueKeysPtr unique_keys;          // fixed at creation; null when the body gave no uniqueKeyPolicy
   std::shared_ptr<const VectorPolicy> vectors;  // vectorEmbeddingPolicy; null when the body gave none
+  std::shared_ptr<const FullTextPolicy> full_text;  // fullTextPolicy; null when the body gave none
   json::Document extra;               // other properties kept as given (conflictResolutionPolicy, ...)
 
   ItemPolicy items() const {

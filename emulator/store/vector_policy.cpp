@@ -7,11 +7,10 @@
 #include "util/util.h"
 
 namespace cosmos::store {
-namespace {
 
 // The service writes these messages with every '/' escaped ("path::\/vector1") inside the
 // message's Errors list; the SDKs' tests look for that text.
-CosmosError Invalid(const std::string& text) {
+CosmosError PolicyError(const std::string& text) {
   std::string wrapped = errors::Wrap(text);
   std::string out;
   out.reserve(wrapped.size() + 8);
@@ -22,11 +21,9 @@ CosmosError Invalid(const std::string& text) {
   return CosmosError(400, 0, "BadRequest", out);
 }
 
-CosmosError InvalidInput() { return errors::BadRequest("One of the specified inputs is invalid"); }
-
 // "/a/b" -> {"a", "b"}; nullopt when it does not start with '/', has an empty segment, ends in '/'
 // or uses a wildcard or an array step (a vector path names one property).
-std::optional<std::vector<std::string>> PathSegments(std::string_view path) {
+std::optional<std::vector<std::string>> PolicyPathSegments(std::string_view path) {
   if (path.size() < 2 || path[0] != '/' || path.back() == '/') return std::nullopt;
   std::vector<std::string> out;
   for (auto part : util::Split(path.substr(1), '/')) {
@@ -37,6 +34,10 @@ std::optional<std::vector<std::string>> PathSegments(std::string_view path) {
   }
   return out;
 }
+
+namespace {
+
+CosmosError InvalidInput() { return errors::BadRequest("One of the specified inputs is invalid"); }
 
 std::string Text(const json::Value& v) { return v.IsString() ? std::string(v.GetString(), v.GetStringLength()) : json::Write(v); }
 
@@ -91,17 +92,17 @@ VectorPolicy VectorPolicy::FromJson(const json::Value& v) {
     const json::Value* path = Member(e, "path");
     if (path == nullptr || !path->IsString()) throw InvalidInput();
     out.path = Text(*path);
-    auto segments = PathSegments(out.path);
+    auto segments = PolicyPathSegments(out.path);
     if (!segments)
-      throw Invalid("The Vector Embedding Policy has an invalid Path:" + out.path +
+      throw PolicyError("The Vector Embedding Policy has an invalid Path:" + out.path +
                     ". Specify the correct path for vector properties of your documents.");
     out.segments = std::move(*segments);
-    if (!seen.insert(out.path).second) throw Invalid("Duplicate Path :" + out.path + " found in Vector Embedding Policy.");
+    if (!seen.insert(out.path).second) throw PolicyError("Duplicate Path :" + out.path + " found in Vector Embedding Policy.");
     // The documented defaults: float32 elements, 1,536 dimensions; cosine when no function is named.
     if (const json::Value* t = Member(e, "dataType")) {
       auto type = t->IsString() ? ParseVectorDataType(Text(*t)) : std::nullopt;
       if (!type)
-        throw Invalid("The Vector Embedding Policy has an invalid DataType:" + Text(*t) +
+        throw PolicyError("The Vector Embedding Policy has an invalid DataType:" + Text(*t) +
                       ". Supported types are float32, float16, int8 and uint8.");
       out.data_type = *type;
     }
@@ -109,10 +110,10 @@ VectorPolicy VectorPolicy::FromJson(const json::Value& v) {
     if (const json::Value* d = Member(e, "dimensions")) {
       if (!d->IsNumber()) throw InvalidInput();
       if (!d->IsInt64() || d->GetInt64() < 1)
-        throw Invalid("The Vector Embedding Policy has Dimensions:" + json::Write(*d) +
+        throw PolicyError("The Vector Embedding Policy has Dimensions:" + json::Write(*d) +
                       " which is less than the minimum supported value: 1.");
       if (d->GetInt64() > kMaxEmbeddingDimensions)
-        throw Invalid("The Vector Embedding Policy has Dimensions:" + std::to_string(d->GetInt64()) +
+        throw PolicyError("The Vector Embedding Policy has Dimensions:" + std::to_string(d->GetInt64()) +
                       " which is more than the maximum supported value: " + std::to_string(kMaxEmbeddingDimensions) +
                       ".");
       out.dimensions = static_cast<int>(d->GetInt64());
@@ -120,7 +121,7 @@ VectorPolicy VectorPolicy::FromJson(const json::Value& v) {
     if (const json::Value* f = Member(e, "distanceFunction")) {
       auto fn = f->IsString() ? ParseDistanceFunction(Text(*f)) : std::nullopt;
       if (!fn)
-        throw Invalid("The Vector Embedding Policy has an invalid DistanceFunction:" + Text(*f) +
+        throw PolicyError("The Vector Embedding Policy has an invalid DistanceFunction:" + Text(*f) +
                       ". Supported functions are cosine, dotproduct and euclidean.");
       out.distance = *fn;
     }
@@ -138,25 +139,25 @@ void CheckVectorIndexes(const json::Value& indexes, const VectorPolicy* policy) 
     const json::Value* type = Member(ix, "type");
     if (path == nullptr || !path->IsString() || type == nullptr || !type->IsString()) throw InvalidInput();
     const std::string p = Text(*path), t = Text(*type);
-    if (!seen.insert(p).second) throw Invalid("Duplicate Path :" + p + " found in Vector Indexing Policy.");
+    if (!seen.insert(p).second) throw PolicyError("Duplicate Path :" + p + " found in Vector Indexing Policy.");
     if (t != "flat" && t != "quantizedFlat" && t != "diskANN")
-      throw Invalid("Index Type::" + t + " is invalid. The vector index types are flat, quantizedFlat and diskANN.");
-    auto segments = PathSegments(p);
+      throw PolicyError("Index Type::" + t + " is invalid. The vector index types are flat, quantizedFlat and diskANN.");
+    auto segments = PolicyPathSegments(p);
     const VectorEmbedding* e = policy != nullptr && segments ? policy->Find(*segments) : nullptr;
-    if (e == nullptr) throw Invalid("The Vector Indexing Policy's path::" + p + " not matching in Embedding's path.");
+    if (e == nullptr) throw PolicyError("The Vector Indexing Policy's path::" + p + " not matching in Embedding's path.");
     if (t == "flat" && e->dimensions > kMaxFlatIndexDimensions)
-      throw Invalid("The Vector Indexing Policy's path::" + p + " has Dimensions:" + std::to_string(e->dimensions) +
+      throw PolicyError("The Vector Indexing Policy's path::" + p + " has Dimensions:" + std::to_string(e->dimensions) +
                     " which is more than the maximum supported value: " + std::to_string(kMaxFlatIndexDimensions) +
                     " for the index type flat.");
     if (const json::Value* q = Member(ix, "quantizationByteSize"); q != nullptr && t != "flat") {
       const int64_t max = std::min<int64_t>(e->dimensions, 512);
       if (!q->IsInt64() || q->GetInt64() < 1 || q->GetInt64() > max)
-        throw Invalid("The Vector Indexing Policy parameter QuantizationByteSize value :: " + json::Write(*q) +
+        throw PolicyError("The Vector Indexing Policy parameter QuantizationByteSize value :: " + json::Write(*q) +
                       " is out of range. The allowed range is between 1 and " + std::to_string(max) + ".");
     }
     if (const json::Value* l = Member(ix, "indexingSearchListSize"); l != nullptr && t == "diskANN") {
       if (!l->IsInt64() || l->GetInt64() < 25 || l->GetInt64() > 500)
-        throw Invalid("The Vector Indexing Policy parameter IndexingSearchListSize value :: " + json::Write(*l) +
+        throw PolicyError("The Vector Indexing Policy parameter IndexingSearchListSize value :: " + json::Write(*l) +
                       " is out of range. The allowed range is between 25 and 500.");
     }
     if (const json::Value* q = Member(ix, "quantizerType")) {
@@ -168,12 +169,12 @@ void CheckVectorIndexes(const json::Value& indexes, const VectorPolicy* policy) 
       if (shard == nullptr) continue;
       if (!shard->IsArray()) throw InvalidInput();
       if (shard->Size() > 1)
-        throw Invalid("The number of shard paths defined in the Vector Indexing Policy: " +
+        throw PolicyError("The number of shard paths defined in the Vector Indexing Policy: " +
                       std::to_string(shard->Size()) + " exceeds the maximum: 1.");
       for (const auto& s : shard->GetArray()) {
         if (!s.IsString()) throw InvalidInput();
         const std::string sp = Text(s);
-        if (sp.empty() || sp[0] != '/') throw Invalid("The Vector Indexing Policy has an invalid Shard Path: " + sp + ".");
+        if (sp.empty() || sp[0] != '/') throw PolicyError("The Vector Indexing Policy has an invalid Shard Path: " + sp + ".");
       }
     }
   }

@@ -9,9 +9,18 @@
 #include <string_view>
 #include <vector>
 
+#include "common/errors.h"
 #include "json/json.h"
 
 namespace cosmos::store {
+
+// Shared by the search policies (vector, full text):
+// A 400 whose message is the service's text with every '/' escaped ("path::\/vector1"), as the
+// service writes these policy errors; the SDKs' tests look for that text.
+CosmosError PolicyError(const std::string& text);
+// "/a/b" -> {"a", "b"}; nullopt when it does not start with '/', has an empty segment, ends in '/'
+// or uses a wildcard or an array step (a policy path names one property).
+std::optional<std::vector<std::string>> PolicyPathSegments(std::string_view path);
 
 enum class VectorDataType { kFloat32, kFloat16, kInt8, kUint8 };
 enum class DistanceFunction { kCosine, kDotProduct, kEuclidean };

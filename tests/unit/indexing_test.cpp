@@ -227,15 +227,16 @@ TEST(IndexingPolicy, SpatialIndexValidation) {
                     "numbers xmin < xmax and ymin < ymax."));
 }
 
-// Vector indexes are checked against the embedding policy by the container's handler
-// (vector_policy_test.cpp) and kept as given; full-text indexes are not served yet.
-TEST(IndexingPolicy, VectorIndexesAreKeptAsGivenAndFullTextIsNotImplemented) {
+// Vector and full-text indexes are checked against their policies by the container's handler
+// (vector_policy_test.cpp, tests/sdk/js/full_text.test.mjs) and kept as given.
+TEST(IndexingPolicy, VectorAndFullTextIndexesAreKeptAsGiven) {
   EXPECT_EQ(PolicyError(R"({"vectorIndexes":[{"path":"/v","type":"flat"}]})"), 0);
   json::Document d;
   d.Parse(R"({"vectorIndexes":[{"path":"/v","type":"diskANN","quantizationByteSize":8}]})");
   auto p = IndexingPolicy::FromJson(&d);
   EXPECT_EQ(json::Write(p.raw["vectorIndexes"]), R"([{"path":"/v","type":"diskANN","quantizationByteSize":8}])");
-  EXPECT_EQ(PolicyError(R"({"fullTextIndexes":[{"path":"/t"}]})"), 501);
+  d.Parse(R"({"fullTextIndexes":[{"path":"/t"}]})");
+  EXPECT_EQ(json::Write(IndexingPolicy::FromJson(&d).raw["fullTextIndexes"]), R"([{"path":"/t"}])");
   EXPECT_EQ(PolicyError(R"({"vectorIndexes":[],"fullTextIndexes":[]})"), 0);
 }
 

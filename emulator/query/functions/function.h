@@ -65,6 +65,7 @@ std::span<const FunctionDef> ArrayFunctions();         // ARRAY_CONCAT ... SetIn
 std::span<const FunctionDef> ConditionalFunctions();   // IIF
 std::span<const FunctionDef> DateTimeFunctions();      // GetCurrentDateTime ... TicksToDateTime
 std::span<const FunctionDef> SpatialFunctions();       // ST_DISTANCE, ST_WITHIN, ST_INTERSECTS, ST_ISVALID...
-std::span<const FunctionDef> VectorFunctions();        // VectorDistance
+std::span<const FunctionDef> VectorFunctions();        // VectorDistance, _VectorScore
+std::span<const FunctionDef> FullTextFunctions();      // FullTextContains*, FullTextScore, RRF, _FullText*
 
 }  // namespace cosmos::query

@@ -66,6 +66,8 @@ Val VectorDistance(FunctionContext& ctx, std::span<const Val> args) {
 
 constexpr FunctionDef kVector[] = {
     {"VectorDistance", 2, 4, VectorDistance},
+    // What the query plan of a hybrid search scores vectors with in its component queries.
+    {"_VectorScore", 2, 4, VectorDistance},
 };
 
 }  // namespace
