@@ -676,6 +676,22 @@ void StrList(std::string& out, const std::vector<std::string>& list) {
 
 void Count(std::string& out, const std::optional<int64_t>& v) { out += v ? std::to_string(*v) : "null"; }
 
+// The queryRanges entries, comma separated.
+void RangeList(std::string& out, const std::vector<EpkRange>& ranges) {
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    if (i) out += ',';
+    out += "{\"min\":";
+    Str(out, ranges[i].min);
+    out += ",\"max\":";
+    Str(out, ranges[i].max);
+    out += ",\"isMinInclusive\":";
+    out += ranges[i].min_inclusive ? "true" : "false";
+    out += ",\"isMaxInclusive\":";
+    out += ranges[i].max_inclusive ? "true" : "false";
+    out += '}';
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Hybrid search (ORDER BY RANK)
 
@@ -854,18 +870,7 @@ std::string HybridPlanJson(const Query& q, const json::Value* params, const stor
 
   std::string out = "{\"partitionedQueryExecutionInfoVersion\":2,\"queryRanges\":[";
   const auto ranges = QueryRanges(q, params, pk);
-  for (size_t i = 0; i < ranges.size(); ++i) {
-    if (i) out += ',';
-    out += "{\"min\":";
-    Str(out, ranges[i].min);
-    out += ",\"max\":";
-    Str(out, ranges[i].max);
-    out += ",\"isMinInclusive\":";
-    out += ranges[i].min_inclusive ? "true" : "false";
-    out += ",\"isMaxInclusive\":";
-    out += ranges[i].max_inclusive ? "true" : "false";
-    out += '}';
-  }
+  RangeList(out, ranges);
   out += "],\"hybridSearchQueryInfo\":{\"globalStatisticsQuery\":";
   std::vector<std::string> statistics;
   for (const auto& c : components) {
@@ -1117,18 +1122,7 @@ std::string QueryPlanJson(const sql::Query& q, const json::Value* params, const 
   out += ",\"dCountInfo\":null,\"hasNonStreamingOrderBy\":";
   out += vector_order ? "true" : "false";
   out += "},\"queryRanges\":[";
-  for (size_t i = 0; i < ranges.size(); ++i) {
-    if (i) out += ',';
-    out += "{\"min\":";
-    Str(out, ranges[i].min);
-    out += ",\"max\":";
-    Str(out, ranges[i].max);
-    out += ",\"isMinInclusive\":";
-    out += ranges[i].min_inclusive ? "true" : "false";
-    out += ",\"isMaxInclusive\":";
-    out += ranges[i].max_inclusive ? "true" : "false";
-    out += '}';
-  }
+  RangeList(out, ranges);
   out += "],\"hybridSearchQueryInfo\":null}";
   return out;
 }
