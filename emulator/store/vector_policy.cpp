@@ -95,7 +95,7 @@ VectorPolicy VectorPolicy::FromJson(const json::Value& v) {
     auto segments = PolicyPathSegments(out.path);
     if (!segments)
       throw PolicyError("The Vector Embedding Policy has an invalid Path:" + out.path +
-                    ". Specify the correct path for vector properties of your documents.");
+                        ". Specify the correct path for vector properties of your documents.");
     out.segments = std::move(*segments);
     if (!seen.insert(out.path).second) throw PolicyError("Duplicate Path :" + out.path + " found in Vector Embedding Policy.");
     // The documented defaults: float32 elements, 1,536 dimensions; cosine when no function is named.
@@ -103,7 +103,7 @@ VectorPolicy VectorPolicy::FromJson(const json::Value& v) {
       auto type = t->IsString() ? ParseVectorDataType(Text(*t)) : std::nullopt;
       if (!type)
         throw PolicyError("The Vector Embedding Policy has an invalid DataType:" + Text(*t) +
-                      ". Supported types are float32, float16, int8 and uint8.");
+                          ". Supported types are float32, float16, int8 and uint8.");
       out.data_type = *type;
     }
     out.dimensions = 1536;
@@ -111,18 +111,18 @@ VectorPolicy VectorPolicy::FromJson(const json::Value& v) {
       if (!d->IsNumber()) throw InvalidInput();
       if (!d->IsInt64() || d->GetInt64() < 1)
         throw PolicyError("The Vector Embedding Policy has Dimensions:" + json::Write(*d) +
-                      " which is less than the minimum supported value: 1.");
+                          " which is less than the minimum supported value: 1.");
       if (d->GetInt64() > kMaxEmbeddingDimensions)
         throw PolicyError("The Vector Embedding Policy has Dimensions:" + std::to_string(d->GetInt64()) +
-                      " which is more than the maximum supported value: " + std::to_string(kMaxEmbeddingDimensions) +
-                      ".");
+                          " which is more than the maximum supported value: " + std::to_string(kMaxEmbeddingDimensions) +
+                          ".");
       out.dimensions = static_cast<int>(d->GetInt64());
     }
     if (const json::Value* f = Member(e, "distanceFunction")) {
       auto fn = f->IsString() ? ParseDistanceFunction(Text(*f)) : std::nullopt;
       if (!fn)
         throw PolicyError("The Vector Embedding Policy has an invalid DistanceFunction:" + Text(*f) +
-                      ". Supported functions are cosine, dotproduct and euclidean.");
+                          ". Supported functions are cosine, dotproduct and euclidean.");
       out.distance = *fn;
     }
     policy.embeddings.push_back(std::move(out));
@@ -147,18 +147,18 @@ void CheckVectorIndexes(const json::Value& indexes, const VectorPolicy* policy) 
     if (e == nullptr) throw PolicyError("The Vector Indexing Policy's path::" + p + " not matching in Embedding's path.");
     if (t == "flat" && e->dimensions > kMaxFlatIndexDimensions)
       throw PolicyError("The Vector Indexing Policy's path::" + p + " has Dimensions:" + std::to_string(e->dimensions) +
-                    " which is more than the maximum supported value: " + std::to_string(kMaxFlatIndexDimensions) +
-                    " for the index type flat.");
+                        " which is more than the maximum supported value: " + std::to_string(kMaxFlatIndexDimensions) +
+                        " for the index type flat.");
     if (const json::Value* q = Member(ix, "quantizationByteSize"); q != nullptr && t != "flat") {
       const int64_t max = std::min<int64_t>(e->dimensions, 512);
       if (!q->IsInt64() || q->GetInt64() < 1 || q->GetInt64() > max)
         throw PolicyError("The Vector Indexing Policy parameter QuantizationByteSize value :: " + json::Write(*q) +
-                      " is out of range. The allowed range is between 1 and " + std::to_string(max) + ".");
+                          " is out of range. The allowed range is between 1 and " + std::to_string(max) + ".");
     }
     if (const json::Value* l = Member(ix, "indexingSearchListSize"); l != nullptr && t == "diskANN") {
       if (!l->IsInt64() || l->GetInt64() < 25 || l->GetInt64() > 500)
         throw PolicyError("The Vector Indexing Policy parameter IndexingSearchListSize value :: " + json::Write(*l) +
-                      " is out of range. The allowed range is between 25 and 500.");
+                          " is out of range. The allowed range is between 25 and 500.");
     }
     if (const json::Value* q = Member(ix, "quantizerType")) {
       if (!q->IsString() || (Text(*q) != "product" && Text(*q) != "spherical")) throw InvalidInput();
