@@ -1,6 +1,9 @@
-// What the Node.js benchmarks (scale.mjs, persistence.mjs) share: requests signed with the
-// emulator's well-known master key, and the median of a list.
+// What the Node.js benchmarks (scale.mjs, vector.mjs, persistence.mjs) share: requests signed with
+// the emulator's well-known master key, starting and stopping the emulator, its memory, and the
+// median of a list.
+import { spawn } from "node:child_process";
 import { createHmac } from "node:crypto";
+import fs from "node:fs";
 import http from "node:http";
 
 const KEY = Buffer.from(
@@ -58,3 +61,45 @@ export const median = (xs) => {
   if (s.length === 0) return NaN;
   return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 };
+
+// Starts `emulator` on a free loopback port (plain HTTP, two threads) with `args`; resolves once it
+// prints "Started" to {child, port, startMs, log()}.
+export function startEmulator(emulator, args) {
+  return new Promise((resolvePromise, reject) => {
+    const t0 = process.hrtime.bigint();
+    const child = spawn(emulator, ["--host", "127.0.0.1", "--port", "0", "--protocol", "http", "--threads", "2", ...args], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    let done = false;
+    const onData = (d) => {
+      out += d;
+      if (done || !/^Started\r?$/m.test(out)) return;
+      done = true;
+      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+      const port = Number(out.match(/Now listening on: http:\/\/[^:]+:(\d+)/)[1]);
+      resolvePromise({ child, port, startMs: ms, log: () => out });
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+    child.on("exit", (code) => {
+      if (!done) reject(new Error(`emulator exited with ${code} before starting:\n${out}`));
+    });
+  });
+}
+
+// Stops what startEmulator started (SIGTERM, SIGKILL after 10 s).
+export function stop(e) {
+  return new Promise((resolvePromise) => {
+    if (e.child.exitCode !== null || e.child.signalCode !== null) return resolvePromise();
+    e.child.once("exit", resolvePromise);
+    e.child.kill("SIGTERM");
+    setTimeout(() => e.child.kill("SIGKILL"), 10000).unref();
+  });
+}
+
+// The resident memory of a process, in kB.
+export function rssKb(pid) {
+  const m = fs.readFileSync(`/proc/${pid}/status`, "utf8").match(/^VmRSS:\s+(\d+) kB/m);
+  return Number(m[1]);
+}

@@ -39,6 +39,11 @@
 #                           (bench/results/scale.json) and writes BUILD_DIR/bench-logs/scale.md and
 #                           scale.json. Environment: SIZES, PARTITIONS, REPS, PAGES, SAVE=0 (keep
 #                           bench/results/scale.json as it is).
+#   bench/run.sh vector     TOP 10 vector search over VECTORS (100,000) items of DIMS (1,536) numbers in
+#                           one partition (bench/vector.mjs): medians with the vector index and computing
+#                           every distance (--query-indexes off), side by side, the same rows checked
+#                           each time; memory per item and per vector index entry. Environment:
+#                           VECTORS, DIMS, K, REPS, QUERIES.
 #   bench/run.sh batch [ARGS...]
 #                           only the batch micro-benchmarks (batch_bench: 100 direct creates of 1 KB
 #                           items vs one transactional batch and one bulk request of 100 creates, and
@@ -75,8 +80,9 @@ case ${1-} in
     shift
     exec node "$(dirname "${BASH_SOURCE[0]}")/persistence.mjs" "$@" ;;
   scale) MODE=scale; shift ;;
-  -h|--help) sed -n '2,62p' "${BASH_SOURCE[0]}"; exit 0 ;;
-  *) echo "usage: bench/run.sh [query [query_bench args...] | partitions [partition_bench args...] | changefeed [change_feed_bench args...] | scripts [scripts_bench args...] | batch [batch_bench args...] | persistence | scale]" >&2; exit 2 ;;
+  vector) MODE=vector; shift ;;
+  -h|--help) sed -n '2,67p' "${BASH_SOURCE[0]}"; exit 0 ;;
+  *) echo "usage: bench/run.sh [query [query_bench args...] | partitions [partition_bench args...] | changefeed [change_feed_bench args...] | scripts [scripts_bench args...] | batch [batch_bench args...] | persistence | scale | vector]" >&2; exit 2 ;;
 esac
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -294,6 +300,17 @@ if [[ $MODE == scale ]]; then
   [[ -x $EMULATOR ]] || die "no emulator binary at $EMULATOR"
   EMULATOR=$EMULATOR DATA_DIR=${DATA_DIR:-$BUILD_DIR/scale-data} OUT_DIR=$LOG_DIR \
     node "$ROOT/bench/scale.mjs" "$@" || problem "bench/scale.mjs failed (its output above)"
+  finish
+fi
+
+# ---------------------------------------------------------------------------------------------
+# Vector mode: the emulator (Release) and bench/vector.mjs (Node's own modules only).
+if [[ $MODE == vector ]]; then
+  command -v node >/dev/null || die "node is not installed (emulator/setup.sh installs it)"
+  build cosmos-emulator
+  [[ -x $EMULATOR ]] || die "no emulator binary at $EMULATOR"
+  EMULATOR=$EMULATOR DATA_DIR=${DATA_DIR:-$BUILD_DIR/vector-data} OUT_DIR=$LOG_DIR \
+    node "$ROOT/bench/vector.mjs" "$@" || problem "bench/vector.mjs failed (its output above)"
   finish
 fi
 

@@ -28,13 +28,12 @@
 // DATA_DIR (default build-bench/scale-data), OUT_DIR (build-bench/bench-logs), RESULTS
 // (bench/results/scale.json; SAVE=0 leaves it as it is).
 // Only Node's own modules: requests are signed here (docs/protocol.md §2).
-import { spawn } from "node:child_process";
 import http from "node:http";
 import fs from "node:fs";
 import os from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { median, request as signedRequest } from "./rest.mjs";
+import { median, request as signedRequest, rssKb, startEmulator, stop } from "./rest.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(here, "..");
@@ -116,43 +115,7 @@ function manifest(size, partitions) {
 
 // --- the emulator ---
 
-function start(args) {
-  return new Promise((resolvePromise, reject) => {
-    const t0 = process.hrtime.bigint();
-    const child = spawn(EMULATOR, ["--host", "127.0.0.1", "--port", "0", "--protocol", "http", "--threads", "2", ...args], {
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    let done = false;
-    const onData = (d) => {
-      out += d;
-      if (done || !/^Started\r?$/m.test(out)) return;
-      done = true;
-      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-      const port = Number(out.match(/Now listening on: http:\/\/[^:]+:(\d+)/)[1]);
-      resolvePromise({ child, port, startMs: ms, log: () => out });
-    };
-    child.stdout.on("data", onData);
-    child.stderr.on("data", onData);
-    child.on("exit", (code) => {
-      if (!done) reject(new Error(`emulator exited with ${code} before starting:\n${out}`));
-    });
-  });
-}
-
-function stop(e) {
-  return new Promise((resolvePromise) => {
-    if (e.child.exitCode !== null || e.child.signalCode !== null) return resolvePromise();
-    e.child.once("exit", resolvePromise);
-    e.child.kill("SIGTERM");
-    setTimeout(() => e.child.kill("SIGKILL"), 10000).unref();
-  });
-}
-
-function rssKb(pid) {
-  const m = fs.readFileSync(`/proc/${pid}/status`, "utf8").match(/^VmRSS:\s+(\d+) kB/m);
-  return Number(m[1]);
-}
+const start = (args) => startEmulator(EMULATOR, args);
 
 // CPU time (clock ticks) of a process, and of the whole machine: to say how busy others kept it.
 function processTicks(pid) {

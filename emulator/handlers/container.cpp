@@ -4,6 +4,7 @@
 #include "handlers/common.h"
 #include "handlers/encryption.h"
 #include "handlers/handlers.h"
+#include "query/computed_properties.h"
 #include "util/util.h"
 
 namespace cosmos::handlers {
@@ -28,12 +29,13 @@ store::ContainerSettings SettingsFromBody(const json::Value& body) {
   auto uk = body.FindMember("uniqueKeyPolicy");
   if (uk != body.MemberEnd() && !uk->value.IsNull())
     st.unique_keys = std::make_shared<const store::UniqueKeyPolicy>(store::UniqueKeyPolicy::FromJson(&uk->value));
-  if (auto it = body.FindMember("computedProperties"); it != body.MemberEnd() && !it->value.IsNull() &&
-                                                       !((it->value.IsArray() && it->value.Empty()) ||
-                                                         (it->value.IsObject() && it->value.ObjectEmpty())))
-    throw errors::NotImplemented("computedProperties");
   auto& a = st.extra.GetAllocator();
   st.extra.SetObject();
+  // Computed properties are kept as given (and left out when there are none); a replace sets them anew.
+  if (auto cp = body.FindMember("computedProperties"); cp != body.MemberEnd() && !cp->value.IsNull()) {
+    st.computed = query::ComputedPropertiesFromJson(cp->value, st.indexing);
+    if (st.computed) st.extra.AddMember("computedProperties", json::Value(cp->value, a), a);
+  }
   // The vector embedding policy is kept as given; the vector indexes must name its paths.
   if (auto vep = body.FindMember("vectorEmbeddingPolicy"); vep != body.MemberEnd() && !vep->value.IsNull()) {
     st.vectors = std::make_shared<const store::VectorPolicy>(store::VectorPolicy::FromJson(vep->value));

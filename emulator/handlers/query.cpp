@@ -179,7 +179,8 @@ Result QueryDocuments(Services& s, RequestContext& ctx) {
     RefuseWithPlan(*ast, body, *c);
   ContainerUdfs udfs(s, *c);
   auto settings = c->settings();
-  bound->plan = query::Bind(*ast, body.params, bound->constants, &udfs, settings->vectors.get(), settings->full_text.get());
+  bound->plan = query::Bind(*ast, body.params, bound->constants,
+                            {&udfs, settings->vectors.get(), settings->full_text.get(), settings->computed.get()});
   const auto& plan = bound->plan;
 
   const query::IndexUse use = query::AnalyzeIndexUse(*plan, settings->indexing);

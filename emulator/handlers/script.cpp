@@ -393,8 +393,8 @@ class ScriptHost : public scripting::Host {
     if (params != nullptr) bound->params.CopyFrom(*params, bound->params.GetAllocator());
     bound->ast = query::ParseQuery(text);
     ContainerUdfs udfs(s_, *c_);
-    bound->plan = query::Bind(*bound->ast, params != nullptr ? &bound->params : nullptr, bound->constants, &udfs,
-                              settings_->vectors.get(), settings_->full_text.get());
+    bound->plan = query::Bind(*bound->ast, params != nullptr ? &bound->params : nullptr, bound->constants,
+                              {&udfs, settings_->vectors.get(), settings_->full_text.get(), settings_->computed.get()});
     const auto& plan = bound->plan;
     const query::IndexUse use = query::AnalyzeIndexUse(*plan, settings_->indexing);
     const int64_t now = s_.clock.UnixSeconds();

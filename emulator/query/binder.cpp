@@ -36,9 +36,13 @@ std::optional<Agg> ExecutableAggregate(const Expr& e) {
 
 class Binder {
  public:
-  Binder(const json::Value* params, Arena& arena, const Udfs* udfs, const store::VectorPolicy* vectors,
-         const store::FullTextPolicy* full_text)
-      : params_(params), arena_(arena), udfs_(udfs), vectors_(vectors), full_text_(full_text) {}
+  Binder(const json::Value* params, Arena& arena, const BindContext& container)
+      : params_(params),
+        arena_(arena),
+        udfs_(container.udfs),
+        vectors_(container.vectors),
+        full_text_(container.full_text),
+        computed_(container.computed != nullptr && !container.computed->list.empty() ? container.computed : nullptr) {}
 
   std::shared_ptr<Plan> BindQuery(const sql::Query& q, bool top_level);
   int slot_count() const { return next_slot_; }
@@ -60,6 +64,11 @@ class Binder {
   std::optional<int> Resolve(const std::string& name) const;
   Source BindFrom(const sql::FromItem& item, bool first, bool top_level, int slot);
   Node BindPath(const Expr& path, int root_slot);
+  // A computed property `c.name` (or c["name"]) of a document read FROM the container: its
+  // expression bound with its own alias standing for that document; nullopt for anything else.
+  std::optional<Node> BindComputed(const Expr& e);
+  // The computed property `e` names that way, or null.
+  const store::ComputedProperty* ComputedOf(const Expr& e) const;
   void BindVectorDistance(const Expr& e, Node& n);
   void BindFullText(const Expr& e, Node& n);
 
@@ -68,6 +77,7 @@ class Binder {
   const Udfs* udfs_;
   const store::VectorPolicy* vectors_;
   const store::FullTextPolicy* full_text_;
+  const store::ComputedProperties* computed_;  // null: none (or while one's expression is bound)
   std::vector<int> container_slots_;  // slots that hold the container's documents (FROM c)
   std::vector<Scope> scopes_;
   int next_slot_ = 0;
@@ -250,7 +260,7 @@ std::shared_ptr<Plan> Binder::BindQuery(const sql::Query& q, bool top_level) {
                                                    container ? plan->sources.front().alias : std::string()) !=
                      store::DistanceFunction::kEuclidean;
       }
-      plan->order_by.push_back({std::move(key), descending});
+      plan->order_by.push_back({std::move(key), descending, std::string()});
       plan->order_by_text.push_back(sql::ToString(*s.expr));
       continue;
     }
@@ -258,7 +268,8 @@ std::shared_ptr<Plan> Binder::BindQuery(const sql::Query& q, bool top_level) {
       throw errors::BadRequest(
           "Unsupported ORDER BY clause. ORDER BY item expression could not be mapped to a document path.");
     }
-    plan->order_by.push_back({BindExpr(*s.expr), s.descending});
+    const store::ComputedProperty* cp = ComputedOf(*s.expr);
+    plan->order_by.push_back({BindExpr(*s.expr), s.descending, cp != nullptr ? cp->name : std::string()});
     plan->order_by_text.push_back(sql::ToString(*s.expr));
   }
   if (q.top) plan->top = rules::ResolveCount(*q.top, params_, "TOP");
@@ -302,11 +313,15 @@ Node Binder::BindExpr(const Expr& e) {
       return n;
     }
     case ExprKind::kMember:
+      if (auto cp = BindComputed(e)) return std::move(*cp);
       n.op = Node::Op::kMember;
       n.name = e.name;
       kids();
       return n;
-    case ExprKind::kIndex: n.op = Node::Op::kIndex; break;
+    case ExprKind::kIndex:
+      if (auto cp = BindComputed(e)) return std::move(*cp);
+      n.op = Node::Op::kIndex;
+      break;
     case ExprKind::kUnary:
       n.op = Node::Op::kUnary;
       n.uop = e.unary_op;
@@ -432,6 +447,56 @@ void Binder::BindVectorDistance(const Expr& e, Node& n) {
   }
 }
 
+const store::ComputedProperty* Binder::ComputedOf(const Expr& e) const {
+  if (computed_ == nullptr || e.args.empty() || e.args[0]->kind != ExprKind::kName) return nullptr;
+  std::string_view name;
+  if (e.kind == ExprKind::kMember) {
+    name = e.name;
+  } else if (e.kind == ExprKind::kIndex && e.args.size() == 2 && e.args[1]->kind == ExprKind::kLiteral &&
+             e.args[1]->literal.kind == sql::Literal::Kind::kString) {
+    name = e.args[1]->literal.text;
+  } else {
+    return nullptr;
+  }
+  const store::ComputedProperty* cp = computed_->Find(name);
+  if (cp == nullptr) return nullptr;
+  auto slot = Resolve(e.args[0]->name);
+  if (!slot || std::find(container_slots_.begin(), container_slots_.end(), *slot) == container_slots_.end())
+    return nullptr;
+  return cp;
+}
+
+std::optional<Node> Binder::BindComputed(const Expr& e) {
+  const store::ComputedProperty* cp = ComputedOf(e);
+  if (cp == nullptr) return std::nullopt;
+  const int slot = *Resolve(e.args[0]->name);
+  // Its FROM alias names the same document; nothing else of the query is visible to it, and it
+  // cannot name another computed property (its definition was checked standing alone).
+  const sql::Query& q = *cp->ast;
+  Scope own;
+  own.names.emplace_back(q.from[0].alias ? *q.from[0].alias : ImpliedAlias(*q.from[0].path), slot);
+  std::vector<Scope> outer;
+  outer.swap(scopes_);
+  scopes_.push_back(std::move(own));
+  const store::ComputedProperties* saved = computed_;
+  computed_ = nullptr;
+  const Clause saved_clause = clause_;
+  clause_ = Clause::kOther;
+  Node n;
+  try {
+    n = BindExpr(*q.value);
+  } catch (...) {
+    computed_ = saved;
+    clause_ = saved_clause;
+    scopes_.swap(outer);
+    throw;
+  }
+  computed_ = saved;
+  clause_ = saved_clause;
+  scopes_.swap(outer);
+  return n;
+}
+
 // The full-text functions: the language of the document path they search (the container's
 // full-text policy: the path's language, else the policy's default, else en-US) as a last argument.
 void Binder::BindFullText(const Expr& e, Node& n) {
@@ -454,10 +519,9 @@ void Binder::BindFullText(const Expr& e, Node& n) {
 }  // namespace
 
 std::shared_ptr<const Plan> Bind(const sql::Query& query, const json::Value* params, Arena& arena,
-                                 const Udfs* udfs, const store::VectorPolicy* vectors,
-                                 const store::FullTextPolicy* full_text) {
+                                 const BindContext& container) {
   rules::CheckSubqueryClauses(query);
-  Binder b(params, arena, udfs, vectors, full_text);
+  Binder b(params, arena, container);
   auto plan = b.BindQuery(query, true);
   plan->slot_count = b.slot_count();
   return plan;

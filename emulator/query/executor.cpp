@@ -468,14 +468,75 @@ struct ScanRange {
   std::optional<Pos> to;
 };
 
+// A vector search: SELECT TOP k ... ORDER BY VectorDistance(<document path>, <constant vector>)
+// with neither a filter, a join, groups nor DISTINCT, and every document giving a row. Each
+// partition's vector index then names the items that can be among the k best (and those whose
+// distance is undefined); only those are read, and their exact distances order them.
+struct VectorTop {
+  store::DocPath path;
+  store::VectorQuery query;
+  size_t k = 0;
+};
+
+std::optional<VectorTop> ChooseVectorTop(const Plan& plan, EvalContext& cx) {
+  if (plan.order_by.size() != 1 || plan.sources.size() != 1 || plan.sources[0].kind != Source::Kind::kContainer ||
+      plan.where || !plan.group_by.empty() || plan.aggregate_query || plan.distinct ||
+      plan.select == Plan::Select::kValue)
+    return std::nullopt;
+  const Node& call = plan.order_by[0].expr;
+  if (call.op != Node::Op::kCall || call.fn == nullptr || call.kids.size() < 2 ||
+      (std::string_view(call.fn->name) != "VectorDistance" && std::string_view(call.fn->name) != "_VectorScore"))
+    return std::nullopt;
+  int64_t take = -1;
+  if (plan.top) take = *plan.top;
+  if (plan.limit) take = take < 0 ? *plan.limit : std::min(take, *plan.limit);
+  const int64_t k = take + plan.offset.value_or(0);
+  if (take <= 0 || k <= 0 || k > 100000) return std::nullopt;
+  VectorTop top;
+  top.k = static_cast<size_t>(k);
+  top.query.descending = plan.order_by[0].descending;
+  // One argument a document path, the other a constant vector; the options constant too.
+  const Node* vector = nullptr;
+  for (int side = 0; side < 2 && !vector; ++side) {
+    auto path = DocumentPathOf(plan, call.kids[side]);
+    if (path && IsEvaluableConstant(plan, call.kids[1 - side])) {
+      top.path = std::move(*path);
+      vector = &call.kids[1 - side];
+    }
+  }
+  if (vector == nullptr) return std::nullopt;
+  std::vector<Val> args(call.kids.size());
+  for (size_t i = 2; i < call.kids.size(); ++i) {
+    if (!IsEvaluableConstant(plan, call.kids[i])) return std::nullopt;
+    args[i] = Eval(call.kids[i], cx);
+  }
+  const auto fn = VectorDistanceFunctionOf(args);
+  if (!fn) return std::nullopt;
+  top.query.function = *fn;
+  const Val v = Eval(*vector, cx);
+  if (!v.IsArray()) return std::nullopt;
+  for (const auto& e : v.json().GetArray()) {
+    if (!e.IsNumber()) return std::nullopt;
+    top.query.vector.push_back(e.GetDouble());
+  }
+  return top;
+}
+
 // Reads one partition's items for a scan, in sequence order, from what the scope and the index
-// lookup choose: a script's view, the items an index lookup found, the logical partition's items,
-// or all of them. Copies read independently (the parts of a parallel scan).
+// lookup choose: a script's view, the items an index lookup or a vector search found, the logical
+// partition's items, or all of them. Copies read independently (the parts of a parallel scan).
 class PartitionReader {
  public:
   PartitionReader(const Scope& scope, size_t pi, const std::optional<IndexLookup>& lookup,
-                  const store::ItemPolicy& policy)
+                  const store::ItemPolicy& policy, const VectorTop* vector_top = nullptr)
       : scope_(&scope), part_(scope.partitions[pi]), policy_(policy) {
+    if (!lookup && vector_top != nullptr && scope.view == nullptr) {
+      auto found = part_->VectorCandidates(
+          vector_top->path, vector_top->query, vector_top->k,
+          [this](const store::Item& item) { return Admits(item); }, scope.now_seconds, policy_);
+      if (found) candidates_ = std::make_shared<const std::vector<uint64_t>>(std::move(*found));
+      return;
+    }
     if (!lookup) return;
     // More candidates than a quarter of the partition (or than the logical partition's items)
     // read no faster than the scan would.
@@ -580,7 +641,7 @@ struct ParallelDone {
 // nullopt when the collection is not worth spreading (few items, one core) or may not be (UDFs);
 // the readers it made are left for the caller.
 std::optional<ParallelDone> CollectInParallel(const Plan& plan, const Scope& scope, const std::optional<IndexLookup>& lookup,
-                                              const store::ItemPolicy& policy,
+                                              const VectorTop* vector_top, const store::ItemPolicy& policy,
                                               std::vector<std::optional<PartitionReader>>& readers, EvalContext& cx,
                                               Collector& collector, std::vector<store::ItemPtr>& pinned,
                                               PageFacts& facts) {
@@ -589,7 +650,7 @@ std::optional<ParallelDone> CollectInParallel(const Plan& plan, const Scope& sco
   if (cx.fn.udfs != nullptr && CallsUdf(plan)) return std::nullopt;
   size_t total = 0;
   for (size_t pi = 0; pi < scope.partitions.size(); ++pi) {
-    readers[pi].emplace(scope, pi, lookup, policy);
+    readers[pi].emplace(scope, pi, lookup, policy, vector_top);
     total += readers[pi]->Estimate();
   }
   if (total < scope.parallel.min_items) return std::nullopt;
@@ -887,6 +948,10 @@ void Run(const Plan& plan, const Scope& scope, EvalContext& cx, std::vector<stor
     // finds few enough), else the logical partition's items (a query scoped to one), else all.
     std::optional<IndexLookup> lookup;
     if (scope.indexing != nullptr && scope.view == nullptr) lookup = ChooseIndexLookup(plan, *scope.indexing, cx);
+    std::optional<VectorTop> vector_top;
+    if (!lookup && !streaming && scope.indexing != nullptr && scope.view == nullptr)
+      vector_top = ChooseVectorTop(plan, cx);
+    const VectorTop* vtop = vector_top ? &*vector_top : nullptr;
     const store::ItemPolicy item_policy{scope.default_ttl, std::nullopt};
     std::vector<std::optional<PartitionReader>> readers(scope.partitions.size());
     size_t first = start != nullptr ? start->part : 0;
@@ -894,14 +959,14 @@ void Run(const Plan& plan, const Scope& scope, EvalContext& cx, std::vector<stor
     bool first_touched = false;
     // A collection read from the start may read its partitions on several cores.
     if (!streaming && start == nullptr && end == nullptr) {
-      if (auto done = CollectInParallel(plan, scope, lookup, item_policy, readers, cx, collector, pinned, facts)) {
+      if (auto done = CollectInParallel(plan, scope, lookup, vtop, item_policy, readers, cx, collector, pinned, facts)) {
         first = done->part;
         first_after = done->after;
         first_touched = done->touched;
       }
     }
     for (size_t pi = first; pi < scope.partitions.size() && !stop && !past_end; ++pi) {
-      if (!readers[pi]) readers[pi].emplace(scope, pi, lookup, item_policy);
+      if (!readers[pi]) readers[pi].emplace(scope, pi, lookup, item_policy, vtop);
       PartitionReader& reader = *readers[pi];
       bool touched = pi == first && first_touched;
       reader.Seek(pi == first ? first_after : 0);

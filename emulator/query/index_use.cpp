@@ -131,6 +131,13 @@ class Analyzer {
     return p;
   }
 
+  // The exact path from the root document that `n` reads (nullopt through an iterating alias).
+  std::optional<store::DocPath> ExactPath(const Node& n) const {
+    auto p = StepsOf(n, -1, 0);
+    if (!p || p->empty()) return std::nullopt;
+    return p;
+  }
+
   // A constant the executor may evaluate once, before reading documents: no RAND (a new value per
   // row) and no user-defined function (JavaScript run for nothing when no document exists).
   bool IsEvaluableConstant(const Node& n) const {
@@ -547,6 +554,11 @@ std::optional<store::DocPath> IndexedPathOf(const Plan& plan, const store::Index
   return Analyzer(plan, policy).IndexedDocPath(n);
 }
 
+std::optional<store::DocPath> DocumentPathOf(const Plan& plan, const Node& n) {
+  static const store::IndexingPolicy kNoPolicy;
+  return Analyzer(plan, kNoPolicy).ExactPath(n);
+}
+
 bool IsEvaluableConstant(const Plan& plan, const Node& n) {
   static const store::IndexingPolicy kNoPolicy;
   return Analyzer(plan, kNoPolicy).IsEvaluableConstant(n);
@@ -583,7 +595,9 @@ void CheckIndexSupport(const Plan& plan, const store::IndexingPolicy& policy, bo
   std::vector<Path> paths;
   std::vector<bool> descending;
   for (const auto& key : plan.order_by) {
-    auto p = analyzer.DocumentPath(key.expr);
+    // A computed property orders by its own path, which only an included path naming it indexes
+    // (the root's /* does not cover computed properties).
+    auto p = key.computed.empty() ? analyzer.DocumentPath(key.expr) : std::optional<Path>(Path{key.computed});
     if (!p || p->empty()) return;
     paths.push_back(std::move(*p));
     descending.push_back(key.descending);
@@ -593,6 +607,10 @@ void CheckIndexSupport(const Plan& plan, const store::IndexingPolicy& policy, bo
   };
   if (paths.size() == 1) {
     if (!policy.IsIndexed(paths[0])) throw excluded();
+    if (!plan.order_by[0].computed.empty() &&
+        std::none_of(policy.included.begin(), policy.included.end(),
+                     [&](const std::vector<std::string>& inc) { return !inc.empty() && inc[0] == paths[0][0]; }))
+      throw excluded();
     return;
   }
   if (policy.mode == "none") throw excluded();

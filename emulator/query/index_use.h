@@ -76,6 +76,8 @@ std::optional<IndexLookup> ChooseIndexLookup(const Plan& plan, const store::Inde
 
 // The indexed document path `n` reads (an aggregate's argument), or nullopt.
 std::optional<store::DocPath> IndexedPathOf(const Plan& plan, const store::IndexingPolicy& policy, const Node& n);
+// The exact document path `n` reads from the root document, whatever the policy indexes, or nullopt.
+std::optional<store::DocPath> DocumentPathOf(const Plan& plan, const Node& n);
 // Whether `n` is a constant the executor may evaluate once (see ChooseIndexLookup).
 bool IsEvaluableConstant(const Plan& plan, const Node& n);
 

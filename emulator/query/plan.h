@@ -10,6 +10,7 @@
 #include "query/functions/function.h"
 #include "query/value.h"
 #include "sqlparser/ast.h"
+#include "store/computed_properties.h"
 #include "store/full_text_policy.h"
 #include "store/vector_policy.h"
 
@@ -84,6 +85,7 @@ struct Aggregate {
 struct SortKey {
   Node expr;
   bool descending = false;
+  std::string computed;  // the computed property the item names (expr is its expression), or empty
 };
 
 struct Plan {
@@ -111,14 +113,18 @@ struct Plan {
   std::vector<std::string> group_by_text;
 };
 
+// What a query may name of its container besides its documents.
+struct BindContext {
+  const Udfs* udfs = nullptr;  // the user-defined functions: a udf.name call must name one of them
+  const store::VectorPolicy* vectors = nullptr;       // VectorDistance's distance function per path
+  const store::FullTextPolicy* full_text = nullptr;   // the language of the full-text functions per path
+  const store::ComputedProperties* computed = nullptr;  // c.<name> evaluates the property's expression
+};
+
 // Binds a parsed query. `params` is the request's "parameters" array (or null). Throws CosmosError
 // 400 with the service's SC codes for unknown names, functions, wrong argument counts and
 // unsupported constructs. `arena` owns the constants (parameters and literals).
-// `udfs`: the container's user-defined functions (a udf.name call must name one of them).
-// `vectors`: the container's vector embedding policy (VectorDistance's distance function per path).
-// `full_text`: the container's full-text policy (the language of the full-text functions per path).
 std::shared_ptr<const Plan> Bind(const sql::Query& query, const json::Value* params, Arena& arena,
-                                 const Udfs* udfs = nullptr, const store::VectorPolicy* vectors = nullptr,
-                                 const store::FullTextPolicy* full_text = nullptr);
+                                 const BindContext& container = {});
 
 }  // namespace cosmos::query

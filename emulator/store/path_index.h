@@ -52,7 +52,18 @@ struct KeyRange {
   static KeyRange Prefix(std::string p) { return {std::move(p), true, std::nullopt, true, true}; }
 };
 
-class PathIndex {
+// What a partition keeps in step with its items once built: every store and removal of an item
+// is passed on (under the partition's exclusive lock).
+class SecondaryIndex {
+ public:
+  virtual ~SecondaryIndex() = default;
+  // A hint before a build: about this many items are to be added.
+  virtual void Reserve(size_t /*items*/) {}
+  virtual void Add(const Item& item) = 0;
+  virtual void Remove(const Item& item) = 0;
+};
+
+class PathIndex : public SecondaryIndex {
  public:
   struct Entry {
     std::string key;
@@ -69,8 +80,8 @@ class PathIndex {
   explicit PathIndex(DocPath path) : path_(std::move(path)) {}
   const DocPath& path() const { return path_; }
 
-  void Add(const Item& item);
-  void Remove(const Item& item);
+  void Add(const Item& item) override;
+  void Remove(const Item& item) override;
   size_t size() const { return entries_.size(); }
 
   // Sequence numbers of the entries in `ranges`; nullopt as soon as there are more than `cap`.

@@ -223,8 +223,8 @@ void PhysicalPartition::Store(const std::string& key, const ItemPtr& current, It
   by_key_[key] = std::move(item);
 }
 
-std::shared_ptr<const PathIndex> PhysicalPartition::PathIndexOf(const DocPath& path) const {
-  const std::string name = PathName(path);
+std::shared_ptr<SecondaryIndex> PhysicalPartition::IndexOf(
+    const std::string& name, const std::function<std::shared_ptr<SecondaryIndex>()>& make) const {
   std::lock_guard guard(indexes_mu_);
   const uint64_t now = ++index_clock_;
   if (auto it = indexes_.find(name); it != indexes_.end()) {
@@ -239,12 +239,34 @@ std::shared_ptr<const PathIndex> PhysicalPartition::PathIndexOf(const DocPath& p
     indexes_.erase(oldest);  // a reader still using it keeps it alive; no writer updates it again
   }
   // Writers are kept out by the caller's lock while the index is filled.
-  auto index = std::make_shared<PathIndex>(path);
+  auto index = make();
+  index->Reserve(by_seq_.size());
   for (const auto& [seq, item] : by_seq_) index->Add(*item);
   auto& slot = indexes_[name];
   slot.index = index;
   slot.used = now;
   return index;
+}
+
+std::shared_ptr<const PathIndex> PhysicalPartition::PathIndexOf(const DocPath& path) const {
+  // Path names start with '.' or '#'; vector indexes are named "v" + the path's name.
+  return std::static_pointer_cast<const PathIndex>(
+      IndexOf(PathName(path), [&] { return std::make_shared<PathIndex>(path); }));
+}
+
+std::optional<std::vector<uint64_t>> PhysicalPartition::VectorCandidates(
+    const DocPath& path, const VectorQuery& q, size_t k, const std::function<bool(const Item&)>& admit, int64_t now,
+    const ItemPolicy& policy) const {
+  std::shared_lock lock(mu_);
+  auto index = std::static_pointer_cast<const VectorIndex>(
+      IndexOf(std::string(1, 'v').append(PathName(path)), [&] { return std::make_shared<VectorIndex>(path); }));
+  return index->Candidates(q, k, [&](const Item& item) {
+    if (policy.default_ttl) {
+      auto at = ExpiresAt(item, policy.default_ttl);
+      if (at && *at <= now) return false;
+    }
+    return !admit || admit(item);
+  });
 }
 
 std::optional<std::vector<uint64_t>> PhysicalPartition::IndexLookup(const DocPath& path,

@@ -22,11 +22,13 @@
 #include <absl/container/btree_map.h>
 
 #include "json/json.h"
+#include "store/computed_properties.h"
 #include "store/indexing.h"
 #include "store/full_text_policy.h"
 #include "store/vector_policy.h"
 #include "store/partition_key.h"
 #include "store/path_index.h"
+#include "store/vector_index.h"
 #include "store/encryption_keys.h"
 #include "store/users.h"
 #include "store/unique_keys.h"
@@ -320,8 +322,15 @@ class PhysicalPartition {
   // Whether every item stored is live at `now` (none waits for its expiry to delete it): counts of
   // the stored items are then counts of what queries see.
   bool AllLive(int64_t now, const ItemPolicy& policy) const;
-  // How many path indexes the partition keeps now.
+  // How many path and vector indexes the partition keeps now.
   size_t PathIndexCount() const;
+  // Vector indexes (vector_index.h), built and kept like path indexes (and counted with them): the
+  // sequence numbers, ascending, of the live items `admit` accepts that may be among the `k` best
+  // for `q` by the vectors at `path` (and of those whose distance is undefined); nullopt when the
+  // index cannot narrow the search.
+  std::optional<std::vector<uint64_t>> VectorCandidates(const DocPath& path, const VectorQuery& q, size_t k,
+                                                        const std::function<bool(const Item&)>& admit, int64_t now,
+                                                        const ItemPolicy& policy) const;
   // The live items in the order of the index of `path`, from just after entry (key, seq) of that
   // order (nullopt: from the start), at most max_items. Ascending: by (key, seq). Descending: keys
   // from the highest down, each key's items still by ascending seq (as ORDER BY ... DESC breaks
@@ -423,6 +432,10 @@ class PhysicalPartition {
   void Store(const std::string& key, const ItemPtr& current, ItemPtr item);
   // The index of `path`, built now when the partition has none (shared or exclusive lock held).
   std::shared_ptr<const PathIndex> PathIndexOf(const DocPath& path) const;
+  // The index named `name`, made by `make` and filled with every item when the partition has none
+  // (shared or exclusive lock held); the least recently used goes when there are kMaxPathIndexes.
+  std::shared_ptr<SecondaryIndex> IndexOf(const std::string& name,
+                                          const std::function<std::shared_ptr<SecondaryIndex>()>& make) const;
   // The unique-key index: "<pk>\x1f<tuple>" -> id of the item holding it in that logical partition.
   static std::string UniqueSlot(const std::string& pk, const std::string& tuple) { return pk + '\x1f' + tuple; }
   void IndexUnique(const Item& item, bool add);
@@ -442,7 +455,7 @@ class PhysicalPartition {
   // Path indexes by PathName. Readers (shared lock) may add one, under indexes_mu_; writers
   // (exclusive lock) update them all. `used` orders them for eviction.
   struct IndexSlot {
-    std::shared_ptr<PathIndex> index;
+    std::shared_ptr<SecondaryIndex> index;
     mutable std::atomic<uint64_t> used{0};
   };
   mutable std::mutex indexes_mu_;
@@ -542,6 +555,7 @@ struct ContainerSettings {
   UniqueKeysPtr unique_keys;          // fixed at creation; null when the body gave no uniqueKeyPolicy
   std::shared_ptr<const VectorPolicy> vectors;  // vectorEmbeddingPolicy; null when the body gave none
   std::shared_ptr<const FullTextPolicy> full_text;  // fullTextPolicy; null when the body gave none
+  std::shared_ptr<const ComputedProperties> computed;  // computedProperties; null when none are defined
   json::Document extra;               // other properties kept as given (conflictResolutionPolicy, ...)
 
   ItemPolicy items() const {

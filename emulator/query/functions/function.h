@@ -7,10 +7,12 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string_view>
 
 #include "query/value.h"
+#include "store/vector_policy.h"
 
 namespace cosmos::query {
 
@@ -66,6 +68,10 @@ std::span<const FunctionDef> ConditionalFunctions();   // IIF
 std::span<const FunctionDef> DateTimeFunctions();      // GetCurrentDateTime ... TicksToDateTime
 std::span<const FunctionDef> SpatialFunctions();       // ST_DISTANCE, ST_WITHIN, ST_INTERSECTS, ST_ISVALID...
 std::span<const FunctionDef> VectorFunctions();        // VectorDistance, _VectorScore
+// The distance function a VectorDistance call with these arguments scores with (its options, else
+// the policy's function the binder appends, else cosine); nullopt when its options are not an
+// object (the call is then undefined for every document).
+std::optional<store::DistanceFunction> VectorDistanceFunctionOf(std::span<const Val> args);
 std::span<const FunctionDef> FullTextFunctions();      // FullTextContains*, FullTextScore, RRF, _FullText*
 
 }  // namespace cosmos::query

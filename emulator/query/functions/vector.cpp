@@ -28,20 +28,31 @@ std::optional<store::DistanceFunction> OptionDistance(const Val& options) {
   return std::nullopt;
 }
 
+}  // namespace
+
+std::optional<store::DistanceFunction> VectorDistanceFunctionOf(std::span<const Val> args) {
+  store::DistanceFunction fn = store::DistanceFunction::kCosine;
+  if (args.size() > 4 && args[4].IsString()) {
+    if (auto policy = store::ParseDistanceFunction(args[4].AsString())) fn = *policy;
+  }
+  if (args.size() > 3 && args[3].IsDefined()) {
+    if (!args[3].IsObject()) return std::nullopt;
+    if (auto chosen = OptionDistance(args[3])) fn = *chosen;
+  }
+  return fn;
+}
+
+namespace {
+
 Val VectorDistance(FunctionContext& ctx, std::span<const Val> args) {
   if (!args[0].IsArray() || !args[1].IsArray()) return Val();
   const auto& a = args[0].json();
   const auto& b = args[1].json();
   const rapidjson::SizeType n = a.Size();
   if (n == 0 || n != b.Size()) return Val();
-  store::DistanceFunction fn = store::DistanceFunction::kCosine;
-  if (args.size() > 4 && args[4].IsString()) {
-    if (auto policy = store::ParseDistanceFunction(args[4].AsString())) fn = *policy;
-  }
-  if (args.size() > 3 && args[3].IsDefined()) {
-    if (!args[3].IsObject()) return Val();
-    if (auto chosen = OptionDistance(args[3])) fn = *chosen;
-  }
+  const auto chosen = VectorDistanceFunctionOf(args);
+  if (!chosen) return Val();
+  const store::DistanceFunction fn = *chosen;
   double dot = 0, aa = 0, bb = 0, sq = 0;
   for (rapidjson::SizeType i = 0; i < n; ++i) {
     if (!a[i].IsNumber() || !b[i].IsNumber()) return Val();

@@ -105,3 +105,90 @@ describe("vector embedding policy and VectorDistance", () => {
     });
   }
 });
+
+// A search over many vectors reads only what each partition's vector index leaves (docs/vector-search.md):
+// the results must be exactly those of computing every distance, ties in the order of the items.
+describe("vector search over many vectors", () => {
+  // A deterministic generator (mulberry32): numbers with up to 6 decimals, so JSON keeps them exactly.
+  function generator(seed) {
+    let a = seed >>> 0;
+    return () => {
+      a = (a + 0x6d2b79f5) >>> 0;
+      let t = a;
+      t = Math.imul(t ^ (t >>> 15), t | 1);
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+  }
+  const dims = 24;
+  const random = generator(42);
+  const vec = (scale = 1) => Array.from({ length: dims }, () => Math.round((random() * 2 - 1) * scale * 1e6) / 1e6);
+  const items = [];
+  for (let i = 0; i < 700; i++) {
+    const item = { id: `v${i}`, pk: `p${i % 7}` };
+    if (i % 50 === 3) item.embedding = [1, 2, 3];  // another length: undefined distance
+    else if (i % 50 === 4) item.embedding = "none";
+    else if (i % 50 !== 5) item.embedding = i % 100 === 7 ? items[6].embedding : vec(i % 3 === 0 ? 0.01 : i % 3 === 1 ? 1 : 300);
+    items.push(item);
+  }
+  const q = vec();
+  // VectorDistance in JavaScript: the same double arithmetic, in the same order.
+  function distance(v, fn) {
+    if (!Array.isArray(v) || v.length !== q.length || !v.every((x) => typeof x === "number")) return undefined;
+    let dot = 0, aa = 0, bb = 0, sq = 0;
+    for (let i = 0; i < v.length; i++) {
+      dot += v[i] * q[i];
+      aa += v[i] * v[i];
+      bb += q[i] * q[i];
+      sq += (v[i] - q[i]) * (v[i] - q[i]);
+    }
+    if (fn === "cosine") return aa === 0 || bb === 0 ? undefined : dot / Math.sqrt(aa * bb);
+    return fn === "dotproduct" ? dot : Math.sqrt(sq);
+  }
+  // The scores of the first k rows; an undefined distance orders below every number (first in
+  // ascending order, last in descending), as an undefined sort key does.
+  const expected = (fn, descending, k, pk) => {
+    const rows = items.filter((d) => pk === undefined || d.pk === pk).map((d) => ({ id: d.id, s: distance(d.embedding, fn) }));
+    const low = (r) => (r.s === undefined ? -Infinity : r.s);
+    rows.sort((a, b) => (low(a) === low(b) ? 0 : descending ? low(b) - low(a) : low(a) - low(b)));
+    return rows.slice(0, k).map((r) => r.s);
+  };
+
+  for (const partitions of [1, 3]) {
+    it(`TOP k by each distance function equals computing every distance (${partitions} partition${partitions > 1 ? "s" : ""})`, async () => {
+      const def = {
+        id: uid("vec"),
+        partitionKey: { paths: ["/pk"] },
+        vectorEmbeddingPolicy: {
+          vectorEmbeddings: [{ path: "/embedding", dataType: "float32", dimensions: dims, distanceFunction: "cosine" }],
+        },
+        indexingPolicy: { vectorIndexes: [{ path: "/embedding", type: "quantizedFlat" }], excludedPaths: [{ path: "/embedding/*" }] },
+      };
+      const options = LOCAL ? { initialHeaders: { "x-cosmos-emulator-partition-count": String(partitions) } } : {};
+      const { container } = await db.containers.create(def, options);
+      for (let i = 0; i < items.length; i += 100)
+        await Promise.all(items.slice(i, i + 100).map((d) => container.items.create(d)));
+      const run = async (text, options = {}) =>
+        (await container.items.query({ query: text, parameters: [{ name: "@q", value: q }] }, options).fetchAll()).resources;
+      for (const [fn, options] of [["cosine", ""], ["dotproduct", ", false, {distanceFunction: 'dotproduct'}"], ["euclidean", ", true, {distanceFunction: 'euclidean'}"]]) {
+        const call = `VectorDistance(c.embedding, @q${options})`;
+        const closest = fn !== "euclidean";
+        for (const k of [1, 10, 25]) {
+          const got = await run(`SELECT TOP ${k} c.id, ${call} AS s FROM c ORDER BY ${call}`);
+          assert.deepEqual(got.map((r) => r.s), expected(fn, closest, k), `${fn} TOP ${k}`);
+        }
+        // The other way round: the items without a vector of this length first when ascending.
+        const far = await run(`SELECT TOP 50 c.id, ${call} AS s FROM c ORDER BY ${call} ${closest ? "ASC" : "DESC"}`);
+        assert.deepEqual(far.map((r) => r.s), expected(fn, !closest, 50), `${fn} the farthest`);
+        const page = await run(`SELECT c.id, ${call} AS s FROM c ORDER BY ${call} OFFSET 3 LIMIT 4`);
+        assert.deepEqual(page.map((r) => r.s), expected(fn, closest, 7).slice(3), `${fn} OFFSET 3 LIMIT 4`);
+        const one = await run(`SELECT TOP 3 c.id, ${call} AS s FROM c ORDER BY ${call}`, { partitionKey: "p3" });
+        assert.deepEqual(one.map((r) => r.s), expected(fn, closest, 3, "p3"), `${fn} in one logical partition`);
+      }
+      // Vectors equal to another tie: both come, in the order of the items.
+      const tied = await run("SELECT TOP 40 c.id, VectorDistance(c.embedding, @q) AS s FROM c ORDER BY VectorDistance(c.embedding, @q)");
+      assert.deepEqual(tied.map((r) => r.s), expected("cosine", true, 40));
+      await container.delete();
+    });
+  }
+});
