@@ -11,7 +11,18 @@ namespace cosmos::charge {
 struct ItemFacts {
   double kb = 0;   // minified stored JSON including system properties, in KB (bytes / 1024)
   int terms = 0;   // index terms the indexing policy produces for it
+  double vectors = 0;  // what its vector indexes add (VectorIndexWrite per vector indexed)
 };
+
+// Vector indexes (docs/request-units.md, "Vector search"): what kind of search a path's index
+// gives. Exhaustive: flat, no vector index, or VectorDistance's bruteForce; quantized:
+// quantizedFlat; graph: diskANN.
+enum class VectorSearchKind { kExhaustive, kQuantized, kGraph };
+// Indexing one vector of `dims` numbers on a write.
+double VectorIndexWrite(VectorSearchKind kind, int dims);
+// The search part of one page of ORDER BY VectorDistance: over `vectors` vectors of `dims`
+// numbers held by the `partitions` physical partitions the page read.
+double VectorSearch(VectorSearchKind kind, size_t partitions, size_t vectors, size_t dims);
 
 enum class Consistency { kWeak, kStrong };  // Strong and Bounded Staleness double read charges
 
@@ -41,6 +52,7 @@ struct QueryFacts {
   double kb_scanned = 0;
   size_t index_lookups = 1;  // IN / OR values
   bool aggregate = false;    // an aggregate without GROUP BY
+  double vector_search = 0;  // VectorSearch, for ORDER BY VectorDistance
 };
 double QueryPage(const QueryFacts& f, Consistency c = Consistency::kWeak);
 // A query without FROM touches no partition: the service's flat charge.

@@ -15,6 +15,8 @@ CosmosError BadRequest(const std::string& text, int substatus) {
   return CosmosError(400, substatus, "BadRequest", Wrap(text));
 }
 
+CosmosError InvalidInput() { return BadRequest("One of the specified inputs is invalid"); }
+
 CosmosError InvalidUrl() { return CosmosError(400, 0, "BadRequest", "Request url is invalid."); }
 
 CosmosError MalformedPayload() {

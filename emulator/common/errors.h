@@ -31,6 +31,9 @@ namespace errors {
 std::string Wrap(const std::string& text);
 
 CosmosError BadRequest(const std::string& text, int substatus = 0);
+// The service's answer to a value of the wrong type or shape in a resource body (a policy, a
+// computed property, a permission's expiry): 400 "One of the specified inputs is invalid".
+CosmosError InvalidInput();
 CosmosError InvalidUrl();
 CosmosError MalformedPayload();
 CosmosError NestingTooDeep();

@@ -37,8 +37,9 @@ store::ContainerSettings SettingsFromBody(const json::Value& body) {
     if (st.computed) st.extra.AddMember("computedProperties", json::Value(cp->value, a), a);
   }
   // The vector embedding policy is kept as given; the vector indexes must name its paths.
+  std::shared_ptr<store::VectorPolicy> vectors;
   if (auto vep = body.FindMember("vectorEmbeddingPolicy"); vep != body.MemberEnd() && !vep->value.IsNull()) {
-    st.vectors = std::make_shared<const store::VectorPolicy>(store::VectorPolicy::FromJson(vep->value));
+    vectors = std::make_shared<store::VectorPolicy>(store::VectorPolicy::FromJson(vep->value));
     st.extra.AddMember("vectorEmbeddingPolicy", json::Value(vep->value, a), a);
   }
   // The full-text policy too; the full-text indexes must name its paths. Both may change with a replace.
@@ -48,10 +49,11 @@ store::ContainerSettings SettingsFromBody(const json::Value& body) {
   }
   if (ip != body.MemberEnd() && ip->value.IsObject()) {
     if (auto vi = ip->value.FindMember("vectorIndexes"); vi != ip->value.MemberEnd() && !vi->value.IsNull())
-      store::CheckVectorIndexes(vi->value, st.vectors.get());
+      store::CheckVectorIndexes(vi->value, vectors.get());
     if (auto fi = ip->value.FindMember("fullTextIndexes"); fi != ip->value.MemberEnd() && !fi->value.IsNull())
       store::CheckFullTextIndexes(fi->value, st.full_text.get());
   }
+  st.vectors = std::move(vectors);
   auto crp = body.FindMember("conflictResolutionPolicy");
   if (crp != body.MemberEnd() && crp->value.IsObject()) {
     st.extra.AddMember("conflictResolutionPolicy", json::Value(crp->value, a), a);

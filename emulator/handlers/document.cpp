@@ -23,7 +23,25 @@ bool IsSystemProperty(const json::Value& name) {
 }  // namespace
 
 charge::ItemFacts Facts(const store::Item& item, const store::ContainerSettings& st) {
-  return {item.kb(), st.indexing.CountTerms(item.body)};
+  charge::ItemFacts f{item.kb(), st.indexing.CountTerms(item.body)};
+  // Each vector index the item's vectors enter (an array of the embedding's length at its path).
+  if (st.vectors && st.indexing.mode != "none") {
+    for (const auto& e : st.vectors->embeddings) {
+      if (e.index == store::VectorIndexType::kNone) continue;
+      const json::Value* v = &item.body;
+      for (const auto& name : e.segments) {
+        auto m = v->IsObject() ? v->FindMember(json::Value(rapidjson::StringRef(name.data(), static_cast<rapidjson::SizeType>(name.size()))))
+                               : v->MemberEnd();
+        v = v->IsObject() && m != v->MemberEnd() ? &m->value : nullptr;
+        if (v == nullptr) break;
+      }
+      if (v == nullptr || !v->IsArray() || v->Size() != static_cast<rapidjson::SizeType>(e.dimensions)) continue;
+      f.vectors += charge::VectorIndexWrite(
+          e.index == store::VectorIndexType::kDiskAnn ? charge::VectorSearchKind::kGraph : charge::VectorSearchKind::kQuantized,
+          e.dimensions);
+    }
+  }
+  return f;
 }
 
 // The item's own "ttl": absent -> nullopt; present (null included) it must be valid (ValidTtl).

@@ -117,6 +117,39 @@ std::string QueryMetricsHeader(const Metrics& m) {
   return out;
 }
 
+// ORDER BY VectorDistance(<document path>, ...): the search over the vectors of the partitions the
+// page read, by the index the policy gives the path (none, flat or bruteForce: every vector
+// compared). The number of dimensions is the embedding's, else the constant vector's.
+double VectorSearchCharge(const query::Plan& plan, const query::PageFacts& facts, const store::VectorPolicy* vectors,
+                          const query::Scope& scope) {
+  if (plan.order_by.empty()) return 0;
+  const query::Node& call = plan.order_by.front().expr;
+  if (call.op != query::Node::Op::kCall || call.fn == nullptr || call.kids.size() < 2 ||
+      (std::string_view(call.fn->name) != "VectorDistance" && std::string_view(call.fn->name) != "_VectorScore"))
+    return 0;
+  auto kind = charge::VectorSearchKind::kExhaustive;
+  size_t dims = 0;
+  for (int side = 0; side < 2; ++side) {
+    const query::Node& other = call.kids[1 - side];
+    if (other.op == query::Node::Op::kConst && other.constant.IsArray() && dims == 0) dims = other.constant.json().Size();
+    auto path = query::DocumentPathOf(plan, call.kids[side]);
+    if (!path || vectors == nullptr) continue;
+    std::vector<std::string> names;
+    for (const auto& step : *path) names.push_back(step.index >= 0 ? std::to_string(step.index) : step.name);
+    if (const store::VectorEmbedding* e = vectors->Find(names)) {
+      dims = static_cast<size_t>(e->dimensions);
+      kind = e->index == store::VectorIndexType::kDiskAnn         ? charge::VectorSearchKind::kGraph
+             : e->index == store::VectorIndexType::kQuantizedFlat ? charge::VectorSearchKind::kQuantized
+                                                                   : charge::VectorSearchKind::kExhaustive;
+    }
+  }
+  if (call.kids.size() > 2 && call.kids[2].op == query::Node::Op::kConst && call.kids[2].constant.IsTrue())
+    kind = charge::VectorSearchKind::kExhaustive;  // bruteForce
+  size_t held = 0;
+  for (size_t pi : facts.partitions_touched) held += scope.partitions[pi]->Count();
+  return charge::VectorSearch(kind, std::max<size_t>(facts.partitions_touched.size(), 1), held, dims);
+}
+
 double MsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
@@ -124,9 +157,10 @@ double MsSince(std::chrono::steady_clock::time_point start) {
 }  // namespace
 
 double QueryCharge(const query::Plan& plan, const query::IndexUse& use, const query::PageFacts& facts,
-                   charge::Consistency consistency) {
+                   charge::Consistency consistency, const store::VectorPolicy* vectors, const query::Scope& scope) {
   if (plan.sources.empty()) return charge::QueryWithoutFrom();
   charge::QueryFacts f;
+  f.vector_search = VectorSearchCharge(plan, facts, vectors, scope);
   f.partitions = std::max<size_t>(facts.partitions_touched.size(), 1);
   f.aggregate = plan.aggregate_query;
   f.index_lookups = use.lookups;
@@ -261,7 +295,7 @@ Result QueryDocuments(Services& s, RequestContext& ctx) {
   if (touched.empty()) touched.push_back(scope.partitions.front());
   ctx.usage.partitions = touched;
   SessionHeaders(r, ctx, *c, touched);
-  r.charge = QueryCharge(*plan, use, page.facts, ReadConsistency(s, ctx));
+  r.charge = QueryCharge(*plan, use, page.facts, ReadConsistency(s, ctx), settings->vectors.get(), scope);
   if (ctx.BoolHeader("x-ms-documentdb-populatequerymetrics")) {
     metrics.retrieved = page.facts.docs_loaded + page.facts.docs_scanned;
     metrics.retrieved_bytes = (page.facts.kb_loaded + page.facts.kb_scanned) * 1024.0;

@@ -419,7 +419,7 @@ class ScriptHost : public scripting::Host {
     req.budget.cancelled = cancelled_;
     req.keepalive = bound;
     query::Page page = query::ExecutePage(*plan, scope, req);
-    inner_ += QueryCharge(*plan, use, page.facts, charge::Consistency::kWeak);
+    inner_ += QueryCharge(*plan, use, page.facts, charge::Consistency::kWeak, settings_->vectors.get(), scope);
     std::string out = "[";
     for (size_t i = 0; i < page.rows.size(); ++i) {
       if (i) out += ",";

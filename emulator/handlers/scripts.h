@@ -16,9 +16,10 @@
 
 namespace cosmos::handlers {
 
-// The request units of one query page (query.cpp).
+// The request units of one query page (query.cpp). `vectors`: the container's vector embedding
+// policy (the index an ORDER BY VectorDistance searches), `scope`: what the page read.
 double QueryCharge(const query::Plan& plan, const query::IndexUse& use, const query::PageFacts& facts,
-                   charge::Consistency consistency);
+                   charge::Consistency consistency, const store::VectorPolicy* vectors, const query::Scope& scope);
 
 // The container's user-defined functions as a query calls them (one JavaScript call per use).
 class ContainerUdfs : public query::Udfs {

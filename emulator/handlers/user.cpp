@@ -42,7 +42,7 @@ int64_t ExpirySeconds(const RequestContext& ctx) {
   if (!v || *v > kMaxExpirySeconds)
     throw errors::BadRequest("Value '" + std::string(*h) + "' specified for the header '" + kExpiryHeader +
                              "' is invalid.");
-  if (*v < kMinExpirySeconds) throw errors::BadRequest("One of the specified inputs is invalid");
+  if (*v < kMinExpirySeconds) throw errors::InvalidInput();
   return *v;
 }
 

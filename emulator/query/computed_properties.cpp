@@ -22,7 +22,6 @@ constexpr std::string_view kNonDeterministic[] = {"RAND",           "GetCurrentD
                                                   "GetCurrentTicks", "GetCurrentDateTimeStatic", "GetCurrentTimestampStatic",
                                                   "GetCurrentTicksStatic"};
 
-CosmosError InvalidInput() { return errors::BadRequest("One of the specified inputs is invalid"); }
 
 std::string At(size_t index) { return "at index (" + std::to_string(index) + ")"; }
 
@@ -114,18 +113,18 @@ std::string ErrorDetails(const CosmosError& e) {
 
 std::shared_ptr<const store::ComputedProperties> ComputedPropertiesFromJson(const json::Value& v,
                                                                             const store::IndexingPolicy& indexing) {
-  if (!v.IsArray()) throw InvalidInput();
+  if (!v.IsArray()) throw errors::InvalidInput();
   auto out = std::make_shared<store::ComputedProperties>();
   if (v.Size() > kMaxComputedProperties)
     throw errors::BadRequest("The number of computed properties (" + std::to_string(v.Size()) +
                              ") exceeds the maximum of " + std::to_string(kMaxComputedProperties) + ".");
   size_t index = 0;
   for (const auto& def : v.GetArray()) {
-    if (!def.IsObject()) throw InvalidInput();
+    if (!def.IsObject()) throw errors::InvalidInput();
     auto name_it = def.FindMember("name");
     auto query_it = def.FindMember("query");
-    if (name_it == def.MemberEnd() || !name_it->value.IsString()) throw InvalidInput();
-    if (query_it == def.MemberEnd() || !query_it->value.IsString()) throw InvalidInput();
+    if (name_it == def.MemberEnd() || !name_it->value.IsString()) throw errors::InvalidInput();
+    if (query_it == def.MemberEnd() || !query_it->value.IsString()) throw errors::InvalidInput();
     store::ComputedProperty cp;
     cp.name.assign(name_it->value.GetString(), name_it->value.GetStringLength());
     cp.query.assign(query_it->value.GetString(), query_it->value.GetStringLength());

@@ -8,10 +8,9 @@ namespace cosmos::store {
 namespace {
 
 CosmosError Invalid(const std::string& text) { return CosmosError(400, 0, "BadRequest", errors::Wrap(text)); }
-CosmosError InvalidInput() { return errors::BadRequest("One of the specified inputs is invalid"); }
 
 util::TextLanguage Language(const json::Value& v) {
-  if (!v.IsString()) throw InvalidInput();
+  if (!v.IsString()) throw errors::InvalidInput();
   const std::string_view text(v.GetString(), v.GetStringLength());
   auto language = util::ParseTextLanguage(text);
   if (!language)
@@ -30,17 +29,17 @@ const FullTextPath* FullTextPolicy::Find(const std::vector<std::string>& segment
 }
 
 FullTextPolicy FullTextPolicy::FromJson(const json::Value& v) {
-  if (!v.IsObject()) throw InvalidInput();
+  if (!v.IsObject()) throw errors::InvalidInput();
   FullTextPolicy policy;
   if (auto d = v.FindMember("defaultLanguage"); d != v.MemberEnd() && !d->value.IsNull())
     policy.default_language = Language(d->value);
   auto list = v.FindMember("fullTextPaths");
   if (list == v.MemberEnd() || list->value.IsNull()) return policy;
-  if (!list->value.IsArray()) throw InvalidInput();
+  if (!list->value.IsArray()) throw errors::InvalidInput();
   for (const auto& e : list->value.GetArray()) {
-    if (!e.IsObject()) throw InvalidInput();
+    if (!e.IsObject()) throw errors::InvalidInput();
     auto path = e.FindMember("path");
-    if (path == e.MemberEnd() || !path->value.IsString()) throw InvalidInput();
+    if (path == e.MemberEnd() || !path->value.IsString()) throw errors::InvalidInput();
     FullTextPath out;
     out.path.assign(path->value.GetString(), path->value.GetStringLength());
     auto segments = PolicyPathSegments(out.path);
@@ -56,15 +55,15 @@ FullTextPolicy FullTextPolicy::FromJson(const json::Value& v) {
 }
 
 void CheckFullTextIndexes(const json::Value& indexes, const FullTextPolicy* policy) {
-  if (!indexes.IsArray()) throw InvalidInput();
+  if (!indexes.IsArray()) throw errors::InvalidInput();
   for (rapidjson::SizeType i = 0; i < indexes.Size(); ++i) {
     const json::Value& index = indexes[i];
     const std::string at = "(" + std::to_string(i) + ")";
-    if (!index.IsObject()) throw InvalidInput();
+    if (!index.IsObject()) throw errors::InvalidInput();
     auto path = index.FindMember("path");
     if (path == index.MemberEnd() || path->value.IsNull())
       throw Invalid("Missing path in full-text index specification at index " + at);
-    if (!path->value.IsString()) throw InvalidInput();
+    if (!path->value.IsString()) throw errors::InvalidInput();
     const std::string text(path->value.GetString(), path->value.GetStringLength());
     auto segments = PolicyPathSegments(text);
     if (!segments) throw Invalid("Full-text index specification at index " + at + " contains invalid path");

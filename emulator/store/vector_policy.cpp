@@ -37,7 +37,6 @@ std::optional<std::vector<std::string>> PolicyPathSegments(std::string_view path
 
 namespace {
 
-CosmosError InvalidInput() { return errors::BadRequest("One of the specified inputs is invalid"); }
 
 std::string Text(const json::Value& v) { return v.IsString() ? std::string(v.GetString(), v.GetStringLength()) : json::Write(v); }
 
@@ -80,17 +79,17 @@ const VectorEmbedding* VectorPolicy::Find(const std::vector<std::string>& segmen
 }
 
 VectorPolicy VectorPolicy::FromJson(const json::Value& v) {
-  if (!v.IsObject()) throw InvalidInput();
+  if (!v.IsObject()) throw errors::InvalidInput();
   VectorPolicy policy;
   const json::Value* list = Member(v, "vectorEmbeddings");
   if (list == nullptr || list->IsNull()) return policy;
-  if (!list->IsArray()) throw InvalidInput();
+  if (!list->IsArray()) throw errors::InvalidInput();
   std::set<std::string> seen;
   for (const auto& e : list->GetArray()) {
-    if (!e.IsObject()) throw InvalidInput();
+    if (!e.IsObject()) throw errors::InvalidInput();
     VectorEmbedding out;
     const json::Value* path = Member(e, "path");
-    if (path == nullptr || !path->IsString()) throw InvalidInput();
+    if (path == nullptr || !path->IsString()) throw errors::InvalidInput();
     out.path = Text(*path);
     auto segments = PolicyPathSegments(out.path);
     if (!segments)
@@ -108,7 +107,7 @@ VectorPolicy VectorPolicy::FromJson(const json::Value& v) {
     }
     out.dimensions = 1536;
     if (const json::Value* d = Member(e, "dimensions")) {
-      if (!d->IsNumber()) throw InvalidInput();
+      if (!d->IsNumber()) throw errors::InvalidInput();
       if (!d->IsInt64() || d->GetInt64() < 1)
         throw PolicyError("The Vector Embedding Policy has Dimensions:" + json::Write(*d) +
                           " which is less than the minimum supported value: 1.");
@@ -130,14 +129,14 @@ VectorPolicy VectorPolicy::FromJson(const json::Value& v) {
   return policy;
 }
 
-void CheckVectorIndexes(const json::Value& indexes, const VectorPolicy* policy) {
-  if (!indexes.IsArray()) throw InvalidInput();
+void CheckVectorIndexes(const json::Value& indexes, VectorPolicy* policy) {
+  if (!indexes.IsArray()) throw errors::InvalidInput();
   std::set<std::string> seen;
   for (const auto& ix : indexes.GetArray()) {
-    if (!ix.IsObject()) throw InvalidInput();
+    if (!ix.IsObject()) throw errors::InvalidInput();
     const json::Value* path = Member(ix, "path");
     const json::Value* type = Member(ix, "type");
-    if (path == nullptr || !path->IsString() || type == nullptr || !type->IsString()) throw InvalidInput();
+    if (path == nullptr || !path->IsString() || type == nullptr || !type->IsString()) throw errors::InvalidInput();
     const std::string p = Text(*path), t = Text(*type);
     if (!seen.insert(p).second) throw PolicyError("Duplicate Path :" + p + " found in Vector Indexing Policy.");
     if (t != "flat" && t != "quantizedFlat" && t != "diskANN")
@@ -161,18 +160,24 @@ void CheckVectorIndexes(const json::Value& indexes, const VectorPolicy* policy) 
                           " is out of range. The allowed range is between 25 and 500.");
     }
     if (const json::Value* q = Member(ix, "quantizerType")) {
-      if (!q->IsString() || (Text(*q) != "product" && Text(*q) != "spherical")) throw InvalidInput();
+      if (!q->IsString() || (Text(*q) != "product" && Text(*q) != "spherical")) throw errors::InvalidInput();
+    }
+    for (auto& embedding : policy->embeddings) {
+      if (&embedding != e) continue;
+      embedding.index = t == "flat"            ? VectorIndexType::kFlat
+                        : t == "quantizedFlat" ? VectorIndexType::kQuantizedFlat
+                                               : VectorIndexType::kDiskAnn;
     }
     // The Java SDK spells the shard key in the plural.
     for (const char* key : {"vectorIndexShardKey", "vectorIndexShardKeys"}) {
       const json::Value* shard = Member(ix, key);
       if (shard == nullptr) continue;
-      if (!shard->IsArray()) throw InvalidInput();
+      if (!shard->IsArray()) throw errors::InvalidInput();
       if (shard->Size() > 1)
         throw PolicyError("The number of shard paths defined in the Vector Indexing Policy: " +
                       std::to_string(shard->Size()) + " exceeds the maximum: 1.");
       for (const auto& s : shard->GetArray()) {
-        if (!s.IsString()) throw InvalidInput();
+        if (!s.IsString()) throw errors::InvalidInput();
         const std::string sp = Text(s);
         if (sp.empty() || sp[0] != '/') throw PolicyError("The Vector Indexing Policy has an invalid Shard Path: " + sp + ".");
       }

@@ -32,12 +32,16 @@ std::optional<VectorDataType> ParseVectorDataType(std::string_view text);
 // The policy's spelling: "cosine", "dotproduct", "euclidean".
 const char* DistanceFunctionName(DistanceFunction f);
 
+// The vector index the indexing policy gives a path (none: searches compare every vector).
+enum class VectorIndexType { kNone, kFlat, kQuantizedFlat, kDiskAnn };
+
 struct VectorEmbedding {
   std::string path;                   // as given, e.g. "/embedding"
   std::vector<std::string> segments;  // property names from the root
   VectorDataType data_type = VectorDataType::kFloat32;
   int dimensions = 0;
   DistanceFunction distance = DistanceFunction::kCosine;
+  VectorIndexType index = VectorIndexType::kNone;  // set by CheckVectorIndexes
 };
 
 // The most dimensions an embedding may declare, and what each index type serves.
@@ -56,7 +60,8 @@ struct VectorPolicy {
 
 // Checks indexingPolicy.vectorIndexes (the array as given) against the embedding policy (null when
 // the container has none): every index on a declared path, no path twice, a known type within its
-// dimension limit, and the type's options in range. Throws the service's 400.
-void CheckVectorIndexes(const json::Value& indexes, const VectorPolicy* policy);
+// dimension limit, and the type's options in range. Throws the service's 400. Records each index's
+// type in its embedding.
+void CheckVectorIndexes(const json::Value& indexes, VectorPolicy* policy);
 
 }  // namespace cosmos::store

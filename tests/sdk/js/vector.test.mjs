@@ -192,3 +192,45 @@ describe("vector search over many vectors", () => {
     });
   }
 });
+
+// Charges (docs/request-units.md, "Vector search"): a write adds the cost of each vector index its
+// vectors enter, a search the cost of its index kind; both only against the local binary.
+describe("vector search charges", () => {
+  it("writes and searches cost what their vector index adds", { skip: !LOCAL }, async () => {
+    const dims = 8;
+    const make = async (type) => {
+      const def = { id: uid("vec"), partitionKey: { paths: ["/pk"] }, indexingPolicy: { excludedPaths: [{ path: "/v/*" }] } };
+      if (type) {
+        def.vectorEmbeddingPolicy = { vectorEmbeddings: [{ path: "/v", dataType: "float32", dimensions: dims, distanceFunction: "cosine" }] };
+        def.indexingPolicy.vectorIndexes = [{ path: "/v", type }];
+      }
+      return (await db.containers.create(def)).container;
+    };
+    const containers = { none: await make(), flat: await make("flat"), quantizedFlat: await make("quantizedFlat"), diskANN: await make("diskANN") };
+    const writes = {};
+    const searches = {};
+    const q = [1, 0, 0, 0, 0, 0, 0, 1];
+    for (const [type, container] of Object.entries(containers)) {
+      for (let i = 0; i < 20; i++) {
+        const { requestCharge } = await container.items.create({ id: `i${i}`, pk: "a", v: Array.from({ length: dims }, (_, j) => (i + j) % 5) });
+        if (i === 0) writes[type] = requestCharge;
+      }
+      const text = { query: "SELECT TOP 3 c.id FROM c ORDER BY VectorDistance(c.v, @q)", parameters: [{ name: "@q", value: q }] };
+      searches[type] = (await container.items.query(text, { partitionKey: "a" }).fetchAll()).requestCharge;
+      const brute = { query: "SELECT TOP 3 c.id FROM c ORDER BY VectorDistance(c.v, @q, true)", parameters: text.parameters };
+      searches[`${type} bruteForce`] = (await container.items.query(brute, { partitionKey: "a" }).fetchAll()).requestCharge;
+    }
+    const near = (a, b) => assert.ok(Math.abs(a - b) < 0.015, `${a} != ${b}`);
+    near(writes.flat - writes.none, 10 + 0.0063 * dims);
+    near(writes.quantizedFlat - writes.none, 10 + 0.0063 * dims);
+    near(writes.diskANN - writes.none, 40 + 0.0063 * dims);
+    // Per partition: 10 + the vectors compared (20 items of 8 of 1,536 dimensions), or 30 for diskANN.
+    const compared = (20 * dims) / 1536;
+    near(searches.none - searches["none bruteForce"], 0);
+    near(searches.quantizedFlat - searches.none, 0.0003 * compared - 0.0006 * compared);
+    near(searches.diskANN - searches.none, 30 - 10 - 0.0006 * compared);
+    near(searches["diskANN bruteForce"], searches.none);
+    near(searches.flat, searches.none);
+    for (const container of Object.values(containers)) await container.delete();
+  });
+});
