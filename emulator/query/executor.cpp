@@ -472,16 +472,24 @@ struct ScanRange {
 // with neither a filter, a join, groups nor DISTINCT, and every document giving a row. Each
 // partition's vector index then names the items that can be among the k best (and those whose
 // distance is undefined); only those are read, and their exact distances order them.
+// The most items an index lookup may leave a vector search before the vector index is read instead.
+constexpr size_t kMaxVectorLookup = 2000;
+
 struct VectorTop {
   store::DocPath path;
   store::VectorQuery query;
   size_t k = 0;
+  std::function<bool(const store::Item&)> filter;  // the query's WHERE (none: every item)
 };
 
+bool CallsUdf(const Plan& plan);
+
+// With a WHERE, the k best are taken among the items it accepts (it is evaluated once more for
+// them while the index is read; never one that calls a user-defined function).
 std::optional<VectorTop> ChooseVectorTop(const Plan& plan, EvalContext& cx) {
   if (plan.order_by.size() != 1 || plan.sources.size() != 1 || plan.sources[0].kind != Source::Kind::kContainer ||
-      plan.where || !plan.group_by.empty() || plan.aggregate_query || plan.distinct ||
-      plan.select == Plan::Select::kValue)
+      !plan.group_by.empty() || plan.aggregate_query || plan.distinct || plan.select == Plan::Select::kValue ||
+      (plan.where && CallsUdf(plan)))
     return std::nullopt;
   const Node& call = plan.order_by[0].expr;
   if (call.op != Node::Op::kCall || call.fn == nullptr || call.kids.size() < 2 ||
@@ -519,6 +527,14 @@ std::optional<VectorTop> ChooseVectorTop(const Plan& plan, EvalContext& cx) {
     if (!e.IsNumber()) return std::nullopt;
     top.query.vector.push_back(e.GetDouble());
   }
+  if (plan.where) {
+    const Node* where = &*plan.where;
+    const int slot = plan.sources[0].slot;
+    top.filter = [&cx, where, slot](const store::Item& item) {
+      cx.env[slot] = Val(item.body);
+      return Eval(*where, cx).IsTrue();
+    };
+  }
   return top;
 }
 
@@ -530,22 +546,29 @@ class PartitionReader {
   PartitionReader(const Scope& scope, size_t pi, const std::optional<IndexLookup>& lookup,
                   const store::ItemPolicy& policy, const VectorTop* vector_top = nullptr)
       : scope_(&scope), part_(scope.partitions[pi]), policy_(policy) {
-    if (!lookup && vector_top != nullptr && scope.view == nullptr) {
+    if (lookup) {
+      // More candidates than a quarter of the partition (or than the logical partition's items)
+      // read no faster than the scan would.
+      size_t cap = std::max<size_t>(kMinLookupCap, part_->Count() / 4);
+      if (scope.partition_key) cap = std::min(cap, part_->CountOfKey(*scope.partition_key));
+      auto found =
+          lookup->ranges.empty() ? std::vector<uint64_t>{} : part_->IndexLookup(lookup->path, lookup->ranges, cap);
+      // A vector search computes every distance of what it reads from the documents: past a few
+      // thousand, ruling items out through the vector index (the WHERE evaluated on each) is cheaper.
+      if (found && (vector_top == nullptr || found->size() <= kMaxVectorLookup))
+        candidates_ = std::make_shared<const std::vector<uint64_t>>(std::move(*found));
+    }
+    // A vector search the WHERE's index lookup (if any) did not narrow enough.
+    if (!candidates_ && vector_top != nullptr && scope.view == nullptr) {
       auto found = part_->VectorCandidates(
           vector_top->path, vector_top->query, vector_top->k,
-          [this](const store::Item& item) { return Admits(item); }, scope.now_seconds, policy_);
+          [this, vector_top](const store::Item& item) {
+            return Admits(item) && (!vector_top->filter || vector_top->filter(item));
+          },
+          scope.now_seconds, policy_);
       if (found) candidates_ = std::make_shared<const std::vector<uint64_t>>(std::move(*found));
-      return;
     }
-    if (!lookup) return;
-    // More candidates than a quarter of the partition (or than the logical partition's items)
-    // read no faster than the scan would.
-    size_t cap = std::max<size_t>(kMinLookupCap, part_->Count() / 4);
-    if (scope.partition_key) cap = std::min(cap, part_->CountOfKey(*scope.partition_key));
-    auto found = lookup->ranges.empty() ? std::vector<uint64_t>{} : part_->IndexLookup(lookup->path, lookup->ranges, cap);
-    if (found) candidates_ = std::make_shared<const std::vector<uint64_t>>(std::move(*found));
   }
-
   // Reads on after the item numbered `after`.
   void Seek(uint64_t after) {
     after_ = after;
@@ -949,8 +972,7 @@ void Run(const Plan& plan, const Scope& scope, EvalContext& cx, std::vector<stor
     std::optional<IndexLookup> lookup;
     if (scope.indexing != nullptr && scope.view == nullptr) lookup = ChooseIndexLookup(plan, *scope.indexing, cx);
     std::optional<VectorTop> vector_top;
-    if (!lookup && !streaming && scope.indexing != nullptr && scope.view == nullptr)
-      vector_top = ChooseVectorTop(plan, cx);
+    if (!streaming && scope.indexing != nullptr && scope.view == nullptr) vector_top = ChooseVectorTop(plan, cx);
     const VectorTop* vtop = vector_top ? &*vector_top : nullptr;
     const store::ItemPolicy item_policy{scope.default_ttl, std::nullopt};
     std::vector<std::optional<PartitionReader>> readers(scope.partitions.size());

@@ -5,10 +5,11 @@
 // asks for a query plan first and merges the ranges' top rows).
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { expectError, LOCAL, uid, useEmulatorWithDatabase } from "./harness.mjs";
+import { expectError, LOCAL, rawRequest, uid, useEmulatorWithDatabase } from "./harness.mjs";
 
 let db;
-useEmulatorWithDatabase((d) => ({ db } = d));
+let dbId;
+const ctx = useEmulatorWithDatabase((d) => ({ db, dbId } = d));
 
 const embeddings = {
   vectorEmbeddings: [
@@ -184,6 +185,13 @@ describe("vector search over many vectors", () => {
         assert.deepEqual(page.map((r) => r.s), expected(fn, closest, 7).slice(3), `${fn} OFFSET 3 LIMIT 4`);
         const one = await run(`SELECT TOP 3 c.id, ${call} AS s FROM c ORDER BY ${call}`, { partitionKey: "p3" });
         assert.deepEqual(one.map((r) => r.s), expected(fn, closest, 3, "p3"), `${fn} in one logical partition`);
+        // With a filter: the best among the items it accepts.
+        const filtered = await run(`SELECT TOP 6 c.id, ${call} AS s FROM c WHERE c.pk IN ('p1', 'p5') AND STARTSWITH(c.id, 'v1') ORDER BY ${call}`);
+        const accepted = (d) => (d.pk === "p1" || d.pk === "p5") && d.id.startsWith("v1");
+        const rows = items.filter(accepted).map((d) => ({ s: distance(d.embedding, fn) }));
+        const low = (r) => (r.s === undefined ? -Infinity : r.s);
+        rows.sort((a, b) => (low(a) === low(b) ? 0 : closest ? low(b) - low(a) : low(a) - low(b)));
+        assert.deepEqual(filtered.map((r) => r.s), rows.slice(0, 6).map((r) => r.s), `${fn} with a filter`);
       }
       // Vectors equal to another tie: both come, in the order of the items.
       const tied = await run("SELECT TOP 40 c.id, VectorDistance(c.embedding, @q) AS s FROM c ORDER BY VectorDistance(c.embedding, @q)");
@@ -231,6 +239,14 @@ describe("vector search charges", () => {
     near(searches.diskANN - searches.none, 30 - 10 - 0.0006 * compared);
     near(searches["diskANN bruteForce"], searches.none);
     near(searches.flat, searches.none);
+    // The RU report shows each search by its shape, with the charges the SDK saw.
+    const stats = (await rawRequest(ctx.env, { path: "/_emulator/stats", auth: false })).json;
+    const entry = stats.containers.find((c) => c.database === dbId && c.container === containers.diskANN.id);
+    const shapes = entry.queries.filter((q) => q.query.includes("VectorDistance")).map((q) => [q.query, q.executions, q.totalRU]);
+    assert.deepEqual(shapes.sort(), [
+      ["SELECT TOP 3 c.id FROM c ORDER BY VectorDistance(c.v, @q) ASC", 1, searches.diskANN],
+      ["SELECT TOP 3 c.id FROM c ORDER BY VectorDistance(c.v, @q, true) ASC", 1, searches["diskANN bruteForce"]],
+    ]);
     for (const container of Object.values(containers)) await container.delete();
   });
 });
