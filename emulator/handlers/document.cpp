@@ -28,13 +28,7 @@ charge::ItemFacts Facts(const store::Item& item, const store::ContainerSettings&
   if (st.vectors && st.indexing.mode != "none") {
     for (const auto& e : st.vectors->embeddings) {
       if (e.index == store::VectorIndexType::kNone) continue;
-      const json::Value* v = &item.body;
-      for (const auto& name : e.segments) {
-        auto m = v->IsObject() ? v->FindMember(json::Value(rapidjson::StringRef(name.data(), static_cast<rapidjson::SizeType>(name.size()))))
-                               : v->MemberEnd();
-        v = v->IsObject() && m != v->MemberEnd() ? &m->value : nullptr;
-        if (v == nullptr) break;
-      }
+      const json::Value* v = store::FindKeyPath(item.body, e.segments);
       if (v == nullptr || !v->IsArray() || v->Size() != static_cast<rapidjson::SizeType>(e.dimensions)) continue;
       f.vectors += charge::VectorIndexWrite(
           e.index == store::VectorIndexType::kDiskAnn ? charge::VectorSearchKind::kGraph : charge::VectorSearchKind::kQuantized,

@@ -122,26 +122,20 @@ std::string QueryMetricsHeader(const Metrics& m) {
 // compared). The number of dimensions is the embedding's, else the constant vector's.
 double VectorSearchCharge(const query::Plan& plan, const query::PageFacts& facts, const store::VectorPolicy* vectors,
                           const query::Scope& scope) {
-  if (plan.order_by.empty()) return 0;
-  const query::Node& call = plan.order_by.front().expr;
-  if (call.op != query::Node::Op::kCall || call.fn == nullptr || call.kids.size() < 2 ||
-      (std::string_view(call.fn->name) != "VectorDistance" && std::string_view(call.fn->name) != "_VectorScore"))
-    return 0;
+  auto order = query::VectorOrderOf(plan);
+  if (!order) return 0;
+  const query::Node& call = *order->call;
   auto kind = charge::VectorSearchKind::kExhaustive;
   size_t dims = 0;
-  for (int side = 0; side < 2; ++side) {
-    const query::Node& other = call.kids[1 - side];
-    if (other.op == query::Node::Op::kConst && other.constant.IsArray() && dims == 0) dims = other.constant.json().Size();
-    auto path = query::DocumentPathOf(plan, call.kids[side]);
-    if (!path || vectors == nullptr) continue;
-    std::vector<std::string> names;
-    for (const auto& step : *path) names.push_back(step.index >= 0 ? std::to_string(step.index) : step.name);
-    if (const store::VectorEmbedding* e = vectors->Find(names)) {
-      dims = static_cast<size_t>(e->dimensions);
-      kind = e->index == store::VectorIndexType::kDiskAnn         ? charge::VectorSearchKind::kGraph
-             : e->index == store::VectorIndexType::kQuantizedFlat ? charge::VectorSearchKind::kQuantized
-                                                                   : charge::VectorSearchKind::kExhaustive;
-    }
+  if (order->other->op == query::Node::Op::kConst && order->other->constant.IsArray())
+    dims = order->other->constant.json().Size();
+  std::vector<std::string> names;
+  for (const auto& step : order->path) names.push_back(step.index >= 0 ? std::to_string(step.index) : step.name);
+  if (const store::VectorEmbedding* e = vectors != nullptr ? vectors->Find(names) : nullptr) {
+    dims = static_cast<size_t>(e->dimensions);
+    kind = e->index == store::VectorIndexType::kDiskAnn         ? charge::VectorSearchKind::kGraph
+           : e->index == store::VectorIndexType::kQuantizedFlat ? charge::VectorSearchKind::kQuantized
+                                                                 : charge::VectorSearchKind::kExhaustive;
   }
   if (call.kids.size() > 2 && call.kids[2].op == query::Node::Op::kConst && call.kids[2].constant.IsTrue())
     kind = charge::VectorSearchKind::kExhaustive;  // bruteForce

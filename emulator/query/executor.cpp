@@ -468,13 +468,13 @@ struct ScanRange {
   std::optional<Pos> to;
 };
 
-// A vector search: SELECT TOP k ... ORDER BY VectorDistance(<document path>, <constant vector>)
-// with neither a filter, a join, groups nor DISTINCT, and every document giving a row. Each
-// partition's vector index then names the items that can be among the k best (and those whose
-// distance is undefined); only those are read, and their exact distances order them.
 // The most items an index lookup may leave a vector search before the vector index is read instead.
 constexpr size_t kMaxVectorLookup = 2000;
 
+// A vector search: SELECT TOP k ... ORDER BY VectorDistance(<document path>, <constant vector>)
+// with neither a join, groups nor DISTINCT, and every document giving a row. Each partition's
+// vector index then names the items that can be among the k best (and those whose distance is
+// undefined); only those are read, and their exact distances order them.
 struct VectorTop {
   store::DocPath path;
   store::VectorQuery query;
@@ -491,10 +491,10 @@ std::optional<VectorTop> ChooseVectorTop(const Plan& plan, EvalContext& cx) {
       !plan.group_by.empty() || plan.aggregate_query || plan.distinct || plan.select == Plan::Select::kValue ||
       (plan.where && CallsUdf(plan)))
     return std::nullopt;
-  const Node& call = plan.order_by[0].expr;
-  if (call.op != Node::Op::kCall || call.fn == nullptr || call.kids.size() < 2 ||
-      (std::string_view(call.fn->name) != "VectorDistance" && std::string_view(call.fn->name) != "_VectorScore"))
-    return std::nullopt;
+  auto order = VectorOrderOf(plan);
+  // One argument a document path, the other a constant vector; the options constant too.
+  if (!order || !IsEvaluableConstant(plan, *order->other)) return std::nullopt;
+  const Node& call = *order->call;
   int64_t take = -1;
   if (plan.top) take = *plan.top;
   if (plan.limit) take = take < 0 ? *plan.limit : std::min(take, *plan.limit);
@@ -503,16 +503,7 @@ std::optional<VectorTop> ChooseVectorTop(const Plan& plan, EvalContext& cx) {
   VectorTop top;
   top.k = static_cast<size_t>(k);
   top.query.descending = plan.order_by[0].descending;
-  // One argument a document path, the other a constant vector; the options constant too.
-  const Node* vector = nullptr;
-  for (int side = 0; side < 2 && !vector; ++side) {
-    auto path = DocumentPathOf(plan, call.kids[side]);
-    if (path && IsEvaluableConstant(plan, call.kids[1 - side])) {
-      top.path = std::move(*path);
-      vector = &call.kids[1 - side];
-    }
-  }
-  if (vector == nullptr) return std::nullopt;
+  top.path = std::move(order->path);
   std::vector<Val> args(call.kids.size());
   for (size_t i = 2; i < call.kids.size(); ++i) {
     if (!IsEvaluableConstant(plan, call.kids[i])) return std::nullopt;
@@ -521,7 +512,7 @@ std::optional<VectorTop> ChooseVectorTop(const Plan& plan, EvalContext& cx) {
   const auto fn = VectorDistanceFunctionOf(args);
   if (!fn) return std::nullopt;
   top.query.function = *fn;
-  const Val v = Eval(*vector, cx);
+  const Val v = Eval(*order->other, cx);
   if (!v.IsArray()) return std::nullopt;
   for (const auto& e : v.json().GetArray()) {
     if (!e.IsNumber()) return std::nullopt;

@@ -559,6 +559,23 @@ std::optional<store::DocPath> DocumentPathOf(const Plan& plan, const Node& n) {
   return Analyzer(plan, kNoPolicy).ExactPath(n);
 }
 
+std::optional<VectorOrder> VectorOrderOf(const Plan& plan) {
+  if (plan.order_by.empty()) return std::nullopt;
+  const Node& call = plan.order_by.front().expr;
+  if (call.op != Node::Op::kCall || call.fn == nullptr || call.kids.size() < 2 ||
+      (std::string_view(call.fn->name) != "VectorDistance" && std::string_view(call.fn->name) != "_VectorScore"))
+    return std::nullopt;
+  std::optional<VectorOrder> found;
+  for (int side = 0; side < 2; ++side) {
+    auto path = DocumentPathOf(plan, call.kids[side]);
+    if (!path) continue;
+    const bool constant = IsEvaluableConstant(plan, call.kids[1 - side]);
+    if (!found || constant) found = VectorOrder{&call, std::move(*path), &call.kids[1 - side]};
+    if (constant) break;
+  }
+  return found;
+}
+
 bool IsEvaluableConstant(const Plan& plan, const Node& n) {
   static const store::IndexingPolicy kNoPolicy;
   return Analyzer(plan, kNoPolicy).IsEvaluableConstant(n);

@@ -78,6 +78,15 @@ std::optional<IndexLookup> ChooseIndexLookup(const Plan& plan, const store::Inde
 std::optional<store::DocPath> IndexedPathOf(const Plan& plan, const store::IndexingPolicy& policy, const Node& n);
 // The exact document path `n` reads from the root document, whatever the policy indexes, or nullopt.
 std::optional<store::DocPath> DocumentPathOf(const Plan& plan, const Node& n);
+// A query ordered first by VectorDistance (or _VectorScore) over a document path: the call, that
+// path, and the other vector argument. The path is the argument whose other side is a constant the
+// executor may evaluate, else the first that is a document path; nullopt for anything else.
+struct VectorOrder {
+  const Node* call = nullptr;
+  store::DocPath path;
+  const Node* other = nullptr;
+};
+std::optional<VectorOrder> VectorOrderOf(const Plan& plan);
 // Whether `n` is a constant the executor may evaluate once (see ChooseIndexLookup).
 bool IsEvaluableConstant(const Plan& plan, const Node& n);
 

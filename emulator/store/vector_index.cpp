@@ -81,17 +81,6 @@ __attribute__((target("avx2,fma"))) float DotAvx2(const float* q, const int8_t* 
 
 using DotFn = float (*)(const float*, const int8_t*, uint32_t);
 
-DotFn ChooseDot() {
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return DotAvx512;
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return DotAvx2;
-#endif
-  return DotPortable;
-}
-
-const DotFn DotCodes = ChooseDot();
-
 }  // namespace
 
 std::vector<std::pair<std::string, float (*)(const float*, const int8_t*, uint32_t)>> DotKernels() {
@@ -103,6 +92,11 @@ std::vector<std::pair<std::string, float (*)(const float*, const int8_t*, uint32
 #endif
   return out;
 }
+
+namespace {
+// The widest kernel the CPU runs (DotKernels lists them narrowest first).
+const DotFn DotCodes = DotKernels().back().second;
+}  // namespace
 
 void VectorIndex::Reserve(size_t items) { expected_ = items; }
 
@@ -183,12 +177,6 @@ void VectorIndex::Remove(const Item& item) {
     g.codes.shrink_to_fit();
     g.rows.shrink_to_fit();
   }
-}
-
-size_t VectorIndex::bytes() const {
-  size_t n = others_.size() * sizeof(uint64_t) + where_.size() * 40 + where_.bucket_count() * sizeof(void*);
-  for (const auto& g : groups_) n += g.codes.capacity() + g.rows.capacity() * sizeof(Row);
-  return n;
 }
 
 std::optional<std::vector<uint64_t>> VectorIndex::Candidates(const VectorQuery& q, size_t k,

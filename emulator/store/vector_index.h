@@ -43,8 +43,6 @@ class VectorIndex : public SecondaryIndex {
   void Add(const Item& item) override;
   void Remove(const Item& item) override;
   size_t size() const { return where_.size() + others_.size(); }
-  // Bytes held for the vectors (codes and their per-vector facts).
-  size_t bytes() const;
 
   // The sequence numbers (ascending) of the items `admit` accepts that may be among the `k` best
   // for `q` (ties included), and of every accepted item without a vector of `q`'s length (their
