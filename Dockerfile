@@ -14,7 +14,8 @@
 ARG DEBIAN_IMAGE=debian:bookworm-slim
 
 # ---------------------------------------------------------------------------
-# Build stage: compilers and -dev packages; never shipped.
+# Build stage: compilers and -dev packages, and Node.js with npm to bundle the Data Explorer
+# (emulator/explorer: npm ci from its lockfile, then esbuild; embedded in the binary); never shipped.
 # ---------------------------------------------------------------------------
 FROM ${DEBIAN_IMAGE} AS build
 
@@ -37,6 +38,8 @@ RUN mkdir -p /usr/share/man/man1 \
       default-jre-headless \
       libmozjs-102-dev \
       libpcre2-dev \
+      nodejs \
+      npm \
  && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /src

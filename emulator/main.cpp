@@ -446,10 +446,12 @@ int main(int argc, char** argv) {
     if (explorer_listens) {
       explorer_index = server.Listen(
           s.host, *s.explorer_port, explorer_protocol,
-          [&config](const cosmos::server::Request& req, const cosmos::server::Connection& c) {
-            return cosmos::http::HandleExplorerPort(config, req, c.secure);
+          [&config, &gateway](const cosmos::server::Request& req, const cosmos::server::Connection& c) {
+            return cosmos::http::HandleExplorerPort(config, req, c.secure, [&] { return gateway(req, c); });
           },
-          all);
+          [item_writes_at_once](const cosmos::http::Request& req) {
+            return cosmos::http::AnswersAtOnce(req, item_writes_at_once);
+          });
     }
   } catch (const std::exception& e) {
     Fail("cannot listen on " + s.host + ": " + e.what());

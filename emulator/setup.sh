@@ -3,6 +3,7 @@
 # then builds. Safe to run again: it installs only what is missing and builds incrementally.
 #   BUILD_DIR   build directory            (default: <repo>/build)
 #   BUILD_TYPE  CMake build type           (default: Release)
+#   SETUP_TESTS set: also what only the tests need (Chromium)
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_DIR="${BUILD_DIR:-$ROOT/build}"
@@ -28,8 +29,18 @@ if [ "${#missing[@]}" -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-# The official @azure/cosmos 4.x for the SDK tests and the blog sample, pinned by package-lock.json.
-for dir in "$ROOT/tests/sdk/js" "$ROOT/samples/blog"; do
+# What only the tests need (SETUP_TESTS=1, as tests/run.sh sets it): Debian's Chromium, which the
+# Data Explorer's browser tests drive headless.
+if [ -n "${SETUP_TESTS:-}" ] && ! command -v chromium >/dev/null 2>&1; then
+  echo "setup: installing chromium (the Data Explorer's browser tests)"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends chromium
+fi
+
+# The official @azure/cosmos 4.x for the SDK tests and the blog sample, and puppeteer-core for the
+# browser tests, pinned by package-lock.json. (The Data Explorer's own packages are installed by
+# the build: emulator/CMakeLists.txt.)
+for dir in "$ROOT/tests/sdk/js" "$ROOT/samples/blog" "$ROOT/tests/explorer"; do
   if [ -f "$dir/package.json" ] && { [ ! -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules" ]; }; then
     (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error && touch node_modules)
   fi

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Sets everything up (emulator/setup.sh) and runs every test: unit and in-process HTTP tests (ctest),
 # then the official SDKs against the built binary (@azure/cosmos with node's test runner, and
-# Debian's python3-azure-cosmos), the blog sample at a small scale, and a brief deterministic run of
+# Debian's python3-azure-cosmos), the Data Explorer in Debian's Chromium, the blog sample at a small scale, and a brief deterministic run of
 # the fuzz targets (tests/fuzz). Ends with one line "N passed, N failed" over the suites.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export BUILD_DIR="${BUILD_DIR:-$ROOT/build}"
-"$ROOT/emulator/setup.sh" || { echo "setup failed"; exit 1; }
+SETUP_TESTS=1 "$ROOT/emulator/setup.sh" || { echo "setup failed"; exit 1; }
 export COSMOS_EMULATOR_BIN="$BUILD_DIR/emulator/cosmos-emulator"
 
 passed=0
@@ -25,6 +25,11 @@ fi
 if [ -d "$ROOT/tests/sdk/python" ]; then
   suite "Python SDK (python3-azure-cosmos) against the binary" \
     /usr/bin/python3 -m unittest discover -s "$ROOT/tests/sdk/python" -p 'test_*.py' -v
+fi
+
+if [ -d "$ROOT/tests/explorer" ]; then
+  suite "Data Explorer in Chromium, headless (tests/explorer; screenshots in tests/explorer/artifacts)" \
+    bash -c "cd '$ROOT/tests/explorer' && node --test --test-concurrency=1 ./*.test.mjs"
 fi
 
 if [ -d "$ROOT/samples/blog/test" ]; then

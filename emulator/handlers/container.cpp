@@ -1,4 +1,6 @@
 // /dbs/{db}/colls and /dbs/{db}/colls/{coll}
+#include <unordered_set>
+
 #include "charge/charge.h"
 #include "common/errors.h"
 #include "handlers/common.h"
@@ -158,6 +160,35 @@ void QuotaHeaders(Services& s, const store::Container& c, Result& r) {
   r.headers.emplace_back("x-ms-documentdb-collection-index-transformation-progress", "100");
 }
 
+// What a container read with x-ms-documentdb-populatepartitionstatistics: true adds to the body, in
+// the service's format: per physical partition its range id, storage (KB, rounded up), item count
+// and distinct partition keys. "partitionKeys" lists the service's largest logical partitions, and
+// only those beyond its reporting threshold (1 GB), which an emulator's never reach: always empty.
+void AddPartitionStatistics(Services& s, const store::Container& c, std::string& body) {
+  const int64_t now = s.clock.UnixSeconds();
+  const auto policy = c.settings()->items();
+  std::string stats = ",\"statistics\":[";
+  bool first = true;
+  for (const auto& p : c.partitions()) {
+    uint64_t count = 0, bytes = 0;
+    std::unordered_set<std::string_view> keys;
+    const auto items = p->Feed(0, 0, now, policy);
+    for (const auto& item : items) {
+      ++count;
+      bytes += item->size;
+      keys.insert(item->pk);
+    }
+    if (!first) stats += ",";
+    first = false;
+    stats += "{\"id\":";
+    json::WriteString(stats, p->range_id());
+    stats += ",\"sizeInKB\":" + std::to_string((bytes + 1023) / 1024) + ",\"documentCount\":" + std::to_string(count) +
+             ",\"sampledDistinctPartitionKeyCount\":" + std::to_string(keys.size()) + ",\"partitionKeys\":[]}";
+  }
+  stats += "]";
+  if (!body.empty() && body.back() == '}') body.insert(body.size() - 1, stats);
+}
+
 }  // namespace
 
 store::ContainerSettings StoredContainerSettings(const json::Value& doc) {
@@ -216,6 +247,7 @@ Result ReadContainer(Services& s, RequestContext& ctx) {
   r.body = c->ToJson();
   r.headers.emplace_back("etag", c->etag());
   if (ctx.BoolHeader("x-ms-documentdb-populatequotainfo")) QuotaHeaders(s, *c, r);
+  if (ctx.BoolHeader("x-ms-documentdb-populatepartitionstatistics")) AddPartitionStatistics(s, *c, r.body);
   r.charge = charge::MetadataRead();
   return r;
 }

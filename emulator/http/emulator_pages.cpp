@@ -1,6 +1,11 @@
 #include "http/emulator_pages.h"
 
+#include <cstdio>
+#include <functional>
+
+#include "http/explorer_assets.h"
 #include "json/json.h"
+#include "settings/settings.h"
 #include "util/util.h"
 
 namespace cosmos::http {
@@ -58,42 +63,120 @@ std::string Escape(std::string_view text) {
   return out;
 }
 
-std::string Page(const Config& config, const std::string& endpoint) {
-  const std::string key = Escape(config.master_key_b64);
+// The account's connection details as an HTML table: what an SDK needs. The key is shown only
+// when it is the published well-known one: a key of the user's own stays off an unauthenticated
+// page (the Data Explorer asks for it instead).
+std::string ConnectionTable(const Config& config, const std::string& endpoint) {
+  const bool well_known = config.master_key_b64 == settings::kWellKnownKey;
+  const std::string key = well_known ? Escape(config.master_key_b64) : "(the key the emulator was started with)";
   const std::string url = Escape(endpoint);
-  std::string html = R"(<!doctype html>
+  std::string html = "<table>\n<tr><th>Endpoint</th><td><code id=\"endpoint\">" + url + "</code></td></tr>\n";
+  html += "<tr><th>Key</th><td><code id=\"key\">" + key + "</code></td></tr>\n";
+  html += "<tr><th>Connection string</th><td><code id=\"connection-string\">AccountEndpoint=" + url +
+          ";AccountKey=" + key + ";</code></td></tr>\n";
+  html += "<tr><th>Consistency</th><td>" + Escape(config.consistency) + "</td></tr>\n";
+  html += "<tr><th>Protocol</th><td>" + Escape(config.protocol) + "</td></tr>\n";
+  if (!config.certificate_pem.empty()) {
+    html += "<tr><th>Certificate</th><td><a href=\"/_explorer/emulator.pem\">emulator.pem</a> (trust it to connect "
+            "over HTTPS)</td></tr>\n";
+  }
+  html += "<tr><th>Health</th><td><a href=\"/ready\">/ready</a>, <a href=\"/alive\">/alive</a></td></tr>\n";
+  html += "<tr><th>Request units</th><td><a href=\"/_emulator/stats\">/_emulator/stats</a></td></tr>\n</table>\n";
+  return html;
+}
+
+// What the Data Explorer reads at start (a JSON island in its page): the gateway endpoint, the key
+// when it is the well-known one (null otherwise), and the account's settings.
+std::string ExplorerConfig(const Config& config, const std::string& endpoint) {
+  std::string body = "{\"endpoint\":";
+  json::WriteString(body, endpoint);
+  body += ",\"key\":";
+  if (config.master_key_b64 == settings::kWellKnownKey) {
+    json::WriteString(body, config.master_key_b64);
+  } else {
+    body += "null";
+  }
+  body += ",\"consistency\":";
+  json::WriteString(body, config.consistency);
+  body += ",\"protocol\":";
+  json::WriteString(body, config.protocol);
+  body += ",\"certificate\":";
+  body += config.certificate_pem.empty() ? "false" : "true";
+  body += "}";
+  // Inside <script>, "</" could end the element early.
+  std::string safe;
+  for (size_t i = 0; i < body.size(); ++i) {
+    safe += body[i];
+    if (body[i] == '<' && i + 1 < body.size() && body[i + 1] == '/') safe += "\\";
+  }
+  return safe;
+}
+
+const EmbeddedFile* FindExplorerFile(std::string_view name) {
+  for (const auto& f : ExplorerFiles()) {
+    if (f.path == name) return &f;
+  }
+  return nullptr;
+}
+
+void ReplaceOnce(std::string& text, std::string_view marker, const std::string& with) {
+  auto at = text.find(marker);
+  if (at != std::string::npos) text.replace(at, marker.size(), with);
+}
+
+// The Data Explorer's page with this emulator's details filled in; without the bundled page (a
+// build with -DCOSMOS_BUILD_EXPLORER=OFF), the connection details alone.
+std::string Page(const Config& config, const std::string& endpoint) {
+  if (const auto* index = FindExplorerFile("index.html")) {
+    std::string html(index->data);
+    ReplaceOnce(html, "<!--connection-->", ConnectionTable(config, endpoint));
+    ReplaceOnce(html, "<!--config-->",
+                "<script id=\"config\" type=\"application/json\">" + ExplorerConfig(config, endpoint) + "</script>");
+    return html;
+  }
+  return R"(<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>cosmos-emulator</title>
 <style>body{font-family:system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;color:#222}
 code{background:#f3f3f3;padding:.1rem .3rem;border-radius:3px;word-break:break-all}th{text-align:left;padding-right:1rem;vertical-align:top}
 td,th{padding:.3rem 0}</style></head><body>
 <h1>cosmos-emulator is running</h1>
-<p>An Azure Cosmos DB (API for NoSQL) emulator. Point an SDK at the endpoint below with the key.</p>
-<table>
-<tr><th>Endpoint</th><td><code id="endpoint">)";
-  html += url;
-  html += R"(</code></td></tr>
-<tr><th>Key</th><td><code id="key">)";
-  html += key;
-  html += R"(</code></td></tr>
-<tr><th>Connection string</th><td><code id="connection-string">AccountEndpoint=)";
-  html += url + ";AccountKey=" + key + ";";
-  html += R"(</code></td></tr>
-<tr><th>Consistency</th><td>)";
-  html += Escape(config.consistency);
-  html += R"(</td></tr>
-<tr><th>Protocol</th><td>)";
-  html += Escape(config.protocol);
-  html += "</td></tr>\n";
-  if (!config.certificate_pem.empty()) {
-    html += R"(<tr><th>Certificate</th><td><a href="/_explorer/emulator.pem">emulator.pem</a> (trust it to connect over HTTPS)</td></tr>
-)";
+<p>An Azure Cosmos DB (API for NoSQL) emulator. Point an SDK at the endpoint below with the key.
+This build has no Data Explorer (built with -DCOSMOS_BUILD_EXPLORER=OFF).</p>
+)" + ConnectionTable(config, endpoint) +
+         "</body></html>\n";
+}
+
+const char* ContentTypeOf(std::string_view name) {
+  if (name.ends_with(".js")) return "text/javascript; charset=utf-8";
+  if (name.ends_with(".css")) return "text/css; charset=utf-8";
+  if (name.ends_with(".html")) return "text/html; charset=utf-8";
+  if (name.ends_with(".svg")) return "image/svg+xml";
+  return "application/octet-stream";
+}
+
+// A strong validator for an embedded file: FNV-1a over its bytes.
+std::string EtagOf(std::string_view data) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : data) h = (h ^ c) * 1099511628211ull;
+  char text[24];
+  std::snprintf(text, sizeof text, "\"%016llx\"", static_cast<unsigned long long>(h));
+  return text;
+}
+
+bool AcceptsGzip(const Request& req) {
+  auto h = req.find(beast_http::field::accept_encoding);
+  if (h == req.end()) return false;
+  // "gzip" listed and not refused with q=0.
+  for (auto part : util::Split(std::string_view(h->value().data(), h->value().size()), ',')) {
+    auto item = util::Trim(part);
+    auto semi = item.find(';');
+    auto coding = util::Trim(item.substr(0, semi));
+    if (!util::EqualsIgnoreCase(coding, "gzip")) continue;
+    if (semi == std::string_view::npos) return true;
+    auto q = util::Trim(item.substr(semi + 1));
+    return !(q == "q=0" || q == "q=0.0" || q == "q=0.00" || q == "q=0.000");
   }
-  html += R"(<tr><th>Health</th><td><a href="/ready">/ready</a>, <a href="/alive">/alive</a></td></tr>
-<tr><th>Request units</th><td><a href="/_emulator/stats">/_emulator/stats</a></td></tr>
-</table>
-</body></html>
-)";
-  return html;
+  return false;
 }
 
 void Set(Response& res, unsigned status, const char* content_type, std::string body) {
@@ -140,6 +223,33 @@ std::string GatewayEndpoint(const Config& config, std::string_view host_header, 
   return JoinEndpoint(scheme, host, port);
 }
 
+// One of the bundled files (app.js, app.css), with a validator (304 when the browser has it) and
+// the gzip copy when the browser takes it.
+void ServeExplorerFile(const Request& req, std::string_view name, Response& res) {
+  const EmbeddedFile* file = name == "index.html" || name.ends_with(".gz") ? nullptr : FindExplorerFile(name);
+  if (!file) {
+    Set(res, 404, "application/json",
+        ExplorerFiles().empty()
+            ? "{\"code\":\"NotFound\",\"message\":\"This emulator was built without the Data Explorer.\"}"
+            : "{\"code\":\"NotFound\",\"message\":\"The Data Explorer has no such file.\"}");
+    return;
+  }
+  const std::string etag = EtagOf(file->data);
+  const EmbeddedFile* gz = AcceptsGzip(req) ? FindExplorerFile(std::string(name) + ".gz") : nullptr;
+  if (auto inm = req.find(beast_http::field::if_none_match);
+      inm != req.end() && std::string_view(inm->value().data(), inm->value().size()) == etag) {
+    Set(res, 304, ContentTypeOf(name), "");
+    res.content_length(boost::none);
+  } else {
+    Set(res, 200, ContentTypeOf(name), std::string(gz ? gz->data : file->data));
+    if (gz) res.set(beast_http::field::content_encoding, "gzip");
+  }
+  // Kept by the browser, checked on every load: a new build is picked up at once.
+  res.set(beast_http::field::cache_control, "no-cache");
+  res.set(beast_http::field::etag, etag);
+  res.set(beast_http::field::vary, "Accept-Encoding");
+}
+
 std::string_view HostHeader(const Request& req) {
   auto host = req.find(beast_http::field::host);
   return host == req.end() ? std::string_view() : std::string_view(host->value().data(), host->value().size());
@@ -164,13 +274,17 @@ bool ServeEmulatorPage(const Config& config, const Request& req, bool secure, Re
     Set(res, 200, "application/x-pem-file", config.certificate_pem);
     return true;
   }
-  if (path == "/_explorer/index.html" || path == "/_explorer/" || path == "/_explorer") {
+  if (path == "/_explorer" || path.starts_with("/_explorer/")) {
     if (!config.explorer) {
       Set(res, 404, "application/json",
           "{\"code\":\"NotFound\",\"message\":\"The emulator's page is disabled (ENABLE_EXPLORER=false).\"}");
       return true;
     }
-    Set(res, 200, "text/html; charset=utf-8", Page(config, PublicEndpointFor(config, HostHeader(req), secure)));
+    if (path == "/_explorer/index.html" || path == "/_explorer/" || path == "/_explorer") {
+      Set(res, 200, "text/html; charset=utf-8", Page(config, PublicEndpointFor(config, HostHeader(req), secure)));
+      return true;
+    }
+    ServeExplorerFile(req, path.substr(std::string_view("/_explorer/").size()), res);
     return true;
   }
   return false;
@@ -184,7 +298,8 @@ Response HandleHealthPort(const Config& config, const Request& req) {
   return res;
 }
 
-Response HandleExplorerPort(const Config& config, const Request& req, bool secure) {
+Response HandleExplorerPort(const Config& config, const Request& req, bool secure,
+                            const std::function<Response()>& gateway) {
   Response res{beast_http::status::ok, req.version()};
   res.keep_alive(req.keep_alive());
   const std::string_view path = PathOf(req);
@@ -194,8 +309,9 @@ Response HandleExplorerPort(const Config& config, const Request& req, bool secur
     return res;
   }
   if (ServeEmulatorPage(config, req, secure, res)) return res;
-  Set(res, 404, "application/json", "{\"code\":\"NotFound\",\"message\":\"This port serves the emulator's page.\"}");
-  return res;
+  // The page's own requests: the REST API, answered as the gateway answers them (same keys, same
+  // handlers), so that the page needs no cross-origin access to the gateway's port.
+  return gateway();
 }
 
 }  // namespace cosmos::http

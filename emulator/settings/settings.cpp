@@ -12,9 +12,6 @@
 namespace cosmos::settings {
 namespace {
 
-constexpr const char* kWellKnownKey =
-    "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
-
 // Our variables: COSMOS_EMULATOR_ + the flag's name upper-cased, '-' as '_'.
 constexpr const char* kOurNames[] = {
     "host", "port", "protocol", "health-port", "enable-explorer", "explorer-port", "explorer-protocol", "key",
@@ -329,7 +326,7 @@ const char* ProtocolName(server::Protocol p) {
 
 Settings Parse(const std::vector<std::string>& args, const GetEnv& getenv) {
   Settings s;
-  s.key = kWellKnownKey;
+  s.key = std::string(kWellKnownKey);
   Parser p(s);
   // Ours first, then the official names (what harnesses set wins over an image's defaults),
   // then the flags.

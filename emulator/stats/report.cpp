@@ -43,6 +43,11 @@ void Report::Record(const Usage& u, double charge, int status) {
     cs.partitions = u.container->partitions().size();
     cs.all.Add(u, charge, status);
     cs.operations[u.operation].Add(u, charge, status);
+    for (auto* p : u.partitions) {
+      auto& share = cs.partition_shares[p->range_id()];
+      ++share.requests;
+      share.total += charge / static_cast<double>(u.partitions.size());
+    }
     if (!u.query.empty()) {
       Tally& q = cs.queries[u.query];
       q.Add(u, charge, status);
@@ -57,6 +62,11 @@ void Report::Record(const Usage& u, double charge, int status) {
 
 namespace {
 
+// Range ids in numeric order ("2" before "10").
+bool RangeIdLess(const std::string& x, const std::string& y) {
+  return x.size() != y.size() ? x.size() < y.size() : x < y;
+}
+
 void WriteTally(json::Value& out, const char* key_name, const std::string& key, const auto& t, size_t partitions,
                 json::Allocator& a) {
   out.SetObject();
@@ -70,9 +80,7 @@ void WriteTally(json::Value& out, const char* key_name, const std::string& key, 
   out.AddMember("failed", static_cast<uint64_t>(t.failed), a);
   json::Value ranges(rapidjson::kArrayType);
   std::vector<std::string> ids(t.ranges.begin(), t.ranges.end());
-  std::sort(ids.begin(), ids.end(), [](const std::string& x, const std::string& y) {
-    return x.size() != y.size() ? x.size() < y.size() : x < y;  // numeric order of range ids
-  });
+  std::sort(ids.begin(), ids.end(), RangeIdLess);
   for (auto& id : ids) ranges.PushBack(json::Value(id.c_str(), a), a);
   out.AddMember("partitionsTouched", ranges, a);
   out.AddMember("maxPartitionsPerRequest", static_cast<uint64_t>(t.max_partitions), a);
@@ -109,6 +117,19 @@ std::string Report::ToJson() const {
     };
     tallies("operations", "operation", cs.operations);
     tallies("queries", "query", cs.queries);
+    std::vector<std::string> ids;
+    for (const auto& [id, share] : cs.partition_shares) ids.push_back(id);
+    std::sort(ids.begin(), ids.end(), RangeIdLess);
+    json::Value partitions(rapidjson::kArrayType);
+    for (const auto& id : ids) {
+      const auto& share = cs.partition_shares.at(id);
+      json::Value entry(rapidjson::kObjectType);
+      entry.AddMember("id", json::Value(id.c_str(), a), a);
+      entry.AddMember("requests", share.requests, a);
+      entry.AddMember("totalRU", charge::Round2(share.total), a);
+      partitions.PushBack(entry, a);
+    }
+    c.AddMember("partitions", partitions, a);
     containers.PushBack(c, a);
   }
   d.AddMember("containers", containers, a);

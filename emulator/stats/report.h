@@ -60,6 +60,13 @@ class Report {
     Tally all;
     std::map<std::string, Tally> operations;
     std::map<std::string, Tally> queries;
+    // Per physical partition (range id): requests that touched it, and its share of their charges
+    // (a request that touched n partitions counts 1/n of its charge on each).
+    struct PartitionShare {
+      uint64_t requests = 0;
+      double total = 0;
+    };
+    std::map<std::string, PartitionShare> partition_shares;
     std::set<std::string> warned;
   };
 

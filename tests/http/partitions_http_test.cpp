@@ -146,6 +146,42 @@ TEST_F(PartitionsTest, ItemsArePlacedByEffectivePartitionKey) {
   EXPECT_EQ(gone.Substatus(), "1002");
 }
 
+// x-ms-documentdb-populatepartitionstatistics: the container's body gains "statistics", one entry
+// per physical partition: its range id, item count, storage and distinct partition keys.
+TEST_F(PartitionsTest, PartitionStatisticsOnAContainerRead) {
+  MakePartitioned("c", 2);
+  auto ranges = Ranges("c");
+  std::map<std::string, std::pair<uint64_t, uint64_t>> expected;  // range -> items, bytes
+  std::map<std::string, std::set<std::string>> keys;
+  for (int i = 0; i < 20; ++i) {
+    const std::string key = "k" + std::to_string(i % 7);
+    auto r = CreateDoc("db", "c", "{\"id\":\"d" + std::to_string(i) + "\",\"pk\":\"" + key + "\"}", "[\"" + key + "\"]");
+    ASSERT_EQ(r.status(), 201) << r;
+    const std::string range = r.Header("x-ms-documentdb-partitionkeyrangeid");
+    expected[range].first += 1;
+    expected[range].second += r.Json().IsObject() ? json::Write(r.Json()).size() : 0;
+    keys[range].insert(key);
+  }
+  auto plain = Get("/dbs/db/colls/c");
+  ASSERT_EQ(plain.status(), 200);
+  EXPECT_FALSE(plain.Json().HasMember("statistics"));
+  auto r = Get("/dbs/db/colls/c", {{"x-ms-documentdb-populatepartitionstatistics", "true"}});
+  ASSERT_EQ(r.status(), 200) << r;
+  EXPECT_EQ(r.Charge(), plain.Charge());
+  auto d = r.Json();
+  ASSERT_TRUE(d["statistics"].IsArray()) << r;
+  ASSERT_EQ(d["statistics"].Size(), 2u);
+  for (unsigned i = 0; i < 2; ++i) {
+    const auto& st = d["statistics"][i];
+    const std::string id = std::to_string(i);
+    EXPECT_EQ(std::string(st["id"].GetString()), id);
+    EXPECT_EQ(st["documentCount"].GetUint64(), expected[id].first) << id;
+    EXPECT_EQ(st["sizeInKB"].GetUint64(), (expected[id].second + 1023) / 1024) << id;
+    EXPECT_EQ(st["sampledDistinctPartitionKeyCount"].GetUint64(), keys[id].size()) << id;
+    EXPECT_TRUE(st["partitionKeys"].IsArray() && st["partitionKeys"].Empty());
+  }
+}
+
 TEST_F(PartitionsTest, EpkHeadersNarrowARange) {
   MakePartitioned("c", 2);
   std::vector<std::string> keys;
@@ -327,6 +363,19 @@ TEST_F(PartitionsTest, StatsReportPerOperationAndQueryShapeAndWarnOnceOnFanOut) 
   EXPECT_TRUE(fan["fanOutToAllPartitions"].GetBool());
   EXPECT_EQ(fan["partitionsTouched"].Size(), 3u);
   EXPECT_FALSE(c["queries"][0]["fanOutToAllPartitions"].GetBool());
+  // Per physical partition: the requests that touched it and its share of their charges; the
+  // shares add up to the total (six creates on one partition each, two queries on all three, one
+  // scoped query on one).
+  ASSERT_EQ(c["partitions"].Size(), 3u);
+  uint64_t touches = 0;
+  double shares = 0;
+  for (unsigned i = 0; i < 3; ++i) {
+    EXPECT_EQ(std::string(c["partitions"][i]["id"].GetString()), std::to_string(i));
+    touches += c["partitions"][i]["requests"].GetUint64();
+    shares += c["partitions"][i]["totalRU"].GetDouble();
+  }
+  EXPECT_EQ(touches, 13u);
+  EXPECT_NEAR(shares, total, 0.03);
   // DELETE resets the report and needs a master key (signed as type "_emulator", link
   // "_emulator/stats"); reading it needs none.
   http::Request del{bh::verb::delete_, "/_emulator/stats", 11};
