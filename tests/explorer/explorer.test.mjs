@@ -480,11 +480,13 @@ describe("scripts and users", () => {
     const page = await open(t, `${env.endpoint}_explorer/#/db/${db}/c/${coll}/settings`);
     await page.waitForSelector("#settings-ttl");
     await fill(page, "#settings-ttl", "3600");
+    await fill(page, "#settings-retention", "60");
     await typeInEditor(page, "#settings-indexing", '{"indexingMode": "consistent", "includedPaths": [{"path": "/name/?"}], "excludedPaths": [{"path": "/*"}]}');
     await page.click("#settings-save");
     await until(page, () => [...document.querySelectorAll("[role=status]")].some((e) => e.textContent.startsWith("Saved: ")));
     const { resource } = await container.read();
     assert.equal(resource.defaultTtl, 3600);
+    assert.deepEqual(resource.changeFeedPolicy, { retentionDuration: 60 });
     assert.deepEqual(resource.indexingPolicy.includedPaths.map((p) => p.path), ["/name/?"]);
     await typeInEditor(page, "#settings-indexing", '{"indexingMode": "sometimes"}');
     await page.click("#settings-save");
@@ -493,6 +495,11 @@ describe("scripts and users", () => {
     const direct = await rawRequest(env, { method: "PUT", path: `/dbs/${db}/colls/${coll}`, body });
     assert.equal(direct.status, 400);
     assert.equal(await text(page, "#settings-error"), `400 ${direct.json.code}: ${plain(direct.json.message)}`);
+    // Deleting the container (after a confirmation) leads back to its database.
+    page.on("dialog", (d) => d.accept());
+    await page.click("#settings-delete");
+    await until(page, (d) => document.querySelector("main h1")?.textContent === `Database ${d}`, db);
+    await assert.rejects(container.read(), (e) => e.code === 404);
   });
 });
 

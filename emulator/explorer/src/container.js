@@ -2,7 +2,7 @@
 // physical partitions (key ranges, items, storage and the request units spent on each), and its
 // change feed as a live list.
 import { useEffect, useRef, useState } from "preact/hooks";
-import { html, ErrorNote, Field, useLoad, ru, partitionKeyOf } from "./ui.js";
+import { html, ErrorNote, Field, useLoad, ru, partitionKeyOf, changed, go } from "./ui.js";
 import { request, link, readAll } from "./rest.js";
 import { sdk, sdkClient } from "./sdk.js";
 import { Editor } from "./editor.js";
@@ -49,6 +49,7 @@ export function SettingsView({ db, coll, container, reloadContainer }) {
   const [indexing, setIndexing] = useState(pretty(container.indexingPolicy));
   const [computed, setComputed] = useState(pretty(container.computedProperties ?? []));
   const [ttl, setTtl] = useState(container.defaultTtl === undefined ? "" : String(container.defaultTtl));
+  const [retention, setRetention] = useState(String(container.changeFeedPolicy?.retentionDuration ?? ""));
   const [error, setError] = useState(null);
   const [status, setStatus] = useState(null);
   const save = async () => {
@@ -67,10 +68,23 @@ export function SettingsView({ db, coll, container, reloadContainer }) {
     }
     if (ttl === "") delete body.defaultTtl;
     else body.defaultTtl = Number(ttl);
+    if (retention === "") delete body.changeFeedPolicy;
+    else body.changeFeedPolicy = { ...(body.changeFeedPolicy ?? {}), retentionDuration: Number(retention) };
     try {
       const res = await request({ method: "PUT", path: link("dbs", db, "colls", coll), body });
       setStatus(`Saved: ${ru(res.charge)}`);
       reloadContainer();
+    } catch (e) {
+      setError(e);
+    }
+  };
+  const remove = async () => {
+    if (!confirm(`Delete container ${coll} and its items?`)) return;
+    setError(null);
+    try {
+      await request({ method: "DELETE", path: link("dbs", db, "colls", coll) });
+      changed();
+      go(`#/db/${encodeURIComponent(db)}`);
     } catch (e) {
       setError(e);
     }
@@ -80,18 +94,21 @@ export function SettingsView({ db, coll, container, reloadContainer }) {
       <dt>Partition key</dt><dd><code>${container.partitionKey?.paths?.join(", ")}</code> (${container.partitionKey?.kind}, version ${container.partitionKey?.version ?? 1})</dd>
       <dt>Resource id</dt><dd><code>${container._rid}</code></dd>
       <dt>Unique keys</dt><dd><code>${JSON.stringify(container.uniqueKeyPolicy?.uniqueKeys ?? [])}</code></dd>
-      <dt>Change feed policy</dt><dd><code>${JSON.stringify(container.changeFeedPolicy ?? {})}</code></dd>
       <dt>Conflict resolution</dt><dd><code>${JSON.stringify(container.conflictResolutionPolicy ?? {})}</code></dd>
     </dl>
     <${Throughput} container=${container} />
     <${Field} label="Default time to live (seconds; -1: on, no default; empty: off)" id="settings-ttl">
       <input id="settings-ttl" type="number" min="-1" value=${ttl} onInput=${(e) => setTtl(e.target.value)} />
     <//>
+    <${Field} label="Change feed retention for all versions and deletes (minutes; empty: latest version only)" id="settings-retention">
+      <input id="settings-retention" type="number" min="0" value=${retention} onInput=${(e) => setRetention(e.target.value)} />
+    <//>
     <h2>Indexing policy</h2>
     <${Editor} lang="json" label="Indexing policy" id="settings-indexing" value=${indexing} onChange=${setIndexing} rows=${12} />
     <h2>Computed properties</h2>
     <${Editor} lang="json" label="Computed properties" id="settings-computed" value=${computed} onChange=${setComputed} rows=${4} />
-    <p><button class="primary" onClick=${save} id="settings-save">Save settings</button></p>
+    <p class="toolbar"><button class="primary" onClick=${save} id="settings-save">Save settings</button>
+      <button class="danger" onClick=${remove} id="settings-delete">Delete container</button></p>
     <${ErrorNote} error=${error} id="settings-error" />
     ${status ? html`<p role="status">${status}</p>` : null}
     <details><summary>The container as the service returns it</summary><pre class="results">${pretty(container)}</pre></details>

@@ -2,7 +2,7 @@
 // through the REST API like any client, signing each request with the account key in the browser.
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { html, ErrorNote, useLoad, ru, Field, go } from "./ui.js";
+import { html, ErrorNote, useLoad, ru, Field, go, changed, useChanges } from "./ui.js";
 import { request, link, readAll, setKey, currentKey, requestLog, onLog, errorText } from "./rest.js";
 import { ItemsView } from "./items.js";
 import { QueryView } from "./query.js";
@@ -16,21 +16,6 @@ const connectionHtml = document.getElementById("connection")?.innerHTML ?? "";
 const KEY_STORE = "cosmos-emulator-explorer-key";
 // Why the page cannot sign (no Web Crypto outside a secure context, a key that is not base64).
 let startupProblem = null;
-
-// The tree and the views refresh together after a change to databases or containers.
-const changes = new Set();
-export function changed() {
-  for (const fn of changes) fn();
-}
-function useChanges() {
-  const [n, setN] = useState(0);
-  useEffect(() => {
-    const fn = () => setN((x) => x + 1);
-    changes.add(fn);
-    return () => changes.delete(fn);
-  }, []);
-  return n;
-}
 
 function useRoute() {
   const [hash, setHash] = useState(location.hash);

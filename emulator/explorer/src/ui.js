@@ -56,3 +56,19 @@ export function Field({ label, id, children, hint }) {
 export function go(route) {
   location.hash = route;
 }
+
+// The tree and the views refresh together after a change to databases or containers.
+const changes = new Set();
+export function changed() {
+  for (const fn of changes) fn();
+}
+/** A counter that moves on every changed(): a dependency for what lists databases or containers. */
+export function useChanges() {
+  const [n, setN] = useState(0);
+  useEffect(() => {
+    const fn = () => setN((x) => x + 1);
+    changes.add(fn);
+    return () => changes.delete(fn);
+  }, []);
+  return n;
+}
