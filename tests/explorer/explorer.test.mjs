@@ -401,7 +401,7 @@ describe("what other explorers do not show", () => {
     await shot(page, "partitions");
   });
 
-  test("the RU report as charts, with fan-out warnings and throttling", async (t) => {
+  test("the RU report as charts, with fan-out warnings", async (t) => {
     const items = Array.from({ length: 6 }, (_, i) => ({ id: `i${i}`, pk: `k${i}`, city: "Oslo" }));
     const { coll, container } = await containerWith(2, items);
     const page = await open(t, `${env.endpoint}_explorer/#/stats`);
@@ -412,6 +412,27 @@ describe("what other explorers do not show", () => {
     const legend = await page.$$eval("#chart-operations .u-series .u-label", (ls) => ls.map((l) => l.textContent));
     assert.ok(legend.includes("create"), legend.join());
     await shot(page, "ru-report");
+  });
+
+  test("throttling: the 429s of a rate-limited emulator, counted and charted", async (t) => {
+    const limited = await startEmulator(["--rate-limit", "on"]);
+    t.after(() => limited.stop());
+    await newClient(limited).databases.create({ id: "rl" });
+    const made = await rawRequest(limited, { method: "POST", path: "/dbs/rl/colls", body: { id: "c", partitionKey: { paths: ["/pk"], version: 2 } }, headers: { "x-ms-offer-throughput": "400" } });
+    assert.equal(made.status, 201, made.text);
+    const page = await open(t, `${limited.endpoint}_explorer/#/stats`);
+    await page.waitForSelector("#chart-throttling");
+    // Writes of 20 KB each, sent without retrying, spend the second's 400 RU at once.
+    const statuses = await Promise.all(Array.from({ length: 40 }, (_, i) => rawRequest(limited, {
+      method: "POST", path: "/dbs/rl/colls/c/docs", body: { id: `d${i}`, pk: "p", pad: "x".repeat(20000) }, headers: { "x-ms-documentdb-partitionkey": '["p"]' },
+    }).then((r) => r.status)));
+    const throttled = statuses.filter((x) => x === 429).length;
+    assert.ok(throttled > 0, statuses.join());
+    await until(page, (n) => document.querySelector("#stats-containers tbody td.warn")?.textContent === String(n), throttled);
+    const report = await (await fetch(limited.endpoint + "_emulator/stats")).json();
+    assert.equal(report.containers[0].total.throttled, throttled);
+    const legend = await page.$$eval("#chart-throttling .u-series .u-label", (ls) => ls.map((l) => l.textContent));
+    assert.deepEqual(legend.slice(1), ["429 answers"]);
   });
 
   test("the change feed as a live list", async (t) => {

@@ -1,6 +1,6 @@
-// The RU report (/_emulator/stats) as charts: request units per operation and per query shape over
-// time (sampled every two seconds while the page is open), throttling, and the queries that fanned
-// out to every physical partition.
+// The RU report (/_emulator/stats) as charts: request units per operation and per query shape, and
+// throttled requests, over time (sampled every two seconds while the page is open), per-container
+// totals, and the queries that fanned out to every physical partition.
 import { useEffect, useRef, useState } from "preact/hooks";
 import uPlot from "uplot";
 import { html, ErrorNote, ru } from "./ui.js";
@@ -10,7 +10,8 @@ const COLORS = ["#0b6bcb", "#c2410c", "#15803d", "#9333ea", "#b91c1c", "#0f766e"
 const INTERVAL_MS = 2000;
 const KEEP = 300; // samples: ten minutes
 
-// Samples kept while the page is open: {t (seconds), ops: {name: totalRU}, queries: {...}, throttled}.
+// Samples kept while the page is open: {t (seconds), ops: {name: totalRU}, queries: {...},
+// throttles: {"429 answers": count}}, each a running total.
 const samples = [];
 let latest = null;
 const subscribers = new Set();
@@ -23,11 +24,11 @@ async function sample() {
   } catch (e) {
     latest = { report: latest?.report, error: e };
   }
-  const s = { t: Date.now() / 1000, ops: {}, queries: {}, throttled: 0 };
+  const s = { t: Date.now() / 1000, ops: {}, queries: {}, throttles: { "429 answers": 0 } };
   for (const c of latest.report?.containers ?? []) {
     for (const o of c.operations ?? []) s.ops[o.operation] = (s.ops[o.operation] ?? 0) + o.totalRU;
     for (const q of c.queries ?? []) s.queries[q.query] = (s.queries[q.query] ?? 0) + q.totalRU;
-    s.throttled += c.total?.throttled ?? 0;
+    s.throttles["429 answers"] += c.total?.throttled ?? 0;
   }
   samples.push(s);
   if (samples.length > KEEP) samples.shift();
@@ -53,7 +54,7 @@ function useSamples() {
   }, []);
 }
 
-/** RU spent in each interval, per name, for the `top` names that spent most. */
+/** What each interval added, per name, for the `top` names with the largest totals. */
 function rates(field, top) {
   const last = samples[samples.length - 1]?.[field] ?? {};
   const names = Object.keys(last).sort((a, b) => last[b] - last[a]).slice(0, top);
@@ -62,7 +63,7 @@ function rates(field, top) {
   return { names, times, series };
 }
 
-function Chart({ title, id, data }) {
+function Chart({ title, id, data, unit = "RU per 2 s" }) {
   const host = useRef(null);
   const plot = useRef(null);
   const key = data.names.join("\n");
@@ -74,7 +75,7 @@ function Chart({ title, id, data }) {
         width,
         height: 220,
         series: [{}, ...data.names.map((n, i) => ({ label: n.length > 60 ? n.slice(0, 57) + "..." : n, stroke: COLORS[i % COLORS.length], width: 2 }))],
-        axes: [{}, { label: "RU per 2 s" }],
+        axes: [{}, { label: unit }],
         scales: { x: { time: true } },
       },
       [data.times, ...data.series],
@@ -112,6 +113,7 @@ export function StatsView() {
     <div class="toolbar"><button onClick=${reset} class="danger">Reset the report</button></div>
     <${Chart} title="Request units per operation" id="chart-operations" data=${rates("ops", 8)} />
     <${Chart} title="Request units per query shape" id="chart-queries" data=${rates("queries", 6)} />
+    <${Chart} title="Throttled requests" id="chart-throttling" data=${rates("throttles", 1)} unit="429s per 2 s" />
     <table class="grid" aria-label="Containers" id="stats-containers">
       <thead><tr><th scope="col">Container</th><th scope="col">Partitions</th><th scope="col">Requests</th><th scope="col">RU</th><th scope="col">Mean</th><th scope="col">Throttled (429)</th><th scope="col">Failed</th></tr></thead>
       <tbody>${containers.map(
