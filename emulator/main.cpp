@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "faults/faults.h"
 #include "http/context.h"
 #include "http/emulator_pages.h"
 #include "http/pipeline.h"
@@ -371,7 +372,19 @@ int main(int argc, char** argv) {
     if (level >= LogLevel::kWarn) Line(std::cerr, "cosmos-emulator: " + line);
   });
   cosmos::util::WallClock wall_clock;
-  cosmos::http::Services services{account, config, limiter, stats, wall_clock};
+  cosmos::faults::Injector faults;
+  if (!s.faults_path.empty()) {
+    try {
+      std::ifstream in(s.faults_path, std::ios::binary);
+      if (!in) Fail("--faults: cannot read " + s.faults_path);
+      std::ostringstream text;
+      text << in.rdbuf();
+      faults.AddAll(text.str());
+    } catch (const cosmos::CosmosError& e) {
+      Fail("--faults: " + s.faults_path + ": " + e.what());
+    }
+  }
+  cosmos::http::Services services{account, config, limiter, stats, wall_clock, &faults};
 
   // Persistence: recover what the data directory holds before anything is served.
   std::unique_ptr<cosmos::persist::Persistence> persistence;

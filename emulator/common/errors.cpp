@@ -126,4 +126,12 @@ CosmosError NonFiniteNumber() {
                      "NaN).\"}]}");
 }
 
+CosmosError TooManyRequests(int64_t retry_after_ms) {
+  CosmosError e(429, 3200, "TooManyRequests",
+                Wrap("Request rate is large. More Request Units may be needed, so no changes were made. Please "
+                     "retry this request later. Learn more: http://aka.ms/cosmosdb-error-429"));
+  e.retry_after_ms = static_cast<int>(retry_after_ms);
+  return e;
+}
+
 }  // namespace cosmos::errors

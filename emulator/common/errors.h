@@ -2,6 +2,7 @@
 // Thrown by any layer below HTTP; the pipeline turns it into the {"code","message"} body.
 #pragma once
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -56,6 +57,8 @@ CosmosError ItemConflict();
 CosmosError PreconditionFailed();
 CosmosError RequestTooLarge();
 CosmosError NotImplemented(const std::string& what);
+// 429/3200: the request units of the moment are spent (the rate limiter, fault injection).
+CosmosError TooManyRequests(int64_t retry_after_ms);
 CosmosError Internal(const std::string& what);
 
 // Query errors in the service's form: {"errors":[{"severity":"Error","location":{start,end},"code","message"}]}.

@@ -5,6 +5,7 @@
 
 #include "charge/charge.h"
 #include "common/errors.h"
+#include "http/inject.h"
 #include "query/executor.h"
 #include "query/parse_cache.h"
 #include "store/epk.h"
@@ -298,6 +299,7 @@ void Admit(http::Services& s, http::RequestContext& ctx, const store::ContainerP
   u.by_range = !ctx.Header("x-ms-documentdb-partitionkey") && ctx.Header("x-ms-documentdb-partitionkeyrangeid");
   auto cont = ctx.Header("x-ms-continuation");
   u.first_page = !cont || cont->empty();
+  http::InjectFault(s, ctx, u.partitions);
   const bool read = ctx.verb() == http::beast_http::verb::get || u.operation == "query";
   if (read) CheckSessionToken(ctx, u.partitions);
   if (check_budget) s.limiter.Admit(*c, u.partitions);

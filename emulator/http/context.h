@@ -15,6 +15,10 @@
 #include "throughput/limiter.h"
 #include "util/clock.h"
 
+namespace cosmos::faults {
+class Injector;
+}
+
 namespace cosmos::http {
 
 namespace beast_http = boost::beast::http;
@@ -58,6 +62,7 @@ struct Services {
   const throughput::RateLimiter& limiter;
   stats::Report& stats;
   util::WallClock& clock;  // item timestamps, time to live, change-feed start times
+  faults::Injector* faults = nullptr;  // fault-injection rules (docs/faults.md); null: none
 };
 
 // What a request asks for beyond its verb and path.
@@ -110,6 +115,8 @@ class RequestContext {
   // What the request used (container, partitions, operation), filled in by the handler once it
   // has routed the request; the pipeline charges it to the rate limiter and the RU report.
   stats::Usage usage;
+  // Milliseconds the answer waits before it is sent (a ResponseDelay fault); 0: none.
+  int64_t response_delay_ms = 0;
 
  private:
   const Request& raw_;

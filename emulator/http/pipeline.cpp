@@ -9,12 +9,15 @@
 #include <optional>
 
 #include "common/errors.h"
+#include "faults/faults.h"
 #include "http/auth.h"
 #include "http/emulator_pages.h"
+#include "http/inject.h"
 #include "http/rid_links.h"
 #include "http/routes.h"
 #include "json/json.h"
 #include "seed/seed.h"
+#include "server/server.h"
 #include "util/util.h"
 
 namespace cosmos::http {
@@ -24,6 +27,7 @@ constexpr std::string_view kHealthPath = "/_health";
 constexpr std::string_view kStatsPath = "/_emulator/stats";
 constexpr std::string_view kClockPath = "/_emulator/clock";
 constexpr std::string_view kImportPath = "/_emulator/import";
+constexpr std::string_view kFaultsPath = "/_emulator/faults";
 // The furthest one POST may move the clock: ten years.
 constexpr int64_t kMaxAdvanceMs = int64_t{10} * 366 * 24 * 3600 * 1000;
 // The furthest all POSTs together may move it from where it started: a hundred years (the
@@ -190,13 +194,49 @@ void AuthenticateEmulatorWrite(Services& services, const Request& req, std::stri
         "retry with another authorization header.");
 }
 
+// /_emulator/faults (docs/faults.md), every verb signed with a master key: GET lists the rules,
+// POST adds one (201, the rule as kept), DELETE removes them all, DELETE .../{id} one (404 when
+// there is none of that id).
+void FaultsEndpoint(Services& services, const Request& req, std::string_view target, std::string_view path,
+                    Response& res) {
+  if (!services.faults) throw errors::NotImplemented("Fault injection is not available here.");
+  AuthenticateEmulatorWrite(services, req, target);
+  const auto verb = req.method();
+  if (path == kFaultsPath) {
+    if (verb == beast_http::verb::get) {
+      res.body() = services.faults->ListJson();
+    } else if (verb == beast_http::verb::post) {
+      json::Document d;
+      if (json::Parse(req.body(), d) != json::ParseStatus::kOk)
+        throw errors::BadRequest("The body must be a fault rule: a JSON object (docs/faults.md).");
+      res.body() = services.faults->Add(d);
+      res.result(beast_http::status::created);
+    } else if (verb == beast_http::verb::delete_) {
+      services.faults->Clear();
+      res.result(beast_http::status::no_content);
+    } else {
+      throw errors::MethodNotAllowed();
+    }
+    return;
+  }
+  std::vector<std::string> segments;
+  if (!SplitPath(target, segments) || segments.size() != 3) throw errors::InvalidUrl();
+  if (verb != beast_http::verb::delete_) throw errors::MethodNotAllowed();
+  if (!services.faults->Remove(segments[2]))
+    throw CosmosError(404, 0, "NotFound", "There is no fault rule '" + segments[2] + "'.");
+  res.result(beast_http::status::no_content);
+}
+
 // The emulator's own endpoints: health, the RU report (docs/emulator-stats.md), the clock
 // (docs/change-feed.md) and loading items (docs/seeding.md). Reading them is open; changing them
 // needs a master key.
 bool EmulatorEndpoint(Services& services, const Request& req, std::string_view target, Response& res,
                       const std::string& activity_id) {
   const auto verb = req.method();
-  if (target.substr(0, target.find('?')) == kImportPath) {
+  const std::string_view path = target.substr(0, target.find('?'));
+  if (path == kFaultsPath || path.starts_with(std::string(kFaultsPath) + "/")) {
+    FaultsEndpoint(services, req, target, path, res);
+  } else if (path == kImportPath) {
     if (verb != beast_http::verb::post) throw errors::MethodNotAllowed();
     AuthenticateEmulatorWrite(services, req, target);
     seed::ImportResult imported = seed::Import(services, target, req.body());
@@ -373,6 +413,9 @@ Response HandleRequest(Services& services, const Request& req, bool secure, cons
     if (token) AuthorizeResourceToken(services, *ctx, *token);
     CheckConsistency(*ctx, services.config);
     CheckIntendedContainer(services, *ctx);
+    // Faults for metadata requests; data-plane ones are injected where they reach their
+    // partitions (handlers::Admit), so that rules may name ranges.
+    if (!faults::IsDataPlane(FaultOperationType(*ctx))) InjectFault(services, *ctx, {});
     Result result = handler(services, *ctx);
     if (auto* journal = services.account.journal(); journal && result.status >= 200 && result.status < 300) {
       std::optional<std::string> db = ChangedDatabase(services, req.method(), op, ctx->segments());
@@ -396,7 +439,11 @@ Response HandleRequest(Services& services, const Request& req, bool secure, cons
       res.set(beast_http::field::content_type, "application/json");
       res.body() = std::move(result.body);
     }
+    if (ctx->response_delay_ms > 0) res.set(server::kDelayMsHeader, std::to_string(ctx->response_delay_ms));
     res.prepare_payload();
+    return res;
+  } catch (const DropConnection&) {
+    res.set(server::kDropHeader, "1");
     return res;
   } catch (const CosmosError& e) {
     if (ctx) Account(services, *ctx, e.charge, e.status);
@@ -406,6 +453,7 @@ Response HandleRequest(Services& services, const Request& req, bool secure, cons
     if (e.substatus) res.set("x-ms-substatus", std::to_string(e.substatus));
     if (e.retry_after_ms) res.set("x-ms-retry-after-ms", std::to_string(e.retry_after_ms));
     for (const auto& [name, value] : e.headers) res.set(name, value);
+    if (ctx && ctx->response_delay_ms > 0) res.set(server::kDelayMsHeader, std::to_string(ctx->response_delay_ms));
     res.body() = ErrorBody(e.code, e.what(), activity_id, e.additional_error_info);
     res.prepare_payload();
     return res;

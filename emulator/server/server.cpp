@@ -223,6 +223,22 @@ struct Server::Impl {
         }
       }
       if (on_worker) res = co_await OnWorker(listener, stream, req, connection);
+      if (res.find(kDropHeader) != res.end()) {
+        // Closed without an answer: a reset, as a connection lost on the way looks to the client.
+        beast::error_code ignored;
+        tcp_layer.socket().set_option(asio::socket_base::linger(true, 0), ignored);
+        tcp_layer.socket().close(ignored);
+        co_return;
+      }
+      if (auto delay = res.find(kDelayMsHeader); delay != res.end()) {
+        const auto ms = util::ParseInteger<int64_t>(std::string_view(delay->value().data(), delay->value().size()));
+        res.erase(kDelayMsHeader);
+        if (ms && *ms > 0) {
+          asio::steady_timer wait(co_await asio::this_coro::executor);
+          wait.expires_after(std::chrono::milliseconds(std::min<int64_t>(*ms, 60000)));
+          co_await wait.async_wait(kNoThrow);
+        }
+      }
       res.keep_alive(keep_alive && !stopping);
       tcp_layer.expires_after(options.body_timeout);
       auto [ec_w, n_w] = co_await beast_http::async_write(stream, res, kNoThrow);

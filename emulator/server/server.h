@@ -55,6 +55,12 @@ struct Connection {
   const std::atomic<bool>* cancelled = nullptr;
 };
 
+// Response headers a handler may set for the server to act on; the server removes them before
+// writing. kDelayMsHeader: wait that many milliseconds (at most a minute) before writing, without
+// holding a thread. kDropHeader: close the connection without writing anything (a reset).
+inline constexpr const char* kDelayMsHeader = "x-server-delay-ms";
+inline constexpr const char* kDropHeader = "x-server-drop-connection";
+
 using RequestHandler = std::function<Response(const Request&, const Connection&)>;
 // True for requests the handler answers at once without waiting on anything (health probes):
 // those are answered on the I/O thread; every other request goes to the worker pool.

@@ -18,7 +18,7 @@ constexpr const char* kOurNames[] = {
     "key-file", "secondary-key", "readonly-key", "secondary-readonly-key", "threads", "workers", "max-connections", "consistency", "max-body-bytes", "header-timeout-ms", "body-timeout-ms",
     "handshake-timeout-ms", "partition-count", "rate-limit", "script-timeout-ms", "script-memory-mb",
     "query-page-timeout-ms", "query-memory-mb", "query-indexes", "query-threads",
-    "log-level", "cert", "cert-key", "cert-secret", "cert-san", "data-path", "data-dir", "durability", "cert-export", "gateway-endpoint", "seed", "seed-errors"};
+    "log-level", "cert", "cert-key", "cert-secret", "cert-san", "data-path", "data-dir", "durability", "cert-export", "gateway-endpoint", "seed", "seed-errors", "faults"};
 
 // The official images' variables and the flag each one sets.
 struct Official {
@@ -171,6 +171,9 @@ class Parser {
       const std::string v = Lower(Trim(value));
       if (v != "fail" && v != "skip") Fail("must be fail or skip");
       s_.seed_skip_errors = v == "skip";
+    } else if (name == "faults") {
+      if (value.empty()) Fail("names no file");
+      s_.faults_path = value;
     } else if (name == "cert-export") {
       s_.cert_export_path = value;
     } else if (name == "gateway-endpoint") {
@@ -427,6 +430,11 @@ Seeding (docs/seeding.md)
                            its data files (.json, .jsonl, .ndjson)
   --seed-errors E          fail (default): a bad item stops the start (exit 2) and
                            nothing is loaded; skip: load the others, list the bad ones
+
+Fault injection (docs/faults.md)
+  --faults FILE            fault-injection rules to start with (a JSON array of the
+                           rules POST /_emulator/faults takes); a bad rule stops the
+                           start (exit 2)
 
 Account and behaviour
   --key BASE64             account master key (default: the well-known key)      AZURE_COSMOS_EMULATOR_KEY

@@ -73,6 +73,7 @@ struct Settings {
   // Seeding (docs/seeding.md): a directory holding manifest.json, or a manifest file; empty: none.
   std::string seed_path;
   bool seed_skip_errors = false;  // --seed-errors skip: load the good items, report the others
+  std::string faults_path;        // --faults: fault-injection rules to start with (docs/faults.md)
   PublicEndpoint public_endpoint;
   bool health_check = false;  // --health-check: probe a running emulator and exit
   bool help = false;

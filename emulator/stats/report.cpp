@@ -12,6 +12,7 @@ void Report::Tally::Add(const Usage& u, double charge, int status) {
   if (u.first_page) ++executions;
   if (status == 429) ++throttled;
   else if (status >= 400) ++failed;
+  if (u.injected) ++injected;
   total += charge;
   max = std::max(max, charge);
   for (auto* p : u.partitions) {
@@ -78,6 +79,7 @@ void WriteTally(json::Value& out, const char* key_name, const std::string& key, 
   out.AddMember("maxRU", charge::Round2(t.max), a);
   out.AddMember("throttled", static_cast<uint64_t>(t.throttled), a);
   out.AddMember("failed", static_cast<uint64_t>(t.failed), a);
+  out.AddMember("injectedFaults", static_cast<uint64_t>(t.injected), a);
   json::Value ranges(rapidjson::kArrayType);
   std::vector<std::string> ids(t.ranges.begin(), t.ranges.end());
   std::sort(ids.begin(), ids.end(), RangeIdLess);

@@ -25,6 +25,7 @@ struct Usage {
   bool by_range = false;    // addressed one range by x-ms-documentdb-partitionkeyrangeid (SDK fan-out)
   bool first_page = true;   // a query or feed request without continuation
   bool consumed = false;    // the handler already spent the charge against the throughput (bulk)
+  bool injected = false;    // answered by a fault-injection rule (docs/faults.md)
 };
 
 class Report {
@@ -44,6 +45,7 @@ class Report {
     uint64_t executions = 0;  // first pages (queries and feeds)
     uint64_t throttled = 0;   // 429s
     uint64_t failed = 0;      // other statuses >= 400
+    uint64_t injected = 0;    // answered by a fault-injection rule (counted in throttled or failed too)
     double total = 0;
     double max = 0;
     std::set<std::string> ranges;           // range ids touched

@@ -20,15 +20,6 @@ void Refill(store::RuBucket& b, double budget, int64_t now) {
   b.at_ms = std::max(b.at_ms, now);
 }
 
-CosmosError TooManyRequests(int64_t retry_after_ms) {
-  CosmosError e(429, 3200, "TooManyRequests",
-                errors::Wrap("Request rate is large. More Request Units may be needed, so no changes were made. "
-                             "Please retry this request later. Learn more: http://aka.ms/cosmosdb-error-429"));
-  e.retry_after_ms = static_cast<int>(retry_after_ms);
-  e.charge = 0;
-  return e;
-}
-
 }  // namespace
 
 int64_t SystemClock::NowMs() const {
@@ -58,7 +49,7 @@ void RateLimiter::Admit(const store::Container& c, const std::vector<store::Phys
     b.promised_ms = at;
     wait = std::max(wait, at - now);
   }
-  if (wait > 0) throw TooManyRequests(wait);
+  if (wait > 0) throw errors::TooManyRequests(wait);
 }
 
 void RateLimiter::Consume(const store::Container& c, const std::vector<store::PhysicalPartition*>& parts,

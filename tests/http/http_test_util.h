@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "faults/faults.h"
 #include "http/auth.h"
 #include "http/context.h"
 #include "http/pipeline.h"
@@ -199,7 +200,8 @@ class EmulatorTest : public ::testing::Test {
   stats::Report stats_{[this](const std::string& line) { warnings_.push_back(line); }};
   // Stands still at the instant the test started: TTL tests move it with wall_.Advance().
   util::WallClock wall_{util::UnixMillis()};
-  http::Services services_{account_, config_, limiter_, stats_, wall_};
+  faults::Injector faults_;
+  http::Services services_{account_, config_, limiter_, stats_, wall_, &faults_};
 };
 
 }  // namespace cosmos::testing
