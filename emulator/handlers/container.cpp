@@ -129,19 +129,43 @@ std::optional<int> PartitionCountFromHeader(const RequestContext& ctx) {
   return v;
 }
 
+// What each physical partition of `c` holds now: its live items, their bytes (as the JSON text
+// clients get) and their distinct partition keys. Both the quota headers and the partition
+// statistics read it.
+struct PartitionUsage {
+  const store::PhysicalPartition* partition;
+  uint64_t count = 0;
+  uint64_t bytes = 0;
+  size_t distinct_keys = 0;
+};
+std::vector<PartitionUsage> PartitionUsages(Services& s, const store::Container& c) {
+  const int64_t now = s.clock.UnixSeconds();
+  const auto policy = c.settings()->items();
+  std::vector<PartitionUsage> out;
+  for (const auto& p : c.partitions()) {
+    PartitionUsage u{p.get()};
+    std::unordered_set<std::string_view> keys;
+    const auto items = p->Feed(0, 0, now, policy);
+    for (const auto& item : items) {
+      ++u.count;
+      u.bytes += item->size;
+      keys.insert(item->pk);
+    }
+    u.distinct_keys = keys.size();
+    out.push_back(u);
+  }
+  return out;
+}
+
 // What a container read with x-ms-documentdb-populatequotainfo: true adds, in the service's format
 // ("key=value;" pairs, keys in the service's order): the quotas (the recorded service's values),
 // the usage from the container's live items and scripts (sizes in KB, documentSize in MB), and
 // the index transformation progress (always complete here: a policy applies on the next request).
 void QuotaHeaders(Services& s, const store::Container& c, Result& r) {
-  const int64_t now = s.clock.UnixSeconds();
-  const auto policy = c.settings()->items();
   uint64_t count = 0, bytes = 0;
-  for (const auto& p : c.partitions()) {
-    for (const auto& item : p->Feed(0, 0, now, policy)) {
-      ++count;
-      bytes += item->size;
-    }
+  for (const auto& u : PartitionUsages(s, c)) {
+    count += u.count;
+    bytes += u.bytes;
   }
   const uint64_t kb = (bytes + 1023) / 1024;
   auto& scripts = c.scripts();
@@ -165,25 +189,16 @@ void QuotaHeaders(Services& s, const store::Container& c, Result& r) {
 // and distinct partition keys. "partitionKeys" lists the service's largest logical partitions, and
 // only those beyond its reporting threshold (1 GB), which an emulator's never reach: always empty.
 void AddPartitionStatistics(Services& s, const store::Container& c, std::string& body) {
-  const int64_t now = s.clock.UnixSeconds();
-  const auto policy = c.settings()->items();
   std::string stats = ",\"statistics\":[";
   bool first = true;
-  for (const auto& p : c.partitions()) {
-    uint64_t count = 0, bytes = 0;
-    std::unordered_set<std::string_view> keys;
-    const auto items = p->Feed(0, 0, now, policy);
-    for (const auto& item : items) {
-      ++count;
-      bytes += item->size;
-      keys.insert(item->pk);
-    }
+  for (const auto& u : PartitionUsages(s, c)) {
     if (!first) stats += ",";
     first = false;
     stats += "{\"id\":";
-    json::WriteString(stats, p->range_id());
-    stats += ",\"sizeInKB\":" + std::to_string((bytes + 1023) / 1024) + ",\"documentCount\":" + std::to_string(count) +
-             ",\"sampledDistinctPartitionKeyCount\":" + std::to_string(keys.size()) + ",\"partitionKeys\":[]}";
+    json::WriteString(stats, u.partition->range_id());
+    stats += ",\"sizeInKB\":" + std::to_string((u.bytes + 1023) / 1024) +
+             ",\"documentCount\":" + std::to_string(u.count) +
+             ",\"sampledDistinctPartitionKeyCount\":" + std::to_string(u.distinct_keys) + ",\"partitionKeys\":[]}";
   }
   stats += "]";
   if (!body.empty() && body.back() == '}') body.insert(body.size() - 1, stats);

@@ -63,12 +63,16 @@ std::string Escape(std::string_view text) {
   return out;
 }
 
-// The account's connection details as an HTML table: what an SDK needs. The key is shown only
-// when it is the published well-known one: a key of the user's own stays off an unauthenticated
-// page (the Data Explorer asks for it instead).
+// Whether the unauthenticated page may show the master key: only the published well-known one. A
+// key of the user's own stays off it (the Data Explorer asks for it instead).
+bool PageShowsKey(const Config& config) {
+  return config.master_key_b64 == settings::kWellKnownKey;
+}
+
+// The account's connection details as an HTML table: what an SDK needs.
 std::string ConnectionTable(const Config& config, const std::string& endpoint) {
-  const bool well_known = config.master_key_b64 == settings::kWellKnownKey;
-  const std::string key = well_known ? Escape(config.master_key_b64) : "(the key the emulator was started with)";
+  const std::string key =
+      PageShowsKey(config) ? Escape(config.master_key_b64) : "(the key the emulator was started with)";
   const std::string url = Escape(endpoint);
   std::string html = "<table>\n<tr><th>Endpoint</th><td><code id=\"endpoint\">" + url + "</code></td></tr>\n";
   html += "<tr><th>Key</th><td><code id=\"key\">" + key + "</code></td></tr>\n";
@@ -91,7 +95,7 @@ std::string ExplorerConfig(const Config& config, const std::string& endpoint) {
   std::string body = "{\"endpoint\":";
   json::WriteString(body, endpoint);
   body += ",\"key\":";
-  if (config.master_key_b64 == settings::kWellKnownKey) {
+  if (PageShowsKey(config)) {
     json::WriteString(body, config.master_key_b64);
   } else {
     body += "null";
