@@ -168,7 +168,7 @@ void BM_Limiter(benchmark::State& state) {
   throughput::ManualClock clock(1'000'000);
   throughput::RateLimiter limiter(clock);
   limiter.set_enabled(enabled);
-  const std::vector<store::PhysicalPartition*> parts{c->partitions().front().get()};
+  const std::vector<store::PhysicalPartition*> parts{c->partitions().front()};
   try {
     for (auto _ : state) {
       clock.Advance(1);

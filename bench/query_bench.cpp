@@ -220,7 +220,7 @@ void RunQuery(benchmark::State& state, const char* text, size_t expected_rows, c
   auto plan = query::Bind(*ast, nullptr, constants);
 
   query::Scope scope;
-  for (const auto& p : d.container->partitions()) scope.partitions.push_back(p.get());
+  scope.partitions = d.container->partitions();
   scope.now_seconds = 1'700'000'100;
   query::PageRequest request;
   request.max_items = kItemCount;

@@ -321,7 +321,7 @@ Result NonAtomic(Services& s, RequestContext& ctx, store::ContainerPtr c) {
 }  // namespace
 
 Result ExecuteBatch(Services& s, RequestContext& ctx) {
-  auto c = ResolveContainer(s, ctx.Param("db"), ctx.Param("coll"));
+  auto c = ResolveContainer(s, ctx);
   auto atomic = ctx.Header("x-ms-cosmos-batch-atomic");
   if (atomic && util::EqualsIgnoreCase(*atomic, "false")) return NonAtomic(s, ctx, std::move(c));
   return Atomic(s, ctx, std::move(c));

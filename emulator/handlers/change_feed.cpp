@@ -6,7 +6,9 @@
 // (If-None-Match: *), from a time (If-Modified-Since) or from a continuation (If-None-Match: the
 // etag of an earlier response). The etag is the LSN the next page continues after: "<lsn>" for one
 // range, "<range>:<lsn>,..." for a request that read several. Nothing new: 304 with the etag.
+// After a split, a continuation that names the parent serves its children (they keep its LSNs).
 #include <map>
+#include <set>
 
 #include "charge/charge.h"
 #include "common/errors.h"
@@ -67,13 +69,20 @@ std::vector<uint64_t> StartPositions(const RequestContext& ctx, const std::vecto
         from = comma + 1;
       }
     }
-    if (by_range.size() != parts.size()) throw InvalidContinuation(*inm);
+    // Each range resumes from its own entry or, when the token was made before a split, from the
+    // entry of the nearest range it was split from (it carries that range's LSNs). Every entry must
+    // serve a range.
+    std::set<std::string_view> used;
     for (size_t i = 0; i < parts.size(); ++i) {
       auto it = by_range.find(parts[i]->range_id());
+      const auto& parents = parts[i]->parents();
+      for (auto p = parents.rbegin(); it == by_range.end() && p != parents.rend(); ++p) it = by_range.find(*p);
       // A position past the range's last write was never handed out by this container.
       if (it == by_range.end() || it->second > parts[i]->lsn()) throw InvalidContinuation(*inm);
+      used.insert(it->first);
       start[i] = it->second;
     }
+    if (used.size() != by_range.size()) throw InvalidContinuation(*inm);
     return start;
   }
   if (auto ims = ctx.Header("if-modified-since")) {  // from a point in time
@@ -154,7 +163,7 @@ std::string Etag(const std::vector<store::PhysicalPartition*>& parts, const std:
 }  // namespace
 
 Result ReadChangeFeed(Services& s, RequestContext& ctx) {
-  auto c = ResolveContainer(s, ctx.Param("db"), ctx.Param("coll"));
+  auto c = ResolveContainer(s, ctx);
   const Mode mode = ModeOf(ctx);
   Routed routed = RouteRequest(ctx, c);
   Admit(s, ctx, c, routed.partitions, "changeFeed");

@@ -31,6 +31,12 @@ store::ContainerPtr ResolveContainer(http::Services& s, const std::string& db, c
   return c;
 }
 
+store::ContainerPtr ResolveContainer(http::Services& s, const http::RequestContext& ctx) {
+  auto c = ResolveContainer(s, ctx.Param("db"), ctx.Param("coll"));
+  ctx.HoldRanges(*c);
+  return c;
+}
+
 json::Document ParseBody(const std::string& body) {
   json::Document d;
   switch (json::Parse(body, d)) {
@@ -266,7 +272,8 @@ void CheckSessionToken(const http::RequestContext& ctx, const std::vector<store:
     if (!lsn) throw InvalidSessionToken(*h);
     auto range = entry.substr(0, colon);
     for (auto* p : parts) {
-      if (p->range_id() == range && *lsn > p->lsn() && *lsn > store::MaxLsnIssued())
+      // A token of a range that was split holds for its children, which carry on its LSNs.
+      if (p->DescendsFrom(range) && *lsn > p->lsn() && *lsn > store::MaxLsnIssued())
         throw CosmosError(404, 1002, "NotFound",
                           errors::Wrap("The read session is not available for the input session token."));
     }
@@ -350,7 +357,7 @@ Routed RouteRequest(const http::RequestContext& ctx, const store::ContainerPtr& 
     r.partitions = c->PartitionsOverlapping(*start, *end);
     if (r.epk->first == store::kMinEpk && r.epk->second == store::kMaxEpk) r.epk.reset();
   } else {
-    for (const auto& p : c->partitions()) r.partitions.push_back(p.get());
+    r.partitions = c->partitions();
     r.all = true;
   }
   return r;

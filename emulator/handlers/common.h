@@ -22,6 +22,9 @@ CosmosError MetadataNotFound();
 
 store::DatabasePtr ResolveDatabase(http::Services& s, const std::string& id);
 store::ContainerPtr ResolveContainer(http::Services& s, const std::string& db, const std::string& coll);
+// The container the request's path names ("db", "coll"), its ranges held until the request has
+// answered (a split waits for it).
+store::ContainerPtr ResolveContainer(http::Services& s, const http::RequestContext& ctx);
 
 // Parses a JSON body; throws 400 (malformed, too deep).
 json::Document ParseBody(const std::string& body);

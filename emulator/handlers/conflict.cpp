@@ -9,7 +9,7 @@
 namespace cosmos::handlers {
 
 Result ListConflicts(Services& s, RequestContext& ctx) {
-  auto c = ResolveContainer(s, ctx.Param("db"), ctx.Param("coll"));
+  auto c = ResolveContainer(s, ctx);
   Result r;
   r.body = FeedJson(c->rid(), "Conflicts", Page(ctx, {}, r));
   r.charge = charge::MetadataRead();
@@ -17,19 +17,19 @@ Result ListConflicts(Services& s, RequestContext& ctx) {
 }
 
 Result QueryConflicts(Services& s, RequestContext& ctx) {
-  auto c = ResolveContainer(s, ctx.Param("db"), ctx.Param("coll"));
+  auto c = ResolveContainer(s, ctx);
   return QueryResources(s, ctx, "Conflicts", c->rid(), {});
 }
 
 // A read or delete of one conflict: the container must exist (404 otherwise, as for any missing
 // parent), and then the conflict does not.
 Result ReadConflict(Services& s, RequestContext& ctx) {
-  ResolveContainer(s, ctx.Param("db"), ctx.Param("coll"));
+  ResolveContainer(s, ctx);
   throw MetadataNotFound();
 }
 
 Result DeleteConflict(Services& s, RequestContext& ctx) {
-  ResolveContainer(s, ctx.Param("db"), ctx.Param("coll"));
+  ResolveContainer(s, ctx);
   throw MetadataNotFound();
 }
 

@@ -142,8 +142,8 @@ std::vector<PartitionUsage> PartitionUsages(Services& s, const store::Container&
   const int64_t now = s.clock.UnixSeconds();
   const auto policy = c.settings()->items();
   std::vector<PartitionUsage> out;
-  for (const auto& p : c.partitions()) {
-    PartitionUsage u{p.get()};
+  for (auto* p : c.partitions()) {
+    PartitionUsage u{p};
     std::unordered_set<std::string_view> keys;
     const auto items = p->Feed(0, 0, now, policy);
     for (const auto& item : items) {
@@ -257,7 +257,7 @@ Result QueryContainers(Services& s, RequestContext& ctx) {
 }
 
 Result ReadContainer(Services& s, RequestContext& ctx) {
-  auto c = ResolveContainer(s, ctx.Param("db"), ctx.Param("coll"));  // a 404 is charged as a metadata lookup
+  auto c = ResolveContainer(s, ctx);  // a 404 is charged as a metadata lookup
   Result r;
   r.body = c->ToJson();
   r.headers.emplace_back("etag", c->etag());
@@ -268,7 +268,7 @@ Result ReadContainer(Services& s, RequestContext& ctx) {
 }
 
 Result ReplaceContainer(Services& s, RequestContext& ctx) {
-  auto c = ResolveContainer(s, ctx.Param("db"), ctx.Param("coll"));
+  auto c = ResolveContainer(s, ctx);
   json::Document body = ParseObjectBody(ctx.body());
   ValidateId(body);
   if (IdOf(body) != c->id())

@@ -192,7 +192,7 @@ Target TargetIn(Services& s, store::ContainerPtr c, RequestContext& ctx) {
 }
 
 Target ResolveTarget(Services& s, RequestContext& ctx) {
-  return TargetIn(s, ResolveContainer(s, ctx.Param("db"), ctx.Param("coll")), ctx);
+  return TargetIn(s, ResolveContainer(s, ctx), ctx);
 }
 
 // A successful item write's response: the new image (if any), etag and session headers.
@@ -230,23 +230,70 @@ Result AnswerWrite(Services& s, RequestContext& ctx, const Target& t, store::Wri
 
 Result CreateOrUpsert(Services& s, RequestContext& ctx, store::WriteKind kind) {
   // 404 for the container before anything else, as the service answers.
-  Target t = TargetIn(s, ResolveContainer(s, ctx.Param("db"), ctx.Param("coll")), ctx);
+  Target t = TargetIn(s, ResolveContainer(s, ctx), ctx);
   json::Document body = ChargedWrite([&] { return ParseItemBody(s, ctx); });
   return AnswerWrite(s, ctx, t, kind, &body, IdOf(body), [&](const PartitionWrite& write, const json::Value* doc) {
     return WriteItem(s, t, kind, *doc, std::nullopt, PreconditionsOf(ctx), write);
   });
 }
 
-// Read-feed continuation: "<range id>:<last sequence number read in that range>".
-std::pair<size_t, uint64_t> ParseFeedContinuation(std::string_view token,
-                                                  const std::vector<store::PhysicalPartition*>& parts) {
-  auto colon = token.find(':');
-  if (colon == std::string_view::npos) throw CosmosError(400, 0, "BadRequest", "Invalid Continuation Token");
-  auto range = token.substr(0, colon);
-  auto it = std::find_if(parts.begin(), parts.end(), [&](auto* p) { return p->range_id() == range; });
-  auto seq = util::ParseInteger<uint64_t>(token.substr(colon + 1));
-  if (it == parts.end() || !seq) throw CosmosError(400, 0, "BadRequest", "Invalid Continuation Token");
-  return {static_cast<size_t>(it - parts.begin()), *seq};
+// Read-feed continuation: "<range id>:<last sequence number read in that range>", then, once a
+// range was split under a read, ",<range>:<sequence number>" for each range whose descendants
+// further on must also start after that number (they keep its items' sequence numbers, and the
+// pages before the split returned those up to it). A continuation that names a range that was
+// split resumes in the first of its children.
+struct FeedResume {
+  size_t index = 0;    // the first range to read
+  uint64_t after = 0;  // ... after this sequence number
+  std::vector<std::pair<std::string, uint64_t>> floors;
+
+  // Where range `p` (after the first) starts.
+  uint64_t StartOf(const store::PhysicalPartition& p) const {
+    uint64_t at = 0;
+    for (const auto& [range, seq] : floors)
+      if (p.DescendsFrom(range)) at = std::max(at, seq);
+    return at;
+  }
+  // The continuation after `seq` in parts[pi].
+  std::string Next(const std::vector<store::PhysicalPartition*>& parts, size_t pi, uint64_t seq) const {
+    std::string out = parts[pi]->range_id() + ":" + std::to_string(seq);
+    for (const auto& [range, at] : floors) {
+      for (size_t j = pi + 1; j < parts.size(); ++j) {
+        if (parts[j]->DescendsFrom(range)) {
+          out += "," + range + ":" + std::to_string(at);
+          break;
+        }
+      }
+    }
+    return out;
+  }
+};
+FeedResume ParseFeedContinuation(std::string_view token, const std::vector<store::PhysicalPartition*>& parts) {
+  auto invalid = [] { return CosmosError(400, 0, "BadRequest", "Invalid Continuation Token"); };
+  FeedResume r;
+  bool first = true;
+  for (size_t from = 0; from <= token.size();) {
+    auto comma = token.find(',', from);
+    auto entry = token.substr(from, comma == std::string_view::npos ? std::string_view::npos : comma - from);
+    auto colon = entry.find(':');
+    if (colon == std::string_view::npos) throw invalid();
+    auto range = entry.substr(0, colon);
+    auto seq = util::ParseInteger<uint64_t>(entry.substr(colon + 1));
+    if (!seq) throw invalid();
+    if (first) {
+      auto it = std::find_if(parts.begin(), parts.end(), [&](auto* p) { return p->DescendsFrom(range); });
+      if (it == parts.end()) throw invalid();
+      r.index = static_cast<size_t>(it - parts.begin());
+      r.after = *seq;
+      if ((*it)->range_id() != range) r.floors.emplace_back(range, *seq);  // split since: its children too
+      first = false;
+    } else {
+      r.floors.emplace_back(range, *seq);
+    }
+    if (comma == std::string_view::npos) break;
+    from = comma + 1;
+  }
+  return r;
 }
 
 }  // namespace
@@ -338,16 +385,17 @@ Result PatchDocument(Services& s, RequestContext& ctx) {
 }
 
 Result ReadDocumentFeed(Services& s, RequestContext& ctx) {
-  auto c = ResolveContainer(s, ctx.Param("db"), ctx.Param("coll"));
+  auto c = ResolveContainer(s, ctx);
   auto settings = c->settings();
   Routed routed = RouteRequest(ctx, c);
   Admit(s, ctx, c, routed.partitions, "");
   const auto& parts = routed.partitions;
   // Default page 100 items; -1 ("as many as fit") is bounded at 1000.
   const size_t max_items = MaxItemCount(ctx).value_or(100).value_or(1000);
-  size_t pi = 0;
-  uint64_t after = 0;
-  if (auto h = ctx.Header("x-ms-continuation"); h && !h->empty()) std::tie(pi, after) = ParseFeedContinuation(*h, parts);
+  FeedResume resume;
+  if (auto h = ctx.Header("x-ms-continuation"); h && !h->empty()) resume = ParseFeedContinuation(*h, parts);
+  size_t pi = resume.index;
+  uint64_t after = resume.after;
   std::vector<std::string> items;
   double kb = 0;
   const int64_t now = s.clock.UnixSeconds();
@@ -358,7 +406,7 @@ Result ReadDocumentFeed(Services& s, RequestContext& ctx) {
   // matching item proves the feed goes on. A page also ends at about 4 MB, or once the page time
   // is up after it has read past its continuation, with what it has (it may be empty).
   const size_t chunk_size = std::min<size_t>(max_items, 512);
-  for (; pi < parts.size() && !next; ++pi, after = 0) {
+  for (; pi < parts.size() && !next; ++pi, after = pi < parts.size() ? resume.StartOf(*parts[pi]) : 0) {
     while (!next) {
       budget.CheckCancelled();
       auto chunk = parts[pi]->Feed(after, chunk_size, now, settings->items());
@@ -369,7 +417,7 @@ Result ReadDocumentFeed(Services& s, RequestContext& ctx) {
           continue;
         }
         if (items.size() == max_items || (!items.empty() && bytes + it->size > FeedBudget::kPageBytes)) {
-          next = parts[pi]->range_id() + ":" + std::to_string(after);
+          next = resume.Next(parts, pi, after);
           break;
         }
         after = it->seq;
@@ -377,7 +425,7 @@ Result ReadDocumentFeed(Services& s, RequestContext& ctx) {
         bytes += it->size;
         kb += it->kb();
       }
-      if (!next && budget.TimeUp()) next = parts[pi]->range_id() + ":" + std::to_string(after);
+      if (!next && budget.TimeUp()) next = resume.Next(parts, pi, after);
     }
   }
   Result r;

@@ -29,6 +29,13 @@ Result DeleteContainer(Services& s, RequestContext& ctx);
 store::ContainerSettings StoredContainerSettings(const json::Value& doc);
 // pkrange.cpp
 Result ListPartitionKeyRanges(Services& s, RequestContext& ctx);
+// POST /_emulator/containers/{db}/{coll}/split (docs/faults.md): splits the range the body names
+// ({"partitionKeyRangeId": "0"}), or every live range (an empty body or {}); answers the splits
+// made and the ranges after them.
+std::string SplitContainer(Services& s, const std::string& db, const std::string& coll, const std::string& body);
+// Splits the container's widest ranges until each has at most 10,000 RU/s of `t` (the service's
+// split on a throughput increase). Returns how many splits it made.
+size_t SplitForThroughput(Services& s, store::Container& c, const store::Throughput& t);
 // document.cpp
 Result CreateDocument(Services& s, RequestContext& ctx);
 Result UpsertDocument(Services& s, RequestContext& ctx);

@@ -191,11 +191,18 @@ Result ReplaceOffer(Services& s, RequestContext& ctx) {
   }
   const int64_t ts = util::UnixSeconds();
   // The new RU/s take effect at once: the rate limiter reads Offer::throughput() (through
-  // PartitionBudget) on every request. The number of physical partitions does NOT change on a
-  // replace: the budget is split over the partitions the containers were created with.
+  // PartitionBudget) on every request. A container's own offer raised past 10,000 RU/s per range
+  // splits its ranges before the answer (the service splits in the background, and reports
+  // isOfferReplacePending meanwhile; here it is done when the replace answers). Lowering the
+  // throughput never merges ranges, as on the service.
   const auto if_match = IfMatchHeader(ctx);
   if (!offer->Replace(next, ts, s.account.NewEtag(ts), if_match ? std::optional<std::string_view>(*if_match) : std::nullopt))
     throw errors::PreconditionFailed();
+  for (const auto& db : s.account.Databases()) {
+    for (const auto& c : db->Containers()) {
+      if (c->offer() == offer) SplitForThroughput(s, *c, next);
+    }
+  }
   Result r;
   r.body = OfferJson(*offer);
   r.headers.emplace_back("etag", offer->etag());

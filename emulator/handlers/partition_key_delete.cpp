@@ -16,7 +16,7 @@
 namespace cosmos::handlers {
 
 Result DeleteAllItemsForPartitionKey(Services& s, RequestContext& ctx) {
-  auto c = ResolveContainer(s, ctx.Param("db"), ctx.Param("coll"));
+  auto c = ResolveContainer(s, ctx);
   // 400/1001 without the header or with a prefix of a hierarchical key.
   const store::PartitionKeyValue key = HeaderKey(ctx, *c);
   store::PhysicalPartition& part = c->PartitionFor(key);

@@ -2,13 +2,18 @@
 #include "charge/charge.h"
 #include "handlers/common.h"
 #include "handlers/handlers.h"
+#include "util/util.h"
 
 namespace cosmos::handlers {
 
 Result ListPartitionKeyRanges(Services& s, RequestContext& ctx) {
-  auto c = ResolveContainer(s, ctx.Param("db"), ctx.Param("coll"));
-  // The range layout only changes when a container is created, so its etag is the container's.
-  const std::string etag = c->etag();
+  auto c = ResolveContainer(s, ctx);
+  // The layout changes when a range is split: the feed's etag is the container's until the first
+  // split, then the last split's. A client that names the etag it has (If-None-Match, with A-IM:
+  // Incremental feed) gets 304 until then. Otherwise the feed lists the live ranges, each with the
+  // ranges it was split from; a range that was split is no longer listed (clients drop the ranges
+  // a child names as parents, and a listing that held both would overlap).
+  const std::string etag = c->ranges_etag();
   Result r;
   r.headers.emplace_back("etag", etag);
   r.charge = charge::MetadataRead();
@@ -17,25 +22,27 @@ Result ListPartitionKeyRanges(Services& s, RequestContext& ctx) {
     return r;
   }
   std::vector<std::string> items;
-  const auto& parts = c->partitions();
-  for (size_t i = 0; i < parts.size(); ++i) {
+  const auto parts = c->partitions();
+  for (const auto* p : parts) {
     json::Document d;
     auto& a = d.GetAllocator();
     d.SetObject();
-    const std::string rid = c->RangeRid(i);
+    const std::string rid = c->RangeRid(p->range_id());
     d.AddMember("_rid", json::Value(rid.c_str(), a), a);
-    d.AddMember("id", json::Value(parts[i]->range_id().c_str(), a), a);
+    d.AddMember("id", json::Value(p->range_id().c_str(), a), a);
     d.AddMember("_etag", json::Value(etag.c_str(), a), a);
-    d.AddMember("minInclusive", json::Value(parts[i]->min_epk().c_str(), a), a);
-    d.AddMember("maxExclusive", json::Value(parts[i]->max_epk().c_str(), a), a);
-    d.AddMember("ridPrefix", static_cast<int>(i), a);
+    d.AddMember("minInclusive", json::Value(p->min_epk().c_str(), a), a);
+    d.AddMember("maxExclusive", json::Value(p->max_epk().c_str(), a), a);
+    d.AddMember("ridPrefix", util::ParseInteger<int>(p->range_id()).value_or(0), a);
     d.AddMember("_self", json::Value((c->self() + "pkranges/" + rid + "/").c_str(), a), a);
     d.AddMember("throughputFraction", 1.0 / static_cast<double>(parts.size()), a);
     d.AddMember("status", "online", a);
-    d.AddMember("parents", json::Value(rapidjson::kArrayType), a);
+    json::Value parents(rapidjson::kArrayType);
+    for (const auto& id : p->parents()) parents.PushBack(json::Value(id.c_str(), a), a);
+    d.AddMember("parents", parents, a);
     d.AddMember("ownedArchivalPKRangeIds", json::Value(rapidjson::kArrayType), a);
-    d.AddMember("_ts", c->created_ts(), a);
-    d.AddMember("lsn", parts[i]->lsn(), a);
+    d.AddMember("_ts", p->created_ts(), a);
+    d.AddMember("lsn", p->lsn(), a);
     items.push_back(json::Write(d));
   }
   r.body = FeedJson(c->rid(), "PartitionKeyRanges", items);

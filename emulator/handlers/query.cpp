@@ -170,7 +170,7 @@ double QueryCharge(const query::Plan& plan, const query::IndexUse& use, const qu
 }
 
 Result QueryPlan(Services& s, RequestContext& ctx) {
-  auto c = ResolveContainer(s, ctx.Param("db"), ctx.Param("coll"));
+  auto c = ResolveContainer(s, ctx);
   QueryBody body = ParseQueryBody(ctx.body());
   auto ast = query::ParseQuery(body.text);
   Result r;
@@ -186,7 +186,7 @@ Result QueryPlan(Services& s, RequestContext& ctx) {
 
 Result QueryDocuments(Services& s, RequestContext& ctx) {
   const auto started = std::chrono::steady_clock::now();
-  auto c = ResolveContainer(s, ctx.Param("db"), ctx.Param("coll"));  // 404 before anything else
+  auto c = ResolveContainer(s, ctx);  // 404 before anything else
   // The request, its parse tree and constants: a page of a query that collects (ORDER BY, ...)
   // and reaches its deadline keeps them with what it read, for the next page.
   struct Bound {

@@ -484,7 +484,7 @@ namespace {
 // between an upsert's look-up and its create makes the create fail with 409, as two racing creates
 // would.
 Result WriteScript(Services& s, RequestContext& ctx, bool upsert) {
-  auto c = ResolveContainer(s, ctx.Param("db"), ctx.Param("coll"));
+  auto c = ResolveContainer(s, ctx);
   const ScriptKind kind = KindOf(ctx);
   json::Document body = ParseObjectBody(ctx.body());
   auto r = std::make_shared<store::ScriptResource>(ScriptFromBody(kind, body));
@@ -512,7 +512,7 @@ Result CreateScript(Services& s, RequestContext& ctx) { return WriteScript(s, ct
 Result UpsertScript(Services& s, RequestContext& ctx) { return WriteScript(s, ctx, true); }
 
 Result QueryScripts(Services& s, RequestContext& ctx) {
-  auto c = ResolveContainer(s, ctx.Param("db"), ctx.Param("coll"));
+  auto c = ResolveContainer(s, ctx);
   const ScriptKind kind = KindOf(ctx);
   std::vector<std::pair<std::string, std::string>> all;
   for (const auto& r : c->scripts().List(kind)) all.emplace_back(r->rid, ScriptJson(*c, kind, *r));
@@ -520,7 +520,7 @@ Result QueryScripts(Services& s, RequestContext& ctx) {
 }
 
 Result ListScripts(Services& s, RequestContext& ctx) {
-  auto c = ResolveContainer(s, ctx.Param("db"), ctx.Param("coll"));
+  auto c = ResolveContainer(s, ctx);
   const ScriptKind kind = KindOf(ctx);
   std::vector<std::string> all;
   for (const auto& r : c->scripts().List(kind)) all.push_back(ScriptJson(*c, kind, *r));
@@ -533,7 +533,7 @@ Result ListScripts(Services& s, RequestContext& ctx) {
 }
 
 Result ReadScript(Services& s, RequestContext& ctx) {
-  auto c = ResolveContainer(s, ctx.Param("db"), ctx.Param("coll"));
+  auto c = ResolveContainer(s, ctx);
   const ScriptKind kind = KindOf(ctx);
   auto r = c->scripts().Find(kind, ctx.Param("id"));
   if (!r) throw MetadataNotFound();
@@ -546,7 +546,7 @@ Result ReadScript(Services& s, RequestContext& ctx) {
 }
 
 Result ReplaceScript(Services& s, RequestContext& ctx) {
-  auto c = ResolveContainer(s, ctx.Param("db"), ctx.Param("coll"));
+  auto c = ResolveContainer(s, ctx);
   const ScriptKind kind = KindOf(ctx);
   json::Document body = ParseObjectBody(ctx.body());
   auto r = std::make_shared<store::ScriptResource>(ScriptFromBody(kind, body));
@@ -561,7 +561,7 @@ Result ReplaceScript(Services& s, RequestContext& ctx) {
 }
 
 Result DeleteScript(Services& s, RequestContext& ctx) {
-  auto c = ResolveContainer(s, ctx.Param("db"), ctx.Param("coll"));
+  auto c = ResolveContainer(s, ctx);
   if (!c->scripts().Delete(KindOf(ctx), ctx.Param("id"))) throw MetadataNotFound();
   Result out;
   out.status = 204;
@@ -572,7 +572,7 @@ Result DeleteScript(Services& s, RequestContext& ctx) {
 // ---- Stored procedure execution ----
 
 Result ExecuteStoredProcedure(Services& s, RequestContext& ctx) {
-  auto c = ResolveContainer(s, ctx.Param("db"), ctx.Param("coll"));
+  auto c = ResolveContainer(s, ctx);
   if (ctx.Header("x-ms-documentdb-pre-trigger-include") || ctx.Header("x-ms-documentdb-post-trigger-include"))
     throw errors::BadRequest("Triggers cannot be included in a stored procedure execution.");
   auto sproc = c->scripts().Find(ScriptKind::kStoredProcedure, ctx.Param("id"));

@@ -118,7 +118,16 @@ class RequestContext {
   // Milliseconds the answer waits before it is sent (a ResponseDelay fault); 0: none.
   int64_t response_delay_ms = 0;
 
+  // Holds container `c`'s partition key ranges as they are until the request has answered: a
+  // split of one of them waits (store::Container::HoldLayout). Once per container.
+  void HoldRanges(const store::Container& c) const {
+    for (const auto& [held, lock] : range_holds_)
+      if (held == &c) return;
+    range_holds_.emplace_back(&c, c.HoldLayout());
+  }
+
  private:
+  mutable std::vector<std::pair<const store::Container*, std::shared_lock<std::shared_mutex>>> range_holds_;
   const Request& raw_;
   std::vector<std::string> segments_;
   std::vector<std::pair<std::string, std::string>> params_;

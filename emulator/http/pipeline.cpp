@@ -10,6 +10,7 @@
 
 #include "common/errors.h"
 #include "faults/faults.h"
+#include "handlers/handlers.h"
 #include "http/auth.h"
 #include "http/emulator_pages.h"
 #include "http/inject.h"
@@ -27,6 +28,7 @@ constexpr std::string_view kHealthPath = "/_health";
 constexpr std::string_view kStatsPath = "/_emulator/stats";
 constexpr std::string_view kClockPath = "/_emulator/clock";
 constexpr std::string_view kImportPath = "/_emulator/import";
+constexpr std::string_view kContainersPath = "/_emulator/containers/";
 constexpr std::string_view kFaultsPath = "/_emulator/faults";
 // The furthest one POST may move the clock: ten years.
 constexpr int64_t kMaxAdvanceMs = int64_t{10} * 366 * 24 * 3600 * 1000;
@@ -236,6 +238,13 @@ bool EmulatorEndpoint(Services& services, const Request& req, std::string_view t
   const std::string_view path = target.substr(0, target.find('?'));
   if (path == kFaultsPath || path.starts_with(std::string(kFaultsPath) + "/")) {
     FaultsEndpoint(services, req, target, path, res);
+  } else if (path.starts_with(kContainersPath)) {
+    // /_emulator/containers/{db}/{coll}/split, signed with a master key (docs/faults.md).
+    std::vector<std::string> segments;
+    if (!SplitPath(path, segments) || segments.size() != 5 || segments[4] != "split") throw errors::InvalidUrl();
+    if (verb != beast_http::verb::post) throw errors::MethodNotAllowed();
+    AuthenticateEmulatorWrite(services, req, target);
+    res.body() = handlers::SplitContainer(services, segments[2], segments[3], req.body());
   } else if (path == kImportPath) {
     if (verb != beast_http::verb::post) throw errors::MethodNotAllowed();
     AuthenticateEmulatorWrite(services, req, target);

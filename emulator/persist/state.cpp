@@ -57,6 +57,28 @@ const char* KindCode(store::ChangeKind k) {
 }
 
 // "i": one change of a partition, as the log keeps it.
+void SplitFields(JsonWriter& w, const store::RangeSplit& sp) {
+  Str(w, "p", sp.parent);
+  Str(w, "at", sp.at);
+  Str(w, "l", sp.left);
+  Str(w, "r", sp.right);
+  Int(w, "ts", sp.ts);
+  Str(w, "e", sp.etag);
+}
+
+// "s": a range of container "c" split (in the log between the parent's last change and the
+// children's first).
+std::string SplitRecord(const std::string& coll, const store::RangeSplit& sp) {
+  rapidjson::StringBuffer buf;
+  JsonWriter w(buf);
+  w.StartObject();
+  Str(w, "t", "s");
+  Str(w, "c", coll);
+  SplitFields(w, sp);
+  w.EndObject();
+  return std::string(buf.GetString(), buf.GetSize());
+}
+
 std::string ItemRecord(const store::PhysicalPartition& p, const store::Change& c) {
   rapidjson::StringBuffer buf;
   JsonWriter w(buf);
@@ -182,7 +204,16 @@ std::string DatabaseRecord(const store::Account& account, const store::Database&
     w.RawValue(doc.data(), doc.size(), rapidjson::kObjectType);
     Int(w, "cts", c->created_ts());
     U64(w, "n", c->scripts().counter());
-    U64(w, "parts", c->partitions().size());
+    // The ranges it was created with, then every split since, in order.
+    U64(w, "parts", c->partitions().size() - c->splits().size());
+    w.Key("splits");
+    w.StartArray();
+    for (const auto& sp : c->splits()) {
+      w.StartObject();
+      SplitFields(w, sp);
+      w.EndObject();
+    }
+    w.EndArray();
     w.Key("offer");
     OfferJson(w, c->offer());
     w.Key("scripts");
@@ -308,6 +339,11 @@ int64_t GetInt(const json::Value& v, const char* key) {
   if (!m.IsInt64()) throw Unreadable(std::string("\"") + key + "\" is not an integer");
   return m.GetInt64();
 }
+
+store::RangeSplit ReadSplit(const json::Value& h) {
+  return {GetStr(h, "p"), GetStr(h, "at"), GetStr(h, "l"), GetStr(h, "r"), GetInt(h, "ts"), GetStr(h, "e")};
+}
+
 uint64_t GetU64(const json::Value& v, const char* key) {
   const auto& m = Member(v, key);
   if (!m.IsUint64()) throw Unreadable(std::string("\"") + key + "\" is not an unsigned integer");
@@ -494,6 +530,9 @@ void Persistence::Recovery::ApplyDatabase(const json::Value& h, uint64_t seq) {
                                              handlers::StoredContainerSettings(doc), cts, etag, own_offer, shared,
                                              parts);
       if (ts != cts) c->Replace(handlers::StoredContainerSettings(doc), ts, etag);
+      if (auto sp = entry.FindMember("splits"); sp != entry.MemberEnd() && sp->value.IsArray()) {
+        for (const auto& one : sp->value.GetArray()) c->ReplaySplit(ReadSplit(one));
+      }
       c->AttachJournal(&journal);
       appeared.push_back(c);
     }
@@ -555,6 +594,14 @@ void Persistence::Recovery::Apply(std::string_view record, uint64_t seq) {
     ApplyItem(p, record, seq);
   } else if (type == "d") {
     ApplyDatabase(p.header, seq);
+  } else if (type == "s") {
+    const std::string crid = GetStr(p.header, "c");
+    store::ContainerPtr c = Find(crid);
+    if (!c) {
+      pending[crid].push_back({seq, std::string(record)});
+    } else {
+      c->ReplaySplit(ReadSplit(p.header));  // false: the container's record already had it
+    }
   } else if (type == "x") {
     account.DeleteDatabase(GetStr(p.header, "id"));
     stale = true;
@@ -656,6 +703,10 @@ uint64_t Persistence::Write(const std::string& payload) {
 
 void Persistence::ItemChanged(const store::PhysicalPartition& p, const store::Change& change) {
   Write(ItemRecord(p, change));
+}
+
+void Persistence::RangesSplit(const std::string& container_rid, const store::RangeSplit& split) {
+  Write(SplitRecord(container_rid, split));
 }
 
 void Persistence::DatabaseChanged(const std::string& id) {

@@ -54,6 +54,7 @@ class Persistence final : public store::Journal {
 
   void ItemChanged(const store::PhysicalPartition& p, const store::Change& change) override;
   void DatabaseChanged(const std::string& id) override;
+  void RangesSplit(const std::string& container_rid, const store::RangeSplit& split) override;
   void AwaitDurable() override;
   void ForgetThread() override;
 

@@ -299,6 +299,10 @@ Window InitialWindow(const Plan& plan) {
 //             after this candidate row
 //   "x"       ... with what the earlier pages collected, kept by the emulator under this number
 //   "f"       a partial page (below) being returned covers the candidates after "c" up to this one
+//   "r"       the partition key range ids of the scope's partitions, which the positions number: a
+//             page after a split finds the ranges again by their children (AdjustForSplits)
+//   "g"       [range id, sequence number] pairs: where the scans of those ranges (and of their
+//             children) start, once a split divided a range a page was reading (Scope::floors)
 struct Resume {
   bool has_row = true;
   Pos pos;
@@ -307,6 +311,8 @@ struct Resume {
   std::optional<Pos> scan;
   std::optional<Pos> segment_end;
   uint64_t state = 0;
+  std::vector<std::string> ranges;  // "r": the range ids the positions' partition numbers name
+  std::vector<std::pair<std::string, uint64_t>> floors;  // "g": Scope::floors by range id
 };
 
 uint32_t QueryHash(std::string_view text) {
@@ -321,7 +327,7 @@ void WritePos(std::string& j, const char* name, const Pos& p) {
   j += "\":[" + std::to_string(p.part) + "," + std::to_string(p.seq) + "," + std::to_string(p.ord) + "]";
 }
 
-std::string EncodeResume(const OutRow* last, const Window& w, std::string_view query,
+std::string EncodeResume(const std::string& ranges, const OutRow* last, const Window& w, std::string_view query,
                          const std::optional<Pos>& scan = std::nullopt,
                          const std::optional<Pos>& segment_end = std::nullopt, uint64_t state = 0) {
   std::string j = "{\"v\":1,\"h\":" + std::to_string(QueryHash(query));
@@ -340,9 +346,13 @@ std::string EncodeResume(const OutRow* last, const Window& w, std::string_view q
   if (scan) WritePos(j, "c", *scan);
   if (segment_end) WritePos(j, "f", *segment_end);
   if (state != 0) j += ",\"x\":" + std::to_string(state);
+  j += ranges;
   j += "}";
   return util::Base64Encode(j);
 }
+
+// Where partition `pi`'s scan starts when the page does not resume in it (Scope::floors).
+uint64_t FloorOf(const Scope& scope, size_t pi) { return pi < scope.floors.size() ? scope.floors[pi] : 0; }
 
 CosmosError InvalidContinuation() { return CosmosError(400, 0, "BadRequest", "Invalid Continuation Token"); }
 
@@ -386,6 +396,20 @@ Resume DecodeResume(const std::string& token, std::string_view query, size_t key
     for (const auto& e : k.GetArray()) {
       if (!e.IsArray() || e.Size() > 1) throw InvalidContinuation();
       r.keys.push_back(e.Size() == 0 ? Val() : Val(e[0]));
+    }
+  }
+  if (const json::Value* rs = find("r")) {
+    if (!rs->IsArray()) throw InvalidContinuation();
+    for (const auto& e : rs->GetArray()) {
+      if (!e.IsString()) throw InvalidContinuation();
+      r.ranges.emplace_back(e.GetString(), e.GetStringLength());
+    }
+  }
+  if (const json::Value* gs = find("g")) {
+    if (!gs->IsArray()) throw InvalidContinuation();
+    for (const auto& e : gs->GetArray()) {
+      if (!e.IsArray() || e.Size() != 2 || !e[0].IsString() || !e[1].IsUint64()) throw InvalidContinuation();
+      r.floors.emplace_back(std::string(e[0].GetString(), e[0].GetStringLength()), e[1].GetUint64());
     }
   }
   const auto& s = get("s");
@@ -982,7 +1006,7 @@ void Run(const Plan& plan, const Scope& scope, EvalContext& cx, std::vector<stor
       if (!readers[pi]) readers[pi].emplace(scope, pi, lookup, item_policy, vtop);
       PartitionReader& reader = *readers[pi];
       bool touched = pi == first && first_touched;
-      reader.Seek(pi == first ? first_after : 0);
+      reader.Seek(pi == first ? first_after : FloorOf(scope, pi));
       while (!stop && !past_end) {
         auto chunk = reader.Next(512);
         if (chunk.empty()) break;
@@ -1158,7 +1182,8 @@ void RunWalk(const Plan& plan, const store::DocPath& path, const Scope& scope, E
     if (!resume || !resume->has_row) continue;
     // Rows of the resume key come after the resume row only in later partitions, or later in its own.
     const uint64_t rp = resume->pos.part;
-    const uint64_t seq = pi < rp ? UINT64_MAX : pi == rp ? (resume->pos.seq == 0 ? 0 : resume->pos.seq - 1) : 0;
+    const uint64_t seq =
+        pi < rp ? UINT64_MAX : pi == rp ? (resume->pos.seq == 0 ? 0 : resume->pos.seq - 1) : FloorOf(scope, pi);
     cursors[pi].after = std::pair{resume_key, seq};
   }
   auto head = [&](size_t pi) -> const store::PhysicalPartition::IndexHit* {
@@ -1355,7 +1380,65 @@ class SuspendedPages {
   uint64_t next_ = 1;
 };
 
-Page ExecutePageHolding(const Plan& plan, const Scope& scope, const PageRequest& request, size_t& held,
+// The "r" and "g" members of a continuation: the scope's range ids and floors.
+std::string RangesMember(const Scope& scope) {
+  std::string j = ",\"r\":[";
+  for (size_t i = 0; i < scope.partitions.size(); ++i) {
+    if (i) j += ',';
+    json::WriteString(j, scope.partitions[i]->range_id());
+  }
+  j += "]";
+  std::string g;
+  for (size_t i = 0; i < scope.floors.size(); ++i) {
+    if (scope.floors[i] == 0) continue;
+    g += g.empty() ? "[" : ",[";
+    json::WriteString(g, scope.partitions[i]->range_id());
+    g += "," + std::to_string(scope.floors[i]) + "]";
+  }
+  if (!g.empty()) j += ",\"g\":[" + g + "]";
+  return j;
+}
+
+// A continuation made over other ranges than the scope's (a range was split since): each position
+// moves to the first range descended from the one it named, and when that range was split, its
+// other descendants start after the position's sequence number (Scope::floors). `adjusted` holds
+// the scope when it must change. A range the scope does not descend from makes the token invalid.
+const Scope& AdjustForSplits(const Scope& scope, std::optional<Resume>& resume, Scope& adjusted) {
+  if (!resume || (resume->ranges.empty() && resume->floors.empty())) return scope;
+  const auto& was = resume->ranges;
+  bool same = was.empty() || was.size() == scope.partitions.size();
+  for (size_t i = 0; !was.empty() && same && i < was.size(); ++i) same = was[i] == scope.partitions[i]->range_id();
+  if (same && resume->floors.empty()) return scope;
+  adjusted = scope;
+  adjusted.floors.assign(scope.partitions.size(), 0);
+  for (const auto& [range, seq] : resume->floors) {
+    for (size_t j = 0; j < scope.partitions.size(); ++j) {
+      if (scope.partitions[j]->DescendsFrom(range)) adjusted.floors[j] = std::max(adjusted.floors[j], seq);
+    }
+  }
+  if (same) return adjusted;
+  auto move = [&](Pos& p, bool start) {
+    if (p.part >= was.size()) throw InvalidContinuation();
+    const std::string& range = was[p.part];
+    size_t first = SIZE_MAX, last = SIZE_MAX;
+    for (size_t j = 0; j < scope.partitions.size(); ++j) {
+      if (!scope.partitions[j]->DescendsFrom(range)) continue;
+      if (first == SIZE_MAX) first = j;
+      last = j;
+    }
+    if (first == SIZE_MAX) throw InvalidContinuation();
+    if (start && scope.partitions[first]->range_id() != range) {
+      for (size_t j = first + 1; j <= last; ++j) adjusted.floors[j] = std::max(adjusted.floors[j], p.seq);
+    }
+    p.part = start ? first : last;
+  };
+  if (resume->has_row) move(resume->pos, true);
+  if (resume->scan) move(*resume->scan, true);
+  if (resume->segment_end) move(*resume->segment_end, false);
+  return adjusted;
+}
+
+Page ExecutePageHolding(const Plan& plan, const Scope& given_scope, const PageRequest& request, size_t& held,
                         std::unique_ptr<Suspended>& suspend, uint64_t& suspend_id) {
   const bool plain = Streaming(plan);
   const size_t key_count = plain ? 0 : (!plan.order_by.empty() ? plan.order_by.size() : plan.group_by.size());
@@ -1365,6 +1448,9 @@ Page ExecutePageHolding(const Plan& plan, const Scope& scope, const PageRequest&
     resume = DecodeResume(request.continuation, request.query_text, key_count, token_holder);
     if (plain && (resume->scan || !resume->has_row)) throw InvalidContinuation();
   }
+  Scope adjusted_scope;
+  const Scope& scope = AdjustForSplits(given_scope, resume, adjusted_scope);
+  const std::string ranges = RangesMember(scope);
   const bool bounded = request.budget.deadline != std::chrono::steady_clock::time_point::max();
   // A partial page: the client merges what the pages of one range return (the SDKs' pipeline
   // sums partial aggregates, merges groups and removes duplicates across pages), so a page of
@@ -1467,17 +1553,17 @@ Page ExecutePageHolding(const Plan& plan, const Scope& scope, const PageRequest&
     const bool finished = done || (window.take && *window.take == 0);
     if (walk) {
       if (more && last_emitted) {
-        page.continuation = EncodeResume(&*last_emitted, window, request.query_text);
+        page.continuation = EncodeResume(ranges, &*last_emitted, window, request.query_text);
       } else if (walk_stopped && !finished) {
-        page.continuation = EncodeResume(&*walk_stopped, window, request.query_text);
+        page.continuation = EncodeResume(ranges, &*walk_stopped, window, request.query_text);
       }
     } else if (streaming) {
       if (more && last_emitted) {
-        page.continuation = EncodeResume(&*last_emitted, window, request.query_text);
+        page.continuation = EncodeResume(ranges, &*last_emitted, window, request.query_text);
       } else if (stopped && !finished) {
         // The budget ended the page: the next one resumes after the last row this one completed.
         const OutRow at{{}, *stopped, Val()};
-        page.continuation = EncodeResume(&at, window, request.query_text);
+        page.continuation = EncodeResume(ranges, &at, window, request.query_text);
       }
     } else if (stopped && partial) {
       // The result over the candidates read, (range.from, *stopped]; what does not fit in the page
@@ -1487,9 +1573,9 @@ Page ExecutePageHolding(const Plan& plan, const Scope& scope, const PageRequest&
       if (more && last_emitted) {
         // (A part that starts at the beginning starts after position {0,0,0}, which no row has.)
         page.continuation =
-            EncodeResume(&*last_emitted, window, request.query_text, range.from.value_or(Pos{}), *stopped);
+            EncodeResume(ranges, &*last_emitted, window, request.query_text, range.from.value_or(Pos{}), *stopped);
       } else {
-        page.continuation = EncodeResume(nullptr, window, request.query_text, *stopped);
+        page.continuation = EncodeResume(ranges, nullptr, window, request.query_text, *stopped);
       }
     } else if (stopped) {
       // Nothing returned yet: what was read waits for the next page, which reads on after *stopped.
@@ -1500,18 +1586,18 @@ Page ExecutePageHolding(const Plan& plan, const Scope& scope, const PageRequest&
       std::optional<OutRow> shown;
       if (resume && resume->has_row) shown = OutRow{resume->keys, resume->pos, Val()};
       suspend_id = SuspendedPages::Get().NewId();
-      page.continuation = EncodeResume(shown ? &*shown : nullptr, window, request.query_text, *stopped, std::nullopt,
+      page.continuation = EncodeResume(ranges, shown ? &*shown : nullptr, window, request.query_text, *stopped, std::nullopt,
                                        suspend_id);
       suspending = true;
     } else if (partial && range.from) {
       // A part read to its end (range.to, or the end of the range).
       if (more && last_emitted) {
-        page.continuation = EncodeResume(&*last_emitted, window, request.query_text, range.from, range.to);
+        page.continuation = EncodeResume(ranges, &*last_emitted, window, request.query_text, range.from, range.to);
       } else if (range.to) {
-        page.continuation = EncodeResume(nullptr, window, request.query_text, range.to);
+        page.continuation = EncodeResume(ranges, nullptr, window, request.query_text, range.to);
       }
     } else if (more && last_emitted) {
-      page.continuation = EncodeResume(&*last_emitted, window, request.query_text);
+      page.continuation = EncodeResume(ranges, &*last_emitted, window, request.query_text);
     }
     if (suspending) state->held_bytes = budget.held_bytes;
   }

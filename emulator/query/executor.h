@@ -19,6 +19,10 @@ struct Scope {
   std::vector<store::PhysicalPartition*> partitions;
   std::optional<std::string> partition_key;  // canonical text; only items with this key
   std::optional<std::pair<std::string, std::string>> epk_range;  // [min, max): only items whose EPK is in it
+  // Per partition (empty: none): its scan starts after this sequence number. Set for a
+  // continuation made before a split: the parent's children keep its items' sequence numbers, and
+  // the pages before the split returned those up to it.
+  std::vector<uint64_t> floors;
   int64_t now_seconds = 0;                   // for TTL
   std::optional<int64_t> default_ttl;
   // Instead of the partitions' items: these, in feed order (a script's view of its logical

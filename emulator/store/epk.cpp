@@ -393,4 +393,55 @@ std::vector<std::string> RangeBoundaries(const PartitionKeyDefinition& def, int 
   return out;
 }
 
+std::optional<std::string> SplitPoint(const PartitionKeyDefinition& def, std::string_view min, std::string_view max) {
+  if (def.kind == "Range") return std::nullopt;
+  __extension__ typedef unsigned __int128 U128;
+  if (def.kind == "MultiHash" || def.version >= 2) {
+    // A boundary is 32 hex digits (the first component's, for MultiHash); the ring ends at 2^126.
+    auto value = [](std::string_view hex) -> std::optional<U128> {
+      if (hex.size() > 32) hex = hex.substr(0, 32);
+      U128 v = 0;
+      for (size_t i = 0; i < 32; ++i) {
+        const char c = i < hex.size() ? hex[i] : '0';
+        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        if (d < 0) return std::nullopt;
+        v = (v << 4) | static_cast<U128>(d);
+      }
+      return v;
+    };
+    const U128 top = (static_cast<U128>(1) << 126) - 1;  // as RangeBoundaries divides the ring
+    auto lo = min.empty() ? std::optional<U128>(0) : value(min);
+    auto hi = max == kMaxEpk ? std::optional<U128>(top) : value(max);
+    if (!lo || !hi || *hi <= *lo) return std::nullopt;
+    const U128 mid = *lo + (*hi - *lo) / 2;
+    if (mid <= *lo) return std::nullopt;
+    char buf[33];
+    std::snprintf(buf, sizeof buf, "%016llX%016llX", static_cast<unsigned long long>(mid >> 64),
+                  static_cast<unsigned long long>(mid));
+    return std::string(buf);
+  }
+  // V1: boundaries are hash values (0 .. 2^32) in the order-preserving number encoding; the value
+  // of one is found by bisection over what encodes at or above it.
+  auto encode = [](uint64_t v) {
+    std::string bytes;
+    AppendEncodedNumber(bytes, static_cast<double>(v));
+    return HexUpper(bytes);
+  };
+  auto value = [&](std::string_view hex) {
+    uint64_t lo = 0, hi = 1ull << 32;
+    while (lo < hi) {
+      const uint64_t m = lo + (hi - lo) / 2;
+      if (encode(m) < hex) lo = m + 1; else hi = m;
+    }
+    return lo;
+  };
+  const uint64_t lo = min.empty() ? 0 : value(min);
+  const uint64_t hi = max == kMaxEpk ? (1ull << 32) - 1 : value(max);
+  const uint64_t mid = lo + (hi - lo) / 2;
+  if (hi <= lo || mid <= lo) return std::nullopt;
+  std::string at = encode(mid);
+  if (!(std::string_view(at) > min && std::string_view(at) < max)) return std::nullopt;
+  return at;
+}
+
 }  // namespace cosmos::store

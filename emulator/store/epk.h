@@ -95,4 +95,10 @@ std::vector<std::string> RangeBoundaries(const PartitionKeyDefinition& def, int 
 // Uppercase hex of raw bytes.
 std::string HexUpper(std::string_view bytes);
 
+// Where to split the range [min, max) of a container's ring in two: the middle of its span of
+// hash values (V2 and MultiHash: 126-bit values written as 32 hex digits; V1: 32-bit hash values
+// in V1's number encoding). nullopt when the span holds no value strictly inside it, or the
+// container is not hash partitioned.
+std::optional<std::string> SplitPoint(const PartitionKeyDefinition& def, std::string_view min, std::string_view max);
+
 }  // namespace cosmos::store

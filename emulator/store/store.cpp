@@ -51,6 +51,11 @@ void Journal::Gate::unlock() {
 // ---- PhysicalPartition ----------------------------------------------------------------------
 
 namespace {
+// The first item sequence number of range `n`: each range counts in its own span, so that the
+// resource ids made from them (Container::ItemRid) never meet, and a range made by a split counts
+// above every item it inherits.
+uint64_t FirstSeqOfRange(uint64_t n) { return (n << 40) + 1; }
+
 std::atomic<uint64_t> g_max_lsn{0};
 void NoteLsn(uint64_t lsn) {
   uint64_t seen = g_max_lsn.load(std::memory_order_relaxed);
@@ -100,6 +105,27 @@ ItemPtr PhysicalPartition::Read(const std::string& pk, const std::string& id, in
 uint64_t PhysicalPartition::lsn() const {
   std::shared_lock lock(mu_);
   return lsn_;
+}
+
+bool PhysicalPartition::DescendsFrom(std::string_view range) const {
+  return range == range_id_ || std::find(parents_.begin(), parents_.end(), range) != parents_.end();
+}
+
+void PhysicalPartition::Retire() {
+  std::unique_lock lock(mu_);
+  by_key_.clear();
+  by_seq_.clear();
+  by_lsn_.clear();
+  by_pk_lsn_.clear();
+  by_pk_seq_.clear();
+  {
+    std::lock_guard guard(indexes_mu_);
+    indexes_.clear();
+  }
+  expiry_.clear();
+  unique_index_.clear();
+  log_.clear();
+  journal_ = nullptr;
 }
 
 size_t PhysicalPartition::Count() const {
@@ -854,15 +880,132 @@ Container::Container(std::string id, std::string rid, std::string db_rid, Partit
       ts_(ts),
       etag_(std::move(etag)) {
   auto bounds = RangeBoundaries(pk_, partition_count);
-  for (size_t i = 0; i + 1 < bounds.size(); ++i)
-    partitions_.push_back(
-        std::make_unique<PhysicalPartition>(std::to_string(i), bounds[i], bounds[i + 1], settings_->unique_keys,
-                                            (static_cast<uint64_t>(i) << 40) + 1));
+  for (size_t i = 0; i + 1 < bounds.size(); ++i) {
+    partitions_.push_back(std::make_shared<PhysicalPartition>(std::to_string(i), bounds[i], bounds[i + 1],
+                                                              settings_->unique_keys, FirstSeqOfRange(i)));
+    partitions_.back()->SetLineage({}, ts);
+  }
+  next_range_id_ = partitions_.size();
   if (auto& o = budget_offer()) o->AddPartitions(static_cast<int>(partitions_.size()));
 }
 
 Container::~Container() {
   if (auto& o = budget_offer()) o->AddPartitions(-static_cast<int>(partitions_.size()));
+}
+
+std::vector<PhysicalPartition*> Container::partitions() const {
+  std::shared_lock lock(parts_mu_);
+  std::vector<PhysicalPartition*> out;
+  out.reserve(partitions_.size());
+  for (const auto& p : partitions_) out.push_back(p.get());
+  return out;
+}
+
+size_t Container::partition_count() const {
+  std::shared_lock lock(parts_mu_);
+  return partitions_.size();
+}
+
+std::vector<RangeSplit> Container::splits() const {
+  std::shared_lock lock(parts_mu_);
+  return splits_;
+}
+
+std::string Container::ranges_etag() const {
+  {
+    std::shared_lock lock(parts_mu_);
+    if (!splits_.empty()) return splits_.back().etag;
+  }
+  return etag();
+}
+
+std::optional<RangeSplit> Container::SplitRange(std::string_view range_id, int64_t ts, std::string etag) {
+  std::unique_lock layout(layout_mu_);  // no request is using the ranges from here on
+  JournalHold hold(journal_);             // a checkpoint sees the ranges before or after, whole
+  RangeSplit split;
+  {
+    std::shared_lock lock(parts_mu_);
+    auto it = std::find_if(partitions_.begin(), partitions_.end(),
+                           [&](const auto& p) { return p->range_id() == range_id; });
+    if (it == partitions_.end()) return std::nullopt;
+    if (partitions_.size() >= kMaxRanges)
+      throw errors::BadRequest("The container already has " + std::to_string(kMaxRanges) +
+                               " partition key ranges, the most the emulator splits to.");
+    auto at = SplitPoint(pk_, (*it)->min_epk(), (*it)->max_epk());
+    if (!at)
+      throw errors::BadRequest("The partition key range '" + std::string(range_id) +
+                               "' cannot be split: its span of the hash ring holds no value to divide it at.");
+    split = {std::string(range_id), *at, std::to_string(next_range_id_), std::to_string(next_range_id_ + 1), ts,
+             std::move(etag)};
+  }
+  ApplySplit(split);
+  if (journal_) journal_->RangesSplit(rid_, split);
+  return split;
+}
+
+bool Container::ReplaySplit(const RangeSplit& split) {
+  {
+    std::shared_lock lock(parts_mu_);
+    if (std::none_of(partitions_.begin(), partitions_.end(),
+                     [&](const auto& p) { return p->range_id() == split.parent; }))
+      return false;
+  }
+  ApplySplit(split);
+  return true;
+}
+
+void Container::ApplySplit(const RangeSplit& split) {
+  std::shared_ptr<PhysicalPartition> parent;
+  {
+    std::shared_lock lock(parts_mu_);
+    for (const auto& p : partitions_) {
+      if (p->range_id() == split.parent) parent = p;
+    }
+  }
+  if (!parent) return;
+  // The children keep every item with its sequence number and LSN, and the log: a continuation
+  // or session token of the parent means the same on each child.
+  PhysicalPartition::State whole = parent->Capture();
+  const auto policy = settings()->items();
+  std::vector<std::string> lineage = parent->parents();
+  lineage.push_back(parent->range_id());
+  auto make = [&](const std::string& id, const std::string& min, const std::string& max) {
+    const uint64_t n = util::ParseInteger<uint64_t>(id).value_or(0);
+    auto child = std::make_shared<PhysicalPartition>(id, min, max, settings()->unique_keys, FirstSeqOfRange(n));
+    child->SetLineage(lineage, split.ts);
+    PhysicalPartition::State st;
+    st.lsn = whole.lsn;
+    st.next_seq = std::max(whole.next_seq, FirstSeqOfRange(n));
+    st.logging = whole.logging;
+    st.log_after_lsn = whole.log_after_lsn;
+    st.log_since = whole.log_since;
+    auto inside = [&](const Item& item) { return item.epk >= min && item.epk < max; };
+    for (const auto& item : whole.items) {
+      if (inside(*item)) st.items.push_back(item);
+    }
+    for (const auto& ch : whole.log) {
+      const Item& version = ch.current ? *ch.current : *ch.previous;
+      if (inside(version)) st.log.push_back(ch);
+    }
+    child->RestoreState(std::move(st), policy);
+    if (journal_) child->AttachJournal(journal_, rid_);
+    return child;
+  };
+  auto left = make(split.left, parent->min_epk(), split.at);
+  auto right = make(split.right, split.at, parent->max_epk());
+  {
+    std::unique_lock lock(parts_mu_);
+    auto it = std::find(partitions_.begin(), partitions_.end(), parent);
+    it = partitions_.erase(it);
+    it = partitions_.insert(it, right);
+    partitions_.insert(it, left);
+    retired_.push_back(parent);
+    splits_.push_back(split);
+    const uint64_t r = util::ParseInteger<uint64_t>(split.right).value_or(0);
+    next_range_id_ = std::max(next_range_id_, r + 1);
+  }
+  parent->Retire();
+  if (auto& o = budget_offer()) o->AddPartitions(1);
 }
 
 std::shared_ptr<const ContainerSettings> Container::settings() const {
@@ -888,6 +1031,8 @@ int64_t Container::ts() const {
 }
 
 void Container::AttachJournal(Journal* journal) {
+  std::unique_lock lock(parts_mu_);
+  journal_ = journal;
   for (auto& p : partitions_) p->AttachJournal(journal, rid_);
 }
 
@@ -900,6 +1045,7 @@ Placement Container::Locate(const PartitionKeyValue& pk) const {
 
 PhysicalPartition& Container::PartitionForEpk(std::string_view epk) const {
   // The last range whose minimum is <= epk (ranges are contiguous, the first starts at "").
+  std::shared_lock lock(parts_mu_);
   auto it = std::upper_bound(partitions_.begin(), partitions_.end(), epk,
                              [](std::string_view e, const auto& p) { return e < std::string_view(p->min_epk()); });
   return **std::prev(it);
@@ -908,6 +1054,7 @@ PhysicalPartition& Container::PartitionForEpk(std::string_view epk) const {
 std::vector<PhysicalPartition*> Container::PartitionsOverlapping(std::string_view min_epk,
                                                                  std::string_view max_epk) const {
   std::vector<PhysicalPartition*> out;
+  std::shared_lock lock(parts_mu_);
   for (const auto& p : partitions_) {
     // [p.min, p.max) overlaps [min, max) when p.min < max and min < p.max ("FF" is the top).
     if (std::string_view(p->min_epk()) < max_epk && min_epk < std::string_view(p->max_epk())) out.push_back(p.get());
@@ -916,6 +1063,7 @@ std::vector<PhysicalPartition*> Container::PartitionsOverlapping(std::string_vie
 }
 
 PhysicalPartition* Container::PartitionById(std::string_view range_id) const {
+  std::shared_lock lock(parts_mu_);
   for (auto& p : partitions_) {
     if (p->range_id() == range_id) return p.get();
   }
@@ -937,13 +1085,14 @@ ItemPtr Container::FindItemByRid(const std::string& rid, int64_t now) const {
   uint64_t seq = 0;
   for (int i = 7; i >= 0; --i) seq = (seq << 8) | static_cast<unsigned char>(bytes[8 + i]);
   const auto policy = settings()->items();
+  const auto parts = partitions();
   if (seq > 0) {
-    for (const auto& p : partitions_) {
+    for (const auto* p : parts) {
       auto hit = p->Feed(seq - 1, 1, now, policy);
       if (!hit.empty() && hit.front()->rid == rid) return hit.front();
     }
   }
-  for (const auto& p : partitions_) {
+  for (const auto* p : parts) {
     for (uint64_t after = 0;;) {
       auto chunk = p->Feed(after, 1000, now, policy);
       if (chunk.empty()) break;
@@ -1030,8 +1179,9 @@ bool ScriptSet::Delete(ScriptKind kind, const std::string& id) {
   return true;
 }
 
-std::string Container::RangeRid(size_t index) const {
-  // The service's first range is <container> 02 00 00 00 00 00 00 50; the index goes in bytes 4-6.
+std::string Container::RangeRid(std::string_view range_id) const {
+  // The service's first range is <container> 02 00 00 00 00 00 00 50; the range id goes in bytes 4-6.
+  const uint64_t index = util::ParseInteger<uint64_t>(range_id).value_or(0);
   std::string bytes = rid_bytes_;
   bytes += std::string("\x02\0\0\0", 4);
   for (int i = 0; i < 3; ++i) bytes.push_back(static_cast<char>((index >> (8 * i)) & 0xFF));

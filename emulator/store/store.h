@@ -140,6 +140,17 @@ uint64_t MaxLsnIssued();
 class Account;
 class PhysicalPartition;
 
+// One split of a partition key range: `parent` becomes `left` [parent's min, at) and `right`
+// [at, parent's max). The etag is the partition key range feed's after the split.
+struct RangeSplit {
+  std::string parent;
+  std::string at;
+  std::string left;
+  std::string right;
+  int64_t ts = 0;
+  std::string etag;
+};
+
 // Where a persistent account writes its changes (persist/state.h implements it; null for an
 // account that lives in memory only). The store calls ItemChanged for every change of a
 // journaled partition, under that partition's exclusive lock, in LSN order; the HTTP pipeline
@@ -154,6 +165,9 @@ class Journal {
   // Records database `id` as it now is (its offer, containers, scripts, users, permissions and
   // client encryption keys), or its deletion when it no longer exists.
   virtual void DatabaseChanged(const std::string& id) = 0;
+  // Records that a range of container `container_rid` was split (under the journal's gate, after
+  // the changes of the parent and before any of its children).
+  virtual void RangesSplit(const std::string& container_rid, const RangeSplit& split) = 0;
   // Waits until every record this thread wrote is durable; throws when it cannot be.
   virtual void AwaitDurable() = 0;
   // Forgets what this thread wrote (a new request starts).
@@ -275,6 +289,18 @@ class PhysicalPartition {
   const std::string& min_epk() const { return min_epk_; }
   const std::string& max_epk() const { return max_epk_; }
   RuBucket& bucket() const { return bucket_; }
+  // Where the range came from: the ranges it was split from, oldest first (empty for a range the
+  // container was created with), and when it was made (Unix seconds).
+  const std::vector<std::string>& parents() const { return parents_; }
+  int64_t created_ts() const { return created_ts_; }
+  void SetLineage(std::vector<std::string> parents, int64_t ts) {
+    parents_ = std::move(parents);
+    created_ts_ = ts;
+  }
+  // Whether `range` is this range or one it descends from.
+  bool DescendsFrom(std::string_view range) const;
+  // Frees what a range that was split still holds (its children hold the items now).
+  void Retire();
 
   ItemPtr Read(const std::string& pk, const std::string& id, int64_t now, const ItemPolicy& policy) const;
   uint64_t lsn() const;
@@ -445,6 +471,8 @@ class PhysicalPartition {
   const std::string range_id_;
   const std::string min_epk_;
   const std::string max_epk_;
+  std::vector<std::string> parents_;
+  int64_t created_ts_ = 0;
   mutable RuBucket bucket_;
   mutable std::shared_mutex mu_;
   std::unordered_map<std::string, ItemPtr> by_key_;
@@ -648,15 +676,36 @@ class Container {
   PhysicalPartition& PartitionForEpk(std::string_view epk) const;
   // The partitions whose ranges overlap [min_epk, max_epk), in range order.
   std::vector<PhysicalPartition*> PartitionsOverlapping(std::string_view min_epk, std::string_view max_epk) const;
-  const std::vector<std::unique_ptr<PhysicalPartition>>& partitions() const { return partitions_; }
+  // The live ranges, in range order. A range that was split stays readable (its pointer stays
+  // valid while the container lives) but is no longer among them.
+  std::vector<PhysicalPartition*> partitions() const;
+  size_t partition_count() const;
+  // The live range `range_id`, or null (never was, or was split).
   PhysicalPartition* PartitionById(std::string_view range_id) const;
+
+  // Splits wait until no request is using the container's ranges: a request holds this from
+  // where it resolves its ranges until it has answered (handlers::HoldRanges).
+  std::shared_lock<std::shared_mutex> HoldLayout() const { return std::shared_lock(layout_mu_); }
+  // Splits live range `range_id` at the middle of its span of the hash ring: its items (with
+  // their sequence numbers and LSNs), its all-versions log and its LSN go to two new ranges with
+  // the next range ids; the range is then gone. Waits for the requests holding the layout; is
+  // journaled. nullopt: no live range of that id. Throws BadRequest when the span cannot be
+  // divided or the container holds kMaxRanges ranges.
+  static constexpr size_t kMaxRanges = 256;
+  std::optional<RangeSplit> SplitRange(std::string_view range_id, int64_t ts, std::string etag);
+  // Re-applies a journaled split (recovery); false when its parent is not a live range.
+  bool ReplaySplit(const RangeSplit& split);
+  // Every split made, in order (persistence).
+  std::vector<RangeSplit> splits() const;
+  // The partition key range feed's etag: the container's until its first split, then the last split's.
+  std::string ranges_etag() const;
   // The live item whose resource id is `rid`, in whichever partition it lives, or null.
   ItemPtr FindItemByRid(const std::string& rid, int64_t now) const;
 
   // Next item resource id (16 bytes base64: container rid bytes + item sequence).
   std::string ItemRid(uint64_t seq) const;
-  // Resource id of partition key range `index` (container rid bytes + 8 bytes, as the service's).
-  std::string RangeRid(size_t index) const;
+  // Resource id of partition key range `range_id` (container rid bytes + 8 bytes, as the service's).
+  std::string RangeRid(std::string_view range_id) const;
   // Resource id of script number `n` of a kind (container rid bytes + n + a kind marker).
   std::string ScriptRid(ScriptKind kind, uint32_t n) const;
   int64_t created_ts() const { return created_ts_; }
@@ -680,7 +729,15 @@ class Container {
   std::shared_ptr<const ContainerSettings> settings_;
   int64_t ts_;
   std::string etag_;
-  std::vector<std::unique_ptr<PhysicalPartition>> partitions_;
+  // The split applied under the layout's exclusive hold (and parts_mu_ for the list itself).
+  void ApplySplit(const RangeSplit& split);
+  mutable std::shared_mutex layout_mu_;  // held shared by requests, exclusively by a split
+  mutable std::shared_mutex parts_mu_;   // guards partitions_, retired_, splits_, next_range_id_
+  std::vector<std::shared_ptr<PhysicalPartition>> partitions_;  // live, in range order
+  std::vector<std::shared_ptr<PhysicalPartition>> retired_;     // split, kept for pointers still held
+  std::vector<RangeSplit> splits_;
+  uint64_t next_range_id_ = 0;
+  Journal* journal_ = nullptr;
   mutable ScriptSet scripts_;
 };
 using ContainerPtr = std::shared_ptr<Container>;

@@ -344,5 +344,49 @@ TEST_F(PersistenceTest, ProcessDurabilityKeepsEverythingAcrossARestartToo) {
   EXPECT_EQ(DoGet("/dbs/d/colls/c/docs/x", Pk("[\"p\"]")).body(), doc);
 }
 
+TEST_F(PersistenceTest, SplitRangesComeBackFromTheLogAndFromASnapshot) {
+  Start();
+  ASSERT_EQ(DoPost("/dbs", R"({"id":"d"})").status(), 201);
+  ASSERT_EQ(DoPost("/dbs/d/colls", R"({"id":"c","partitionKey":{"paths":["/pk"],"version":2}})",
+                   {{"x-cosmos-emulator-partition-count", "2"}})
+                .status(),
+            201);
+  auto create = [&](int from, int to) {
+    for (int i = from; i < to; ++i) {
+      const std::string id = "x" + std::to_string(i);
+      ASSERT_EQ(DoPost("/dbs/d/colls/c/docs", R"({"id":")" + id + R"(","pk":")" + id + R"("})", Pk("[\"" + id + "\"]"))
+                    .status(),
+                201);
+    }
+  };
+  create(0, 20);
+  ASSERT_EQ(DoPost("/_emulator/containers/d/c/split", R"({"partitionKeyRangeId":"0"})").status(), 200);
+  create(20, 40);  // into the children
+  ASSERT_EQ(DoPost("/_emulator/containers/d/c/split", R"({"partitionKeyRangeId":"3"})").status(), 200);
+  create(40, 50);
+  auto state = [&] {
+    std::string out = DoGet("/dbs/d/colls/c/pkranges").body() + "\n";
+    for (const char* range : {"2", "4", "5", "1"}) {
+      out += std::string(range) + ": " +
+             DoGet("/dbs/d/colls/c/docs", {{"x-ms-documentdb-partitionkeyrangeid", range}, {"x-ms-max-item-count", "-1"}})
+                 .body() +
+             "\n";
+    }
+    return out;
+  };
+  const std::string before = state();
+  EXPECT_NE(before.find(R"("id":"5")"), std::string::npos) << before;
+  EXPECT_NE(before.find(R"("parents":["0","3"])"), std::string::npos) << before;
+  Start();  // from the log alone
+  EXPECT_EQ(inst_->report.items, 50u);
+  EXPECT_EQ(state(), before);
+  create(50, 55);  // the recovered children take writes, and keep them
+  const std::string more = state();
+  inst_->persistence->Checkpoint();
+  Start();  // from the snapshot
+  EXPECT_EQ(inst_->report.items, 55u);
+  EXPECT_EQ(state(), more);
+}
+
 }  // namespace
 }  // namespace cosmos::testing

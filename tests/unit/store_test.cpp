@@ -315,11 +315,11 @@ TEST(Account, ContainerIdsDeriveFromTheDatabase) {
   EXPECT_EQ(c1->offer()->throughput().ru, 400);  // the service default
   ASSERT_EQ(c1->partitions().size(), 1u);
   EXPECT_EQ(c1->partitions()[0]->range_id(), "0");
-  EXPECT_EQ(c1->PartitionById("0"), c1->partitions()[0].get());
+  EXPECT_EQ(c1->PartitionById("0"), c1->partitions()[0]);
   EXPECT_EQ(c1->PartitionById("1"), nullptr);
   PartitionKeyValue any;
   any.components.push_back(std::string("\"x\""));
-  EXPECT_EQ(&c1->PartitionFor(any), c1->partitions()[0].get());
+  EXPECT_EQ(&c1->PartitionFor(any), c1->partitions()[0]);
   try {
     account.CreateContainer(*db, "c1", PartitionKeyDefinition::FromJson(pk), ContainerSettings{}, std::nullopt);
     ADD_FAILURE() << "duplicate container created";
