@@ -33,7 +33,7 @@ store::ContainerPtr ResolveContainer(http::Services& s, const std::string& db, c
 
 store::ContainerPtr ResolveContainer(http::Services& s, const http::RequestContext& ctx) {
   auto c = ResolveContainer(s, ctx.Param("db"), ctx.Param("coll"));
-  ctx.HoldRanges(*c);
+  ctx.HoldRanges(c);
   return c;
 }
 

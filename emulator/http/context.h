@@ -120,14 +120,15 @@ class RequestContext {
 
   // Holds container `c`'s partition key ranges as they are until the request has answered: a
   // split of one of them waits (store::Container::HoldLayout). Once per container.
-  void HoldRanges(const store::Container& c) const {
+  // The hold keeps the container too: it may be deleted meanwhile, and is unlocked before freed.
+  void HoldRanges(const store::ContainerPtr& c) const {
     for (const auto& [held, lock] : range_holds_)
-      if (held == &c) return;
-    range_holds_.emplace_back(&c, c.HoldLayout());
+      if (held == c) return;
+    range_holds_.emplace_back(c, c->HoldLayout());
   }
 
  private:
-  mutable std::vector<std::pair<const store::Container*, std::shared_lock<std::shared_mutex>>> range_holds_;
+  mutable std::vector<std::pair<store::ContainerPtr, std::shared_lock<std::shared_mutex>>> range_holds_;
   const Request& raw_;
   std::vector<std::string> segments_;
   std::vector<std::pair<std::string, std::string>> params_;

@@ -20,7 +20,7 @@ void Report::Tally::Add(const Usage& u, double charge, int status) {
     if (u.by_range) ranges_by_range.insert(p->range_id());
   }
   max_partitions = std::max(max_partitions, u.partitions.size());
-  if (u.container && u.addressed == u.container->partitions().size()) addressed_all = true;
+  if (u.container && u.addressed == u.container->partition_count()) addressed_all = true;
 }
 
 // A shape fans out when one request went to every partition, or when requests addressed by range
@@ -41,7 +41,7 @@ void Report::Record(const Usage& u, double charge, int status) {
     ContainerStats& cs = it->second;
     cs.database = u.database;
     cs.container = u.container->id();
-    cs.partitions = u.container->partitions().size();
+    cs.partitions = u.container->partition_count();
     cs.all.Add(u, charge, status);
     cs.operations[u.operation].Add(u, charge, status);
     for (auto* p : u.partitions) {

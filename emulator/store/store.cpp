@@ -112,19 +112,8 @@ bool PhysicalPartition::DescendsFrom(std::string_view range) const {
 }
 
 void PhysicalPartition::Retire() {
+  RestoreState(State{}, ItemPolicy{});  // nothing kept: no item, index or log
   std::unique_lock lock(mu_);
-  by_key_.clear();
-  by_seq_.clear();
-  by_lsn_.clear();
-  by_pk_lsn_.clear();
-  by_pk_seq_.clear();
-  {
-    std::lock_guard guard(indexes_mu_);
-    indexes_.clear();
-  }
-  expiry_.clear();
-  unique_index_.clear();
-  log_.clear();
   journal_ = nullptr;
 }
 
