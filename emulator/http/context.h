@@ -128,7 +128,7 @@ class RequestContext {
   }
 
  private:
-  mutable std::vector<std::pair<store::ContainerPtr, std::shared_lock<std::shared_mutex>>> range_holds_;
+  mutable std::vector<std::pair<store::ContainerPtr, store::LayoutHold>> range_holds_;
   const Request& raw_;
   std::vector<std::string> segments_;
   std::vector<std::pair<std::string, std::string>> params_;

@@ -882,6 +882,19 @@ Container::~Container() {
   if (auto& o = budget_offer()) o->AddPartitions(-static_cast<int>(partitions_.size()));
 }
 
+WriterFirstMutex::WriterFirstMutex() {
+  pthread_rwlockattr_t attr;
+  pthread_rwlockattr_init(&attr);
+  pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+  pthread_rwlock_init(&rw_, &attr);
+  pthread_rwlockattr_destroy(&attr);
+}
+WriterFirstMutex::~WriterFirstMutex() { pthread_rwlock_destroy(&rw_); }
+void WriterFirstMutex::lock() { pthread_rwlock_wrlock(&rw_); }
+void WriterFirstMutex::unlock() { pthread_rwlock_unlock(&rw_); }
+void WriterFirstMutex::lock_shared() { pthread_rwlock_rdlock(&rw_); }
+void WriterFirstMutex::unlock_shared() { pthread_rwlock_unlock(&rw_); }
+
 std::vector<PhysicalPartition*> Container::partitions() const {
   std::shared_lock lock(parts_mu_);
   std::vector<PhysicalPartition*> out;

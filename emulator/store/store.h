@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <pthread.h>
 #include <set>
 #include <shared_mutex>
 #include <string>
@@ -638,6 +639,24 @@ class ScriptSet {
   std::atomic<uint32_t> counter_{0};
 };
 
+// A shared mutex whose exclusive waiter goes before new shared holders (glibc's default prefers
+// readers, so a split could wait for ever under steady load). Shared holds must not nest.
+class WriterFirstMutex {
+ public:
+  WriterFirstMutex();
+  ~WriterFirstMutex();
+  WriterFirstMutex(const WriterFirstMutex&) = delete;
+  WriterFirstMutex& operator=(const WriterFirstMutex&) = delete;
+  void lock();
+  void unlock();
+  void lock_shared();
+  void unlock_shared();
+
+ private:
+  pthread_rwlock_t rw_;
+};
+using LayoutHold = std::shared_lock<WriterFirstMutex>;
+
 // Where a logical partition key lives: its effective partition key and physical partition.
 struct Placement {
   std::string epk;
@@ -685,7 +704,7 @@ class Container {
 
   // Splits wait until no request is using the container's ranges: a request holds this from
   // where it resolves its ranges until it has answered (handlers::HoldRanges).
-  std::shared_lock<std::shared_mutex> HoldLayout() const { return std::shared_lock(layout_mu_); }
+  LayoutHold HoldLayout() const { return LayoutHold(layout_mu_); }
   // Splits live range `range_id` at the middle of its span of the hash ring: its items (with
   // their sequence numbers and LSNs), its all-versions log and its LSN go to two new ranges with
   // the next range ids; the range is then gone. Waits for the requests holding the layout; is
@@ -731,7 +750,7 @@ class Container {
   std::string etag_;
   // The split applied under the layout's exclusive hold (and parts_mu_ for the list itself).
   void ApplySplit(const RangeSplit& split);
-  mutable std::shared_mutex layout_mu_;  // held shared by requests, exclusively by a split
+  mutable WriterFirstMutex layout_mu_;  // held shared by requests, exclusively by a split
   mutable std::shared_mutex parts_mu_;   // guards partitions_, retired_, splits_, next_range_id_
   std::vector<std::shared_ptr<PhysicalPartition>> partitions_;  // live, in range order
   std::vector<std::shared_ptr<PhysicalPartition>> retired_;     // split, kept for pointers still held

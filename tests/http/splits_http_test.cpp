@@ -3,8 +3,11 @@
 // the parent going on in its children.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <map>
 #include <set>
+#include <thread>
 
 #include "http_test_util.h"
 #include "store/epk.h"
@@ -340,6 +343,33 @@ TEST_F(SplitsTest, RaisingTheThroughputPastTenThousandPerRangeSplits) {
   offer["content"]["offerThroughput"].SetInt(400);
   ASSERT_EQ(Put("/offers/" + oid, json::Write(offer)).status(), 200);
   EXPECT_EQ(Get("/dbs/db/colls/t/pkranges").Header("x-ms-item-count"), "3");
+}
+
+TEST_F(SplitsTest, ASplitIsNotStarvedByRequestsThatKeepOverlapping) {
+  auto c = account_.FindDatabase("db")->FindContainer("c");
+  std::atomic<bool> split_done{false};
+  std::atomic<bool> readers_gave_up{false};
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 4; ++t) {
+    readers.emplace_back([&] {
+      // Requests that hold the ranges for 2 ms each, back to back, for at most 10 s.
+      const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (!split_done) {
+        if (std::chrono::steady_clock::now() > until) {
+          readers_gave_up = true;
+          return;
+        }
+        auto hold = c->HoldLayout();
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      }
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  ASSERT_TRUE(c->SplitRange("0", 1, "\"e\"").has_value());
+  split_done = true;
+  for (auto& r : readers) r.join();
+  EXPECT_FALSE(readers_gave_up);  // the split went in between them, not after they stopped
+  EXPECT_EQ(c->partition_count(), 3u);
 }
 
 TEST(SplitPointTest, TheMiddleOfTheRangesSpanOfHashValues) {
