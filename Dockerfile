@@ -43,11 +43,25 @@ RUN mkdir -p /usr/share/man/man1 \
  && rm -rf /var/lib/apt/lists/*
 
 WORKDIR /src
+# The Data Explorer's npm packages, from its lockfile alone (a layer kept until the lockfile
+# changes; the build's own `npm ci` step then finds them installed). Behind a proxy that
+# re-signs TLS, pass its CA certificates (PEM text) with --build-arg EXTRA_CA_CERTS="$(cat ca.crt)":
+# they are trusted by this step only and never reach the runtime image.
+ARG EXTRA_CA_CERTS=""
+COPY emulator/explorer/package.json emulator/explorer/package-lock.json emulator/explorer/
+RUN cd emulator/explorer \
+ && if [ -n "$EXTRA_CA_CERTS" ]; then \
+      printf '%s\n' "$EXTRA_CA_CERTS" > /tmp/extra-ca.pem && export NODE_EXTRA_CA_CERTS=/tmp/extra-ca.pem; \
+    fi \
+ && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error \
+ && rm -f /tmp/extra-ca.pem
 # .dockerignore lets only the sources the build needs into the context
-# (CMakeLists.txt, emulator/, sqlparser/ when present, cmake/ when present).
+# (CMakeLists.txt, emulator/, sqlparser/ when present, cmake/ when present), never node_modules.
 COPY . .
 
-RUN cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCOSMOS_BUILD_TESTS=OFF \
+# (The touch: the packages installed above are newer than the lockfile just copied.)
+RUN touch emulator/explorer/node_modules/.package-lock.json \
+ && cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCOSMOS_BUILD_TESTS=OFF \
  && cmake --build build -j2 \
  && install -D -m 0755 -s build/emulator/cosmos-emulator /out/cosmos-emulator
 

@@ -8,6 +8,8 @@
 //      create and point read of a 1 KB item, on containers of 1 and 16 physical partitions, with
 //      rate limiting off and on (with a budget far too large to throttle). run.sh prints the
 //      ratios 16 vs 1 partitions and limiter on vs off.
+//   4. Container::SplitRange of a range holding 10,000 and 100,000 small items (what a request
+//      that arrives during a split waits for).
 //
 // Run with medians:  build-bench/bench/partition_bench --benchmark_repetitions=9 --benchmark_report_aggregates_only=true
 // or:                bench/run.sh partitions
@@ -323,5 +325,56 @@ BENCHMARK(BM_E2E_Read)
     ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// 4. Splits
+
+// A fresh one-range container holding `n` items of about 60 bytes, written through the store.
+store::ContainerPtr FilledContainer(int64_t n) {
+  static int made = 0;
+  const auto def = Definition(DefinitionJson(kV2));
+  auto c = MakeContainer(PlacementAccount(), "split-" + std::to_string(++made), def, 1);
+  const auto policy = c->settings()->items();
+  char id[32];
+  for (int64_t i = 0; i < n; ++i) {
+    std::snprintf(id, sizeof id, "it-%08lld", static_cast<long long>(i));
+    const std::string header = std::string("[\"") + id + "\"]";
+    const auto key = store::ParsePartitionKeyHeader(def, header);
+    const auto placement = c->Locate(key);
+    const std::string pk = key.Canonical();
+    placement.partition->Write(store::WriteKind::kCreate, pk, id, store::Preconditions{}, 0, policy,
+                               [&](const store::ItemPtr&, uint64_t seq, uint64_t lsn) {
+                                 auto item = std::make_shared<store::Item>();
+                                 item->id = id;
+                                 item->pk = pk;
+                                 item->epk = placement.epk;
+                                 json::Parse(std::string("{\"id\":\"") + id + "\",\"pk\":\"" + id + "\",\"n\":1}",
+                                             item->Draft());
+                                 item->Seal();
+                                 item->rid = c->ItemRid(seq);
+                                 item->seq = seq;
+                                 item->lsn = lsn;
+                                 return store::ItemPtr(std::move(item));
+                               });
+  }
+  return c;
+}
+
+// state.range(0): items in the range split.
+void BM_Split(benchmark::State& state) {
+  for (auto _ : state) {
+    state.PauseTiming();
+    auto c = FilledContainer(state.range(0));
+    state.ResumeTiming();
+    auto made = c->SplitRange("0", 0, "\"e\"");
+    benchmark::DoNotOptimize(made);
+    state.PauseTiming();
+    if (c->partition_count() != 2) state.SkipWithError("the split did not happen");
+    PlacementAccount().FindDatabase("bench")->RemoveContainer(c->id());
+    c.reset();
+    state.ResumeTiming();
+  }
+}
+BENCHMARK(BM_Split)->ArgName("items")->Arg(10'000)->Arg(100'000)->Unit(benchmark::kMillisecond)->Iterations(5);
 
 BENCHMARK_MAIN();

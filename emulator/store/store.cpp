@@ -760,6 +760,7 @@ void PhysicalPartition::RestoreState(State state, const ItemPolicy& policy) {
   expiry_.clear();
   unique_index_.clear();
   expiry_ttl_ = policy.default_ttl;
+  by_key_.reserve(state.items.size());
   for (auto& item : state.items) {
     const std::string key = Key(item->pk, item->id);
     Store(key, nullptr, std::move(item));
@@ -942,6 +943,14 @@ std::optional<RangeSplit> Container::SplitRange(std::string_view range_id, int64
   }
   ApplySplit(split);
   if (journal_) journal_->RangesSplit(rid_, split);
+  std::shared_ptr<PhysicalPartition> parent;
+  {
+    std::shared_lock lock(parts_mu_);
+    parent = retired_.back();  // ApplySplit's
+  }
+  hold.Release();
+  layout.unlock();
+  parent->Retire();  // its memory freed after the requests that waited have gone on
   return split;
 }
 
@@ -953,6 +962,8 @@ bool Container::ReplaySplit(const RangeSplit& split) {
       return false;
   }
   ApplySplit(split);
+  std::shared_lock lock(parts_mu_);
+  retired_.back()->Retire();
   return true;
 }
 
@@ -1006,7 +1017,6 @@ void Container::ApplySplit(const RangeSplit& split) {
     const uint64_t r = util::ParseInteger<uint64_t>(split.right).value_or(0);
     next_range_id_ = std::max(next_range_id_, r + 1);
   }
-  parent->Retire();
   if (auto& o = budget_offer()) o->AddPartitions(1);
 }
 

@@ -643,11 +643,18 @@ else
   say "building $IMAGE (log: tail of it is shown on failure)"
   build_start=$SECONDS
   build_rc=0
+  # CA certificates this machine added locally (a proxy that re-signs TLS): npm in the build
+  # stage must trust them too.
+  extra_ca=""
+  for crt in /usr/local/share/ca-certificates/*.crt; do
+    [[ -f $crt ]] && extra_ca+="$(cat "$crt")"$'\n'
+  done
   if [[ $ENGINE == docker ]]; then
-    nice -n 10 docker build --pull=false -t "$IMAGE" -f "$ROOT/Dockerfile" "$ROOT" >"$WORK/build.log" 2>&1 || build_rc=$?
+    nice -n 10 docker build --pull=false --build-arg EXTRA_CA_CERTS="$extra_ca" \
+      -t "$IMAGE" -f "$ROOT/Dockerfile" "$ROOT" >"$WORK/build.log" 2>&1 || build_rc=$?
   else
     # docker format keeps HEALTHCHECK (the OCI format has no field for it).
-    nice -n 10 podman build --isolation chroot --format docker --pull=never \
+    nice -n 10 podman build --isolation chroot --format docker --pull=never --build-arg EXTRA_CA_CERTS="$extra_ca" \
       -t "$IMAGE" -f "$ROOT/Dockerfile" "$ROOT" >"$WORK/build.log" 2>&1 || build_rc=$?
   fi
   BUILD_SECONDS=$((SECONDS - build_start))
