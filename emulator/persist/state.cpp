@@ -1,4 +1,5 @@
 #include "persist/state.h"
+#include "util/util.h"
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
@@ -204,11 +205,17 @@ std::string DatabaseRecord(const store::Account& account, const store::Database&
     w.RawValue(doc.data(), doc.size(), rapidjson::kObjectType);
     Int(w, "cts", c->created_ts());
     U64(w, "n", c->scripts().counter());
-    // The ranges it was created with, then every split since, in order.
-    U64(w, "parts", c->partitions().size() - c->splits().size());
+    // The ranges it was created with, then every split since, in order, from one list of splits
+    // (a split may run meanwhile): the first split's children take the first ids after the
+    // container's own ranges, so that count is its left child's id.
+    // (Splits only add: read after the count, an empty list means the count is the first one.)
+    uint64_t created_with = c->partition_count();
+    const auto splits = c->splits();
+    if (!splits.empty()) created_with = util::ParseInteger<uint64_t>(splits.front().left).value_or(created_with);
+    U64(w, "parts", created_with);
     w.Key("splits");
     w.StartArray();
-    for (const auto& sp : c->splits()) {
+    for (const auto& sp : splits) {
       w.StartObject();
       SplitFields(w, sp);
       w.EndObject();
