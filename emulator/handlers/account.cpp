@@ -3,6 +3,7 @@
 #include "handlers/handlers.h"
 #include "http/emulator_pages.h"
 #include "json/json.h"
+#include "util/util.h"
 
 namespace cosmos::handlers {
 
@@ -10,8 +11,17 @@ Result ReadAccount(Services& s, RequestContext& ctx) {
   std::string host = "127.0.0.1";
   if (auto h = ctx.Header("host"); h && !h->empty()) host = std::string(*h);
   // The locations the SDKs go on to: the public endpoint, or this request's scheme and Host, so
-  // a client that came over https://cosmos:8081 from another container is sent back there.
-  const std::string endpoint = http::PublicEndpointFor(s.config, host, ctx.secure());
+  // a client that came over https://cosmos:8081 from another container is sent back there. A
+  // client that came as localhost to the gateway's own port is sent to 127.0.0.1 on it, as the
+  // official emulator answers: Microsoft's SDK tests take the two names for two regions of one
+  // account (the Python SDK's fault-injection, circuit-breaker and excluded-locations tests, the Go
+  // SDK's TestGlobalEndpointManagerEmulator).
+  std::string advertised = host;
+  if (const std::string local = "localhost:" + s.config.gateway_port;
+      !s.config.gateway_port.empty() && util::EqualsIgnoreCase(host, local)) {
+    advertised = "127.0.0.1:" + s.config.gateway_port;
+  }
+  const std::string endpoint = http::PublicEndpointFor(s.config, advertised, ctx.secure());
   json::Document d;
   auto& a = d.GetAllocator();
   d.SetObject();

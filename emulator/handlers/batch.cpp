@@ -190,9 +190,7 @@ Result Answer(const RequestContext& ctx, const std::vector<OpResult>& results, c
     total += charge::Round2(result.charge);
   }
   r.status = all_ok ? 200 : 207;
-  auto prefer = ctx.Header("prefer");
-  const bool minimal = prefer && util::EqualsIgnoreCase(*prefer, "return=minimal");
-  r.body = ResultsJson(results, minimal, !atomic);
+  r.body = ResultsJson(results, ReturnsMinimal(ctx), !atomic);
   r.headers.emplace_back("x-ms-item-count", std::to_string(results.size()));
   ItemHeaders(r, ctx, c, p, lsn);
   r.charge = charge::Round2(total);
@@ -215,6 +213,15 @@ json::Document ParseOperations(const RequestContext& ctx) {
 // All or nothing, in the logical partition of the partition key header.
 Result Atomic(Services& s, RequestContext& ctx, store::ContainerPtr c) {
   json::Document ops = ParseOperations(ctx);
+  // A prefix of a hierarchical key names no one logical partition: the service answers a batch
+  // with it in these words (the Python SDK's test_batch_subpartition).
+  if (auto h = ctx.Header("x-ms-documentdb-partitionkey"); h && c->partition_key().kind == "MultiHash" &&
+      store::ParsePartitionKeyHeader(c->partition_key(), *h, true).components.size() < c->partition_key().paths.size()) {
+    throw errors::BadRequest(
+        "Partition key provided either doesn't correspond to definition in the collection or doesn't match "
+        "partition key field values specified in the document.",
+        1001);
+  }
   Target t = TargetOf(c, HeaderKey(ctx, *c));
   Admit(s, ctx, t.c, {t.partition}, "batch");
   const int64_t now = s.clock.UnixSeconds();

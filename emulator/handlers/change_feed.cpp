@@ -129,12 +129,15 @@ std::string PartitionKeyObject(const store::Container& c, const store::Item& ite
   return json::Write(d);
 }
 
-// {"current": ..., "metadata": {...}} in the 2021-09-15 wire format. A delete carries only its
-// metadata, which names the deleted item (id, partition key): the service keeps no previous images.
+// {"current": ..., "metadata": {...}} in the 2021-09-15 wire format. A delete carries an empty
+// current image and its metadata, which names the deleted item (id, partition key): the service
+// keeps no previous images (the Python SDK's test_query_change_feed_all_versions_and_deletes
+// expects "current": {} on a delete).
 std::string AllVersionsEntry(const store::Container& c, const store::Change& ch) {
   static const char* kOperation[] = {"create", "replace", "delete"};
-  std::string out = "{";
-  if (ch.current) out += "\"current\":" + WithLsn(*ch.current) + ",";
+  std::string out = "{\"current\":";
+  out += ch.current ? WithLsn(*ch.current) : std::string("{}");
+  out += ",";
   out += "\"metadata\":{\"lsn\":" + std::to_string(ch.lsn) + ",\"crts\":" + std::to_string(ch.crts) +
          ",\"operationType\":\"" + kOperation[static_cast<int>(ch.kind)] + "\"";
   if (ch.previous) out += ",\"previousImageLSN\":" + std::to_string(ch.previous->lsn);

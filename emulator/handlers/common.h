@@ -35,6 +35,13 @@ json::Document ParseObjectBody(const std::string& body);
 // positive count. Throws 400 for anything else.
 std::optional<std::optional<size_t>> MaxItemCount(const http::RequestContext& ctx);
 
+// 400: a query over every partition without x-ms-documentdb-query-enablecrosspartition.
+CosmosError CrossPartitionDisabled();
+
+// Whether the request asks for no body on a successful write (Prefer: return=minimal): single item
+// writes then answer their status and headers only, batches only the operations' statuses.
+bool ReturnsMinimal(const http::RequestContext& ctx);
+
 // What one feed page (read feed, change feed) may do before it answers what it has with a
 // continuation: about 4 MB of documents (the service's response limit) and the query page time
 // (--query-page-timeout-ms); a request whose client went away stops (408).

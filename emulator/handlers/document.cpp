@@ -201,7 +201,7 @@ Result WriteResponse(int status, const store::WriteResult& w, const Target& t, c
   Result r;
   r.status = status;
   if (w.item) {
-    r.body = w.item->Text();
+    if (!ReturnsMinimal(ctx)) r.body = w.item->Text();
     r.headers.emplace_back("etag", w.item->etag);
   }
   ItemHeaders(r, ctx, *t.c, *t.partition, w.lsn);
@@ -223,7 +223,7 @@ Result AnswerWrite(Services& s, RequestContext& ctx, const Target& t, store::Wri
   auto [status, ru] = WriteOutcome(kind, tw.result, *t.settings);
   tw.result.lsn = tw.lsn;
   Result r = WriteResponse(status, tw.result, t, ctx, charge::Round2(ru + tw.scripts_charge));
-  if (tw.response) r.body = *tw.response;
+  if (tw.response && !ReturnsMinimal(ctx)) r.body = *tw.response;
   if (auto log = ScriptLogHeader(ctx, tw.log)) r.headers.push_back(*log);
   return r;
 }

@@ -25,13 +25,6 @@ namespace {
 // The query's normal form (the parser's printer), which names its shape in the RU report.
 std::string NormalisedText(const sql::Query& q) { return sql::ToString(q); }
 
-CosmosError CrossPartitionDisabled() {
-  return CosmosError(400, 0, "BadRequest",
-                     "Cross partition query is required but disabled. Please set "
-                     "x-ms-documentdb-query-enablecrosspartition to true, specify x-ms-documentdb-partitionkey, or "
-                     "revise your query to avoid this exception.");
-}
-
 // Whether the plan's queryInfo asks the client to merge the partitions' results: DISTINCT, TOP,
 // OFFSET/LIMIT, ORDER BY, GROUP BY or aggregates.
 bool NeedsClientMerge(const std::string& plan_json) {
@@ -59,6 +52,16 @@ bool NeedsClientMerge(const std::string& plan_json) {
 // (recording cosmos-119/123); the SDKs then fetch the plan and query each partition key range,
 // merging on the client, as they do against the service.
 [[noreturn]] void RefuseWithPlan(std::string plan);
+
+// Whether the query's filter fixes the whole partition key: it then reads one logical partition,
+// and the gateway runs it there whole (ORDER BY and aggregates included), as with the partition
+// key header, without x-ms-documentdb-query-enablecrosspartition (the REST reference: "Queries that
+// filter against a single partition key ... do not need to set the header"; the Go SDK's
+// TestSinglePartitionQueryInline, the Python SDK's test_none_options).
+bool PinnedToOnePartitionKey(const sql::Query& ast, const QueryBody& body, const store::Container& c) {
+  auto ranges = query::QueryRanges(ast, body.params, c.partition_key());
+  return ranges.size() == 1 && ranges[0].max_inclusive && ranges[0].min == ranges[0].max;
+}
 
 void CheckGatewayServable(const sql::Query& ast, const QueryBody& body, const store::Container& c) {
   std::string plan = query::QueryPlanJson(ast, body.params, c.partition_key(), c.settings()->vectors.get());
@@ -218,7 +221,7 @@ Result QueryDocuments(Services& s, RequestContext& ctx) {
   if (s.config.query_indexes) scope.indexing = &settings->indexing;
   scope.parallel = {s.config.query_threads, s.config.query_parallel_min_items, s.config.query_parallel_part_items};
   const bool scoped = ctx.Header("x-ms-documentdb-partitionkey") || ctx.Header("x-ms-documentdb-partitionkeyrangeid") ||
-                      ctx.Header("x-ms-start-epk");
+                      ctx.Header("x-ms-start-epk") || (!plan->sources.empty() && PinnedToOnePartitionKey(*ast, body, *c));
   if (!scoped && !c->partition_key().system_key && !ctx.BoolHeader("x-ms-documentdb-query-enablecrosspartition") &&
       !plan->sources.empty()) {
     throw CrossPartitionDisabled();

@@ -133,6 +133,24 @@ bool IsDatabaseOrContainer(const std::vector<std::string>& segments) {
          (segments.size() == 4 && segments[0] == "dbs" && segments[2] == "colls");
 }
 
+// The name path of the resource's owner ("dbs/d" for a container, its feed and its creation;
+// "dbs/d/colls/c" for a stored procedure), which the service answers as x-ms-alt-content-path:
+// the Java SDK builds each resource's alt link from it, and its change feed needs the container's
+// (RxDocumentServiceResponse.getResource). Empty for databases and what is not a resource.
+std::string OwnerPath(const std::vector<std::string>& segments) {
+  if (segments.size() < 3 || segments[0] != "dbs") return "";
+  const size_t type = segments.size() % 2 == 0 ? segments.size() - 2 : segments.size() - 1;
+  static const char* kTypes[] = {"colls", "users", "permissions", "sprocs", "triggers", "udfs", "docs",
+                                 "conflicts", "clientencryptionkeys"};
+  if (std::find(std::begin(kTypes), std::end(kTypes), segments[type]) == std::end(kTypes)) return "";
+  std::string out;
+  for (size_t i = 0; i < type; ++i) {
+    if (i) out += '/';
+    out += segments[i];
+  }
+  return out;
+}
+
 }  // namespace
 
 Response ErrorResponse(int status, const std::string& code, const std::string& message, unsigned version,
@@ -443,6 +461,9 @@ Response HandleRequest(Services& services, const Request& req, bool secure, cons
       ReturnFreedMemory();
     res.result(static_cast<unsigned>(result.status));
     CommonHeaders(res, activity_id, result.charge);
+    if (result.status >= 200 && result.status < 300) {
+      if (std::string owner = OwnerPath(ctx->segments()); !owner.empty()) res.set("x-ms-alt-content-path", owner);
+    }
     for (auto& [k, v] : result.headers) res.set(k, v);
     if (result.status != 204 && result.status != 304) {
       res.set(beast_http::field::content_type, "application/json");

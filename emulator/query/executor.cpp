@@ -330,7 +330,9 @@ void WritePos(std::string& j, const char* name, const Pos& p) {
 std::string EncodeResume(const std::string& ranges, const OutRow* last, const Window& w, std::string_view query,
                          const std::optional<Pos>& scan = std::nullopt,
                          const std::optional<Pos>& segment_end = std::nullopt, uint64_t state = 0) {
-  std::string j = "{\"v\":1,\"h\":" + std::to_string(QueryHash(query));
+  // The format's version is "ev", not "v": the Python SDK takes any continuation that is base64 of
+  // a JSON object with a "v" for its own feed-range token (feed_range_continuation._decode_token).
+  std::string j = "{\"ev\":1,\"h\":" + std::to_string(QueryHash(query));
   if (last != nullptr) {
     WritePos(j, "p", last->pos);
     j += ",\"k\":[";

@@ -925,7 +925,11 @@ std::string HybridPlanJson(const Query& q, const json::Value* params, const stor
   out += "],\"componentWithoutPayloadQueryInfos\":[],\"projectionQueryInfo\":null,\"componentWeights\":[";
   for (size_t i = 0; i < weights.size(); ++i) {
     if (i) out += ',';
-    out += sql::FormatNumber(std::fabs(weights[i]));
+    // Floating-point numbers, as the service writes them ("1.0"): the Java SDK reads the list as
+    // doubles and fails on an integer (HybridSearchQueryInfo.getComponentWeights).
+    const double w = std::fabs(weights[i]);
+    out += sql::FormatNumber(w);
+    if (std::isfinite(w) && w == std::floor(w) && std::fabs(w) < 1e15) out += ".0";
   }
   out += "]";
   if (offset) out += ",\"skip\":" + std::to_string(*offset);

@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 namespace cosmos::server {
@@ -241,7 +242,15 @@ struct Server::Impl {
       }
       res.keep_alive(keep_alive && !stopping);
       tcp_layer.expires_after(options.body_timeout);
-      auto [ec_w, n_w] = co_await beast_http::async_write(stream, res, kNoThrow);
+      beast::error_code ec_w;
+      if (req.method() == beast_http::verb::head) {
+        // A HEAD answer is the GET answer's status and headers, Content-Length included, without
+        // its body (RFC 9110 9.3.2): a body would be read as the start of the next answer.
+        beast_http::response_serializer<beast_http::string_body> header_only{res};
+        std::tie(ec_w, std::ignore) = co_await beast_http::async_write_header(stream, header_only, kNoThrow);
+      } else {
+        std::tie(ec_w, std::ignore) = co_await beast_http::async_write(stream, res, kNoThrow);
+      }
       if (ec_w || !res.keep_alive()) break;
     }
     co_await Close(stream, refused);

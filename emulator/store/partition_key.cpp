@@ -88,9 +88,16 @@ PartitionKeyDefinition PartitionKeyDefinition::FromJson(const json::Value& v) {
   if (def.kind == "Hash" && def.paths.size() > 1) throw bad("a Hash partition key has exactly one path.");
   auto version = v.FindMember("version");
   if (version != v.MemberEnd() && !version->value.IsNull()) {
-    if (!version->value.IsInt() || (version->value.GetInt() != 1 && version->value.GetInt() != 2))
+    // A number, or the enum's name as the Java SDK writes it ("V2"); kept and answered as the number.
+    const auto& given = version->value;
+    if (given.IsInt() && (given.GetInt() == 1 || given.GetInt() == 2)) {
+      def.version = given.GetInt();
+    } else if (given.IsString() && (std::string_view(given.GetString(), given.GetStringLength()) == "V1" ||
+                                    std::string_view(given.GetString(), given.GetStringLength()) == "V2")) {
+      def.version = given.GetString()[1] - '0';
+    } else {
       throw bad("version must be 1 or 2.");
-    def.version = version->value.GetInt();
+    }
   }
   if (def.kind == "MultiHash") def.version = 2;
   auto sys = v.FindMember("systemKey");

@@ -424,8 +424,8 @@ void PhysicalPartition::CheckWrite(WriteKind kind, const ItemPtr& current, const
   }
   if (pre.if_match && current && *pre.if_match != "*" && *pre.if_match != current->etag)
     throw errors::PreconditionFailed();
-  if (pre.if_match && !current && kind == WriteKind::kUpsert && *pre.if_match != "*")
-    throw errors::PreconditionFailed();
+  // An upsert's If-Match applies to the item it would replace: with none, it creates (the official
+  // emulator's answer that the Python SDK's test_etag_match_condition_compatibility expects).
   if (pre.if_none_match && current && (*pre.if_none_match == "*" || *pre.if_none_match == current->etag))
     throw errors::PreconditionFailed();
 }

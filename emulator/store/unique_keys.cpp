@@ -54,8 +54,10 @@ UniqueKeyPolicy UniqueKeyPolicy::FromJson(const json::Value* v) {
       if (keys->value.Size() > kMaxKeys)
         throw Invalid("a container may have at most " + std::to_string(kMaxKeys) + " unique keys.");
       for (auto& key : keys->value.GetArray()) {
-        auto paths = key.IsObject() ? key.FindMember("paths") : key.MemberEnd();
-        if (!key.IsObject() || paths == key.MemberEnd() || !paths->value.IsArray() || paths->value.Empty())
+        // (MemberEnd of a value that is not an object is an assertion, so the kind is checked first.)
+        if (!key.IsObject()) throw Invalid("every unique key needs a non-empty 'paths' array.");
+        auto paths = key.FindMember("paths");
+        if (paths == key.MemberEnd() || !paths->value.IsArray() || paths->value.Empty())
           throw Invalid("every unique key needs a non-empty 'paths' array.");
         if (paths->value.Size() > kMaxPathsPerKey)
           throw Invalid("a unique key may have at most " + std::to_string(kMaxPathsPerKey) + " paths.");

@@ -183,7 +183,8 @@ constexpr std::array<const char*, 12> kMonths = {"Jan", "Feb", "Mar", "Apr", "Ma
 }  // namespace
 
 std::optional<int64_t> ParseRfc1123(std::string_view s) {
-  // "Sat, 21 Nov 2026 05:28:38 GMT"
+  // "Sat, 21 Nov 2026 05:28:38 GMT", or the same ending in "UTC" as Go's time.RFC1123 writes a UTC
+  // time (the service's HTTP date parser takes both; the Go SDK sends it as If-Modified-Since).
   if (s.size() != 29) return std::nullopt;
   char t[29];  // lower-cased
   for (size_t i = 0; i < 29; ++i) t[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(s[i])));
@@ -196,7 +197,7 @@ std::optional<int64_t> ParseRfc1123(std::string_view s) {
     return v;
   };
   if (t[3] != ',' || t[4] != ' ' || t[7] != ' ' || t[11] != ' ' || t[16] != ' ' || t[19] != ':' || t[22] != ':' ||
-      std::string_view(t + 25, 4) != " gmt")
+      (std::string_view(t + 25, 4) != " gmt" && std::string_view(t + 25, 4) != " utc"))
     return std::nullopt;
   int day = digits(5, 2), year = digits(12, 4), hh = digits(17, 2), mm = digits(20, 2), ss = digits(23, 2);
   int month = -1;

@@ -132,10 +132,11 @@ class ChangeFeedTest : public EmulatorTest {
            ",\"crts\":" + std::to_string(crts) +
            ",\"operationType\":\"replace\",\"previousImageLSN\":" + previous.Header("lsn") + "}}";
   }
-  // A delete carries only metadata naming the item; `previous` is the write that made the deleted version.
+  // A delete carries an empty current image and metadata naming the item; `previous` is the write
+  // that made the deleted version.
   static std::string DeleteEntry(const std::string& lsn, const Reply& previous, int64_t crts, bool ttl,
                                  const std::string& id, const std::string& pk_object) {
-    return "{\"metadata\":{\"lsn\":" + lsn +
+    return "{\"current\":{},\"metadata\":{\"lsn\":" + lsn +
            ",\"crts\":" + std::to_string(crts) +
            ",\"operationType\":\"delete\",\"previousImageLSN\":" + previous.Header("lsn") +
            ",\"timeToLiveExpired\":" + (ttl ? "true" : "false") + ",\"id\":\"" + id +
@@ -300,7 +301,8 @@ TEST_F(ChangeFeedTest, PagingWithMaxItemCountAndTheEtagAfterFullAndPartialPages)
   Expect304(Latest("c", {{"If-None-Match", exact.Header("etag")}}), "\"6\"");
   auto unbounded = Latest("c", {{"x-ms-max-item-count", "-1"}});
   EXPECT_EQ(unbounded.body(), rest.body());
-  for (const char* bad : {"0", "abc", "-2", "1.5"}) {
+  EXPECT_EQ(Latest("c", {{"x-ms-max-item-count", "0"}}).body(), rest.body());  // 0: the default page size
+  for (const char* bad : {"abc", "-2", "1.5"}) {
     ExpectBadRequest(Latest("c", {{"x-ms-max-item-count", bad}}),
                      std::string("Invalid value for the x-ms-max-item-count header: '") + bad + "'.");
   }

@@ -70,6 +70,28 @@ TEST_F(PipelineTest, AccountDocument) {
   EXPECT_EQ(json::Parse(d["queryEngineConfiguration"].GetString(), q), json::ParseStatus::kOk);
 }
 
+// A client that came as localhost to the gateway's own port is sent to 127.0.0.1 on it (as the
+// official emulator answers; Microsoft's Python and Go SDK tests take the two for two regions);
+// any other name or port (a container's mapped port) is sent back where it came from.
+TEST_F(PipelineTest, AccountSendsLocalhostOnTheGatewayPortTo127001) {
+  config_.gateway_port = "8081";
+  auto endpoint = [&](const std::string& host, bool https) {
+    auto req = Build(bh::verb::get, "/");
+    req.set(bh::field::host, host);
+    auto d = Reply{http::Handle(services_, req, https)}.Json();
+    EXPECT_STREQ(d["readableLocations"][0]["databaseAccountEndpoint"].GetString(),
+                 d["writableLocations"][0]["databaseAccountEndpoint"].GetString());
+    return std::string(d["writableLocations"][0]["databaseAccountEndpoint"].GetString());
+  };
+  EXPECT_EQ(endpoint("localhost:8081", false), "http://127.0.0.1:8081/");
+  EXPECT_EQ(endpoint("LocalHost:8081", true), "https://127.0.0.1:8081/");
+  EXPECT_EQ(endpoint("127.0.0.1:8081", true), "https://127.0.0.1:8081/");
+  EXPECT_EQ(endpoint("localhost:32768", true), "https://localhost:32768/");
+  EXPECT_EQ(endpoint("cosmos:8081", true), "https://cosmos:8081/");
+  config_.public_host = "emulator.example";
+  EXPECT_EQ(endpoint("localhost:8081", true), "https://emulator.example:8081/");
+}
+
 TEST_F(PipelineTest, AccountReportsConfiguredConsistency) {
   config_.consistency = "Strong";
   auto d = Get("/").Json();

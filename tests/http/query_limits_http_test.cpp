@@ -151,6 +151,50 @@ TEST_F(QueryLimitsTest, InvalidUtf8QueryTextAnswers400WithJsonBody) {
   ExpectErrorBody(r);
 }
 
+// Was 500 "RapidJSON assertion failed: IsObject()": a parameter (or a unique key) that is not an
+// object, on item queries, query plans and metadata queries.
+TEST_F(QueryLimitsTest, ParametersThatAreNotObjectsAnswer400) {
+  const std::string body = "{\"query\":\"SELECT * FROM c\",\"parameters\":[0]}";
+  const std::string message = "Invalid query parameter: every parameter needs a";
+  auto r = QueryBody(body);
+  EXPECT_EQ(r.status(), 400) << r;
+  ExpectErrorBody(r);
+  EXPECT_EQ(r.Code(), "BadRequest");
+  EXPECT_NE(r.Message().find(message), std::string::npos) << r;
+  r = QueryBody(body, {{"x-ms-cosmos-is-query-plan-request", "True"}, {"x-ms-cosmos-supported-query-features", "Aggregate"}});
+  EXPECT_EQ(r.status(), 400) << r;
+  EXPECT_NE(r.Message().find(message), std::string::npos) << r;
+  for (const char* target : {"/dbs", "/dbs/db/colls"}) {
+    auto req = Build(boost::beast::http::verb::post, target, body, {{"x-ms-documentdb-isquery", "True"}});
+    req.set(boost::beast::http::field::content_type, "application/query+json");
+    r = Send(req);
+    EXPECT_EQ(r.status(), 400) << target << r;
+    EXPECT_NE(r.Message().find(message), std::string::npos) << r;
+  }
+  r = Post("/dbs/db/colls", "{\"id\":\"u\",\"partitionKey\":{\"paths\":[\"/p\"],\"kind\":\"Hash\"},"
+                            "\"uniqueKeyPolicy\":{\"uniqueKeys\":[0]}}");
+  EXPECT_EQ(r.status(), 400) << r;
+  ExpectErrorBody(r);
+}
+
+// A query continuation is not base64 of a JSON object with a "v": the Python SDK 4 takes such a
+// token for its own feed-range continuation and fails ("'cr' is required").
+TEST_F(QueryLimitsTest, ContinuationsAreNotTakenForTheSdksOwnTokens) {
+  for (int i = 0; i < 3; ++i) CreateDoc("db", "c", R"({"id":"k)" + std::to_string(i) + R"(","pk":"p"})", R"(["p"])");
+  auto r = Query("SELECT * FROM c", {{"x-ms-max-item-count", "1"}});
+  ASSERT_EQ(r.status(), 200) << r;
+  const std::string token = r.Header("x-ms-continuation");
+  ASSERT_FALSE(token.empty());
+  auto raw = util::Base64Decode(token);
+  json::Document d;
+  if (raw && json::Parse(*raw, d) == json::ParseStatus::kOk && d.IsObject()) {
+    EXPECT_FALSE(d.HasMember("v")) << *raw;
+  }
+  auto next = Query("SELECT * FROM c", {{"x-ms-max-item-count", "1"}, {"x-ms-continuation", token}});
+  EXPECT_EQ(next.status(), 200) << next;
+  EXPECT_EQ(next.Header("x-ms-item-count"), "1");
+}
+
 // An error that echoes bytes of the request that are not UTF-8 is still a JSON body.
 TEST_F(QueryLimitsTest, ErrorBodiesEchoingInvalidBytesAreJson) {
   auto r = Call(boost::beast::http::verb::get, "/dbs/db/colls/c/docs/x", "",

@@ -34,6 +34,23 @@ TEST_F(ResourcesTest, CreateDatabase) {
   EXPECT_TRUE(std::regex_match(r.Header("etag"), kEtag)) << r.Header("etag");
 }
 
+// x-ms-alt-content-path names the owner of what was addressed (the Java SDK builds each resource's
+// alt link from it, and its change feed needs the container's): none for databases.
+TEST_F(ResourcesTest, AltContentPathNamesTheOwner) {
+  MakeDatabase("d");
+  MakeContainer("d", "c");
+  EXPECT_FALSE(Get("/dbs/d").Has("x-ms-alt-content-path"));
+  EXPECT_EQ(Get("/dbs/d/colls/c").Header("x-ms-alt-content-path"), "dbs/d");
+  EXPECT_EQ(Get("/dbs/d/colls").Header("x-ms-alt-content-path"), "dbs/d");
+  auto rid = Get("/dbs/d/colls/c").Str("_rid");
+  auto db_rid = Get("/dbs/d").Str("_rid");
+  EXPECT_EQ(Get("/dbs/" + db_rid + "/colls/" + rid).Header("x-ms-alt-content-path"), "dbs/d");
+  auto sproc = Post("/dbs/d/colls/c/sprocs", R"({"id":"s","body":"function () {}"})");
+  EXPECT_EQ(sproc.status(), 201) << sproc;
+  EXPECT_EQ(sproc.Header("x-ms-alt-content-path"), "dbs/d/colls/c");
+  EXPECT_FALSE(Get("/dbs/d/colls/nope").Has("x-ms-alt-content-path"));  // errors name nothing
+}
+
 TEST_F(ResourcesTest, CreateDuplicateDatabaseIs409) {
   MakeDatabase("db1");
   auto r = Post("/dbs", R"({"id":"db1"})");
@@ -107,7 +124,9 @@ TEST_F(ResourcesTest, DatabaseAndContainerListsArePaged) {
   EXPECT_STREQ(p2.Json()["Databases"][0]["id"].GetString(), "c");
   EXPECT_EQ(Get("/dbs", {{"x-ms-max-item-count", "-1"}}).Header("x-ms-item-count"), "3");
   EXPECT_FALSE(Get("/dbs", {{"x-ms-max-item-count", "3"}}).Has("x-ms-continuation"));
-  for (const char* bad : {"0", "-2", "x"}) EXPECT_EQ(Get("/dbs", {{"x-ms-max-item-count", bad}}).status(), 400) << bad;
+  for (const char* bad : {"-2", "x"}) EXPECT_EQ(Get("/dbs", {{"x-ms-max-item-count", bad}}).status(), 400) << bad;
+  // 0 is no page size given (the Java SDK sends it for TOP 0; the service answers).
+  EXPECT_EQ(Get("/dbs", {{"x-ms-max-item-count", "0"}}).Header("x-ms-item-count"), "3");
   for (const char* bad : {"x", "4", "-1"}) EXPECT_EQ(Get("/dbs", {{"x-ms-continuation", bad}}).status(), 400) << bad;
 
   MakeContainer("a", "c1");

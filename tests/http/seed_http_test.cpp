@@ -200,7 +200,7 @@ const char* const kMixedLines =
     "{not json\n"
     "[1,2]\n"
     R"({"pk":"p1"})" "\n"
-    R"({"id":"x/y","pk":"p1"})" "\n"
+    R"({"id":"","pk":"p1"})" "\n"
     R"({"id":"c"})" "\n"
     R"({"id":"d","pk":{"k":1}})" "\n"
     R"({"id":"a","pk":"p1","again":true})" "\n"
@@ -211,7 +211,7 @@ const std::vector<std::string> kMixedErrors = {
     "orders.jsonl:5: not valid JSON",
     "orders.jsonl:6: not a JSON object (each item must be one)",
     "orders.jsonl:7: The input content is invalid because the required properties - 'id; ' - are missing.",
-    "orders.jsonl:8: The input name 'x/y' is invalid. Ensure to provide a unique non-empty string less than '255' "
+    "orders.jsonl:8: The input name '' is invalid. Ensure to provide a unique non-empty string less than '255' "
     "characters and containing no '/', '\\\\', '?' or '#'.",
     "orders.jsonl:9: the item has no value at the partition key path /pk",
     "orders.jsonl:10: the value at the partition key path /pk is an object or an array; a partition key value is a "

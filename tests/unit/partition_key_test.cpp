@@ -56,6 +56,12 @@ TEST(PartitionKeyDefinition, Version2AndNestedAndQuotedPaths) {
   EXPECT_EQ(v2.version, 2);
   EXPECT_EQ(DefJson(v2), R"({"paths":["/pk"],"kind":"Hash","version":2})");
   EXPECT_EQ(Def(R"({"paths":["/pk"],"version":null})").version, 1);
+  // The Java SDK writes the enum's name; the service keeps it and answers the number.
+  auto named = Def(R"({"paths":["/pk"],"kind":"Hash","version":"V2"})");
+  EXPECT_EQ(named.version, 2);
+  EXPECT_EQ(DefJson(named), R"({"paths":["/pk"],"kind":"Hash","version":2})");
+  EXPECT_EQ(Def(R"({"paths":["/pk"],"kind":"Hash","version":"V1"})").version, 1);
+  EXPECT_EQ(Def(R"({"paths":["/a","/b"],"kind":"MultiHash","version":"V2"})").version, 2);
   EXPECT_EQ(Def(R"({"paths":["/a/b/c"]})").parts, (std::vector<std::vector<std::string>>{{"a", "b", "c"}}));
   EXPECT_EQ(Def(R"({"paths":["/\"a b\"/c"]})").parts, (std::vector<std::vector<std::string>>{{"a b", "c"}}));
   EXPECT_EQ(Def(R"({"paths":["/'x/y'"]})").parts, (std::vector<std::vector<std::string>>{{"x/y"}}));
@@ -85,7 +91,7 @@ TEST(PartitionKeyDefinition, InvalidDefinitionsAre400) {
         R"({"paths":["/"]})", R"({"paths":["/a/"]})", R"({"paths":["//a"]})", R"({"paths":["/\"a"]})",
         R"({"paths":["/a","/b","/c","/d"]})", R"({"paths":["/a","/b"],"kind":"Hash"})",
         R"({"paths":["/pk"],"kind":"Foo"})", R"({"paths":["/pk"],"kind":5})", R"({"paths":["/pk"],"version":3})",
-        R"({"paths":["/pk"],"version":"2"})", R"({"paths":["/pk"],"version":0})"}) {
+        R"({"paths":["/pk"],"version":"2"})", R"({"paths":["/pk"],"version":0})", R"({"paths":["/pk"],"version":"V3"})"}) {
     std::string code;
     EXPECT_EQ(DefError(bad, &code), 400) << bad;
     EXPECT_EQ(code, "BadRequest") << bad;

@@ -532,6 +532,20 @@ TEST(QueryPlan, MakeListAndMakeSetAreAggregates) {
             "SELECT [{\"item\": c.g}] AS groupByItems, {\"g\": c.g, \"l\": {\"item\": MAKELIST(c.n)}} AS payload\n"
             "FROM c\nGROUP BY c.g");
 }
+// RRF weights are written as floating-point numbers, magnitudes only (a negative weight reverses
+// its component's order): the Java SDK reads them as doubles and fails on "1".
+TEST(QueryPlan, RrfWeightsAreFloatingPointNumbers) {
+  const std::string plan = Plan(
+      "SELECT c.id FROM c ORDER BY RANK RRF(FullTextScore(c.text, 'swim'), FullTextScore(c.text, 'a'), [-1, 0.5]) "
+      "OFFSET 0 LIMIT 3",
+      Pk({"pk"}, "Hash", 2));
+  EXPECT_NE(plan.find("\"componentWeights\":[1.0,0.5]"), std::string::npos) << plan;
+  const std::string tens = Plan(
+      "SELECT c.id FROM c ORDER BY RANK RRF(FullTextScore(c.text, 'swim'), FullTextScore(c.text, 'a'), [10, 10])",
+      Pk({"pk"}, "Hash", 2));
+  EXPECT_NE(tens.find("\"componentWeights\":[10.0,10.0]"), std::string::npos) << tens;
+}
+
 TEST(QueryPlan, SubqueryClausesAreRefusedAllAtOnce) {
   const auto pk = Pk({"pk"}, "Hash", 2);
   try {

@@ -132,6 +132,39 @@ TEST(Server, AWaitingHandlerHoldsAWorkerNotTheIoThread) {
   ::close(other);
 }
 
+// HEAD answers the GET's headers without its body: on a kept-alive connection the next answer
+// starts right after the blank line, not after a stray body.
+TEST(Server, HeadAnswersHeadersOnlyAndTheNextAnswerFollows) {
+  Options options;
+  Running r(options);
+  r.server.Listen(
+      "127.0.0.1", 0, Protocol::kHttp, [&](const Request& req, const Connection&) { return Text(req, "0123456789"); },
+      [](const Request&) { return true; });
+  r.Start();
+  int fd = Connect(r.server.port());
+  Send(fd, "HEAD /_health HTTP/1.1\r\nHost: x\r\n\r\n");
+  Send(fd, Get("/_health"));
+  std::string both;
+  timeval tv{2, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  char buf[4096];
+  // Reads until the second answer's body has come (or the time is up).
+  while (both.find("\r\n\r\n0123456789") == std::string::npos) {
+    ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    both.append(buf, static_cast<size_t>(n));
+  }
+  const auto first_end = both.find("\r\n\r\n");
+  ASSERT_NE(first_end, std::string::npos) << both;
+  const std::string head = both.substr(0, first_end + 4);
+  EXPECT_EQ(head.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << head;
+  EXPECT_NE(head.find("Content-Length: 10\r\n"), std::string::npos) << head;
+  const std::string rest = both.substr(first_end + 4);
+  EXPECT_EQ(rest.rfind("HTTP/1.1 200 OK\r\n", 0), 0u) << rest;
+  EXPECT_EQ(rest.substr(rest.size() - 14), "\r\n\r\n0123456789") << rest;
+  ::close(fd);
+}
+
 // A client that closes its connection while a worker runs its request: the handler's flag turns
 // true, whether the socket holds nothing more or a pipelined next request.
 TEST(Server, AClientThatGoesAwayCancelsItsRequest) {

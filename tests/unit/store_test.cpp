@@ -158,10 +158,11 @@ TEST_F(PartitionTest, IfMatch) {
   EXPECT_EQ(Status(WriteKind::kReplace, kA, "1", etag), 0);
   EXPECT_EQ(Status(WriteKind::kReplace, kA, "1", etag), 412);  // the replace changed the etag
   EXPECT_EQ(Status(WriteKind::kReplace, kA, "1", std::string("*")), 0);
-  // Upsert with If-Match on an absent item cannot match.
-  EXPECT_EQ(Status(WriteKind::kUpsert, kA, "absent", std::string("\"x\"")), 412);
+  // Upsert with If-Match on an absent item creates it: the condition is on the item it would
+  // replace (the official emulator; the Python SDK's test_etag_match_condition_compatibility).
+  EXPECT_EQ(Status(WriteKind::kUpsert, kA, "absent", std::string("\"x\"")), 0);
   // Replace of an absent item is 404 before the precondition.
-  EXPECT_EQ(Status(WriteKind::kReplace, kA, "absent", std::string("\"x\"")), 404);
+  EXPECT_EQ(Status(WriteKind::kReplace, kA, "missing", std::string("\"x\"")), 404);
   auto current = p_.Read(kA, "1", 100, ItemPolicy{});
   EXPECT_EQ(Status(WriteKind::kDelete, kA, "1", current->etag), 0);
 }

@@ -300,8 +300,9 @@ describe("change feed under concurrent writers (4 partitions, 8 clients, 10,000 
         if (w.prev) expectedMeta.previousImageLSN = w.prev.lsn;
         if (w.op === "delete") {
           Object.assign(expectedMeta, { timeToLiveExpired: false, id: w.id, partitionKey: { pk: w.pk } });
-          // a delete carries no image: no "current", no "previous"
-          assert.deepEqual(Object.keys(e), ["metadata"]);
+          // a delete carries an empty current image and no "previous"
+          assert.deepEqual(Object.keys(e), ["current", "metadata"]);
+          assert.deepEqual(e.current, {});
         } else {
           assert.deepEqual(Object.keys(e), ["current", "metadata"]);
           assert.equal(JSON.stringify(e.current), JSON.stringify({ ...w.resource, _lsn: w.lsn }));

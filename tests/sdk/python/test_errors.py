@@ -50,8 +50,12 @@ class ErrorTest(EmulatorTestCase):
             self.assertRawError(self.post(body), 400, "BadRequest")
 
     def test_id_with_reserved_characters(self):
+        # Item ids may hold them (the service creates such items: Microsoft's Go SDK emulator tests,
+        # TestItemIdEncodingRoutingGW); database and container names may not.
         for doc_id in ("a/b", "a\\b", "a?b", "a#b"):
             res = self.post({"id": doc_id, "pk": "p"})
+            self.assertEqual(res.status, 201, res.text)
+            res = self.raw("POST", "/dbs", {}, {"id": doc_id})
             self.assertRawError(res, 400, "BadRequest", message=r"The input name '.*' is invalid" if LOCAL else None)
 
     def test_id_over_1023_bytes(self):

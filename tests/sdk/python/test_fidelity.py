@@ -74,7 +74,7 @@ class FidelityTest(EmulatorTestCase):
         self.assertLastCharge(create_charge(doc, size))
 
     def test_ids(self):
-        ids = ["with space", "per%cent", "%41%20", "plus+sign", "amp&and=eq", "semi;colon,comma", "quote'\"",
+        ids = ["with space", "plus+sign", "amp&and=eq", "semi;colon,comma", "quote'\"",
                u"\u00fcn\u00efc\u00f6d\u00e9", u"\u65e5\u672c", u"emoji\U0001F600", "tilde~star*()", "a" * 255,
                "  leading"]
         for doc_id in ids:
