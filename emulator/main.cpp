@@ -358,8 +358,8 @@ int main(int argc, char** argv) {
     } catch (const cosmos::server::TlsError& e) {
       Fail(e.what());
     }
-    config.certificate_pem = cert.cert_pem;
-    if (!s.cert_export_path.empty()) ExportCertificate(s.cert_export_path, cert.cert_pem);
+    config.certificate_pem = cosmos::server::TrustPem(cert.cert_pem);
+    if (!s.cert_export_path.empty()) ExportCertificate(s.cert_export_path, config.certificate_pem);
   }
 
   cosmos::scripting::Initialize();  // the JavaScript engine starts before any worker thread

@@ -127,19 +127,13 @@ Certificate Checked(Owned<X509> cert, Owned<EVP_PKEY> key, const std::string& so
 
 }  // namespace
 
-Certificate MakeSelfSigned(const std::vector<std::string>& names, std::chrono::system_clock::time_point now, int days) {
-  std::string san;
-  std::vector<std::string> seen;
-  for (const auto& name : names) {
-    std::string entry = SanEntry(name);
-    if (std::find(seen.begin(), seen.end(), entry) != seen.end()) continue;
-    seen.push_back(entry);
-    san += (san.empty() ? "" : ",") + entry;
-  }
-  if (san.empty()) throw TlsError("the certificate needs at least one name");
+namespace {
 
-  Owned<EVP_PKEY> key(EVP_EC_gen("P-256"));
-  if (!key) throw TlsError("cannot make a key: " + OpenSslReason("EC key generation failed"));
+// A new certificate for `key` from `now` less a day for `days` days, named `cn`, with its extensions
+// (`issuer` null: self-issued), signed with `signer`.
+Owned<X509> NewCertificate(EVP_PKEY* key, const char* cn, X509* issuer, EVP_PKEY* signer,
+                           std::chrono::system_clock::time_point now, int days,
+                           const std::vector<std::pair<int, std::string>>& extensions) {
   Owned<X509> cert(X509_new());
   X509_set_version(cert.get(), 2);  // v3
   unsigned char serial[16];
@@ -153,22 +147,71 @@ Certificate MakeSelfSigned(const std::vector<std::string>& names, std::chrono::s
   X509_NAME* subject = X509_get_subject_name(cert.get());
   X509_NAME_add_entry_by_txt(subject, "O", MBSTRING_ASC, reinterpret_cast<const unsigned char*>("cosmos-emulator"),
                              -1, -1, 0);
-  X509_NAME_add_entry_by_txt(subject, "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char*>("localhost"), -1,
-                             -1, 0);
-  X509_set_issuer_name(cert.get(), subject);
-  X509_set_pubkey(cert.get(), key.get());
+  X509_NAME_add_entry_by_txt(subject, "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char*>(cn), -1, -1, 0);
+  X509_set_issuer_name(cert.get(), issuer ? X509_get_subject_name(issuer) : subject);
+  X509_set_pubkey(cert.get(), key);
   X509V3_CTX ctx;
-  X509V3_set_ctx(&ctx, cert.get(), cert.get(), nullptr, nullptr, 0);
-  // Its own root: clients trust it by adding it to their trust store (docs/https.md).
-  AddExtension(cert.get(), &ctx, NID_basic_constraints, "critical,CA:TRUE");
-  AddExtension(cert.get(), &ctx, NID_key_usage, "critical,digitalSignature,keyCertSign");
-  AddExtension(cert.get(), &ctx, NID_ext_key_usage, "serverAuth");
-  AddExtension(cert.get(), &ctx, NID_subject_key_identifier, "hash");
-  AddExtension(cert.get(), &ctx, NID_authority_key_identifier, "keyid:always");
-  AddExtension(cert.get(), &ctx, NID_subject_alt_name, san);
-  if (!X509_sign(cert.get(), key.get(), EVP_sha256()))
+  X509V3_set_ctx(&ctx, issuer ? issuer : cert.get(), cert.get(), nullptr, nullptr, 0);
+  for (const auto& [nid, value] : extensions) AddExtension(cert.get(), &ctx, nid, value);
+  if (!X509_sign(cert.get(), signer, EVP_sha256()))
     throw TlsError("cannot sign the certificate: " + OpenSslReason("signing failed"));
-  return Certificate{CertPem(cert.get()), KeyPem(key.get())};
+  return cert;
+}
+
+Owned<EVP_PKEY> NewKey() {
+  Owned<EVP_PKEY> key(EVP_EC_gen("P-256"));
+  if (!key) throw TlsError("cannot make a key: " + OpenSslReason("EC key generation failed"));
+  return key;
+}
+
+// The PEM certificates of `pem`, each with its own BEGIN/END lines, in order.
+std::vector<std::string> PemBlocks(const std::string& pem) {
+  static const std::string kBegin = "-----BEGIN CERTIFICATE-----", kEnd = "-----END CERTIFICATE-----";
+  std::vector<std::string> out;
+  for (size_t at = pem.find(kBegin); at != std::string::npos; at = pem.find(kBegin, at)) {
+    const size_t end = pem.find(kEnd, at);
+    if (end == std::string::npos) break;
+    out.push_back(pem.substr(at, end + kEnd.size() - at) + "\n");
+    at = end;
+  }
+  return out;
+}
+
+}  // namespace
+
+Certificate MakeSelfSigned(const std::vector<std::string>& names, std::chrono::system_clock::time_point now, int days) {
+  std::string san;
+  std::vector<std::string> seen;
+  for (const auto& name : names) {
+    std::string entry = SanEntry(name);
+    if (std::find(seen.begin(), seen.end(), entry) != seen.end()) continue;
+    seen.push_back(entry);
+    san += (san.empty() ? "" : ",") + entry;
+  }
+  if (san.empty()) throw TlsError("the certificate needs at least one name");
+
+  // A root of its own and the server certificate it signs, served as a chain: clients trust the
+  // root (docs/https.md). A server certificate that is itself a CA is refused by rustls and webpki
+  // ("CaUsedAsEndEntity": the Rust SDK's default TLS), so the two are kept apart.
+  Owned<EVP_PKEY> root_key = NewKey();
+  Owned<X509> root = NewCertificate(root_key.get(), "cosmos-emulator local root", nullptr, root_key.get(), now, days,
+                                    {{NID_basic_constraints, "critical,CA:TRUE,pathlen:0"},
+                                     {NID_key_usage, "critical,keyCertSign,cRLSign"},
+                                     {NID_subject_key_identifier, "hash"}});
+  Owned<EVP_PKEY> key = NewKey();
+  Owned<X509> leaf = NewCertificate(key.get(), "localhost", root.get(), root_key.get(), now, days,
+                                    {{NID_basic_constraints, "critical,CA:FALSE"},
+                                     {NID_key_usage, "critical,digitalSignature"},
+                                     {NID_ext_key_usage, "serverAuth"},
+                                     {NID_subject_key_identifier, "hash"},
+                                     {NID_authority_key_identifier, "keyid:always"},
+                                     {NID_subject_alt_name, san}});
+  return Certificate{CertPem(leaf.get()) + CertPem(root.get()), KeyPem(key.get())};
+}
+
+std::string TrustPem(const std::string& chain_pem) {
+  std::vector<std::string> blocks = PemBlocks(chain_pem);
+  return blocks.empty() ? chain_pem : blocks.back();
 }
 
 Certificate LoadPemFiles(const std::string& cert_path, const std::string& key_path) {

@@ -26,10 +26,17 @@ struct Certificate {
   std::string key_pem;   // its private key, PKCS#8
 };
 
-// A new self-signed certificate valid from a day before `now` for `days` days, naming each of
-// `names` as a subject alternative name (IP literals as addresses, the rest as DNS names).
+// A new root of the emulator's own and a server certificate it signs, both valid from a day
+// before `now` for `days` days; the server certificate names each of `names` as a subject
+// alternative name (IP literals as addresses, the rest as DNS names). `cert_pem` is the chain to
+// serve: the server certificate, then the root.
 Certificate MakeSelfSigned(const std::vector<std::string>& names, std::chrono::system_clock::time_point now,
                            int days = 365);
+
+// What clients are given to trust (/_explorer/emulator.pem, --cert-export): the last certificate
+// of the served chain, its root (one certificate, as every client and the Testcontainers modules'
+// key stores read it); a single certificate as it is.
+std::string TrustPem(const std::string& chain_pem);
 
 // Reads a PEM certificate (the first of a chain) and its PEM key; throws TlsError.
 Certificate LoadPemFiles(const std::string& cert_path, const std::string& key_path);
