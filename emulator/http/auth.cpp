@@ -163,19 +163,34 @@ namespace {
 
 bool IsHex(char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; }
 
+// Whether percent-decoding `id` once more changes it: a run of escapes that decodes to valid UTF-8
+// (a run that would not, such as "%ce" alone, is left as it is, as .NET's unescaping leaves it).
+bool DecodesAgain(const std::string& id) {
+  for (size_t i = 0; i < id.size();) {
+    std::string bytes;
+    size_t j = i;
+    while (j + 2 < id.size() && id[j] == '%' && IsHex(id[j + 1]) && IsHex(id[j + 2])) {
+      bytes.push_back(static_cast<char>(std::stoi(id.substr(j + 1, 2), nullptr, 16)));
+      j += 3;
+    }
+    if (!bytes.empty() && json::ValidUtf8(bytes)) return true;
+    i = j > i ? j : i + 1;
+  }
+  return false;
+}
+
 // The service creates an item whatever its id holds, but its gateway cannot address some ids in a
 // path afterwards (Microsoft's Go SDK emulator tests, TestItemIdEncodingRoutingGW, assert what it
-// answers): an id that holds '/', '\\' or '#', ends in a blank or holds a percent escape reaches the
-// signature check as another resource (401), and one that holds CR, LF or tab is refused (400).
+// answers): an id that holds '/', '\\' or '#', ends in a blank or holds a percent escape that
+// decodes reaches the signature check as another resource (401), and one that holds CR, LF or tab
+// is refused (400).
 void RefuseIdsTheGatewayCannotAddress(const RequestContext& ctx) {
   const auto& seg = ctx.segments();
   if (seg.size() != 6 || seg[0] != "dbs" || seg[2] != "colls" || seg[4] != "docs") return;
   const std::string& id = seg[5];
   if (id.find_first_of("\r\n\t") != std::string::npos)
     throw errors::BadRequest("The request's URL holds a character that is not allowed (CR, LF or tab).");
-  bool escape = false;
-  for (size_t i = 0; i + 2 < id.size() && !escape; ++i) escape = id[i] == '%' && IsHex(id[i + 1]) && IsHex(id[i + 2]);
-  if (escape || id.find_first_of("/\\#") != std::string::npos || id.back() == ' ') {
+  if (DecodesAgain(id) || id.find_first_of("/\\#") != std::string::npos || id.back() == ' ') {
     throw errors::Unauthorized(
         "The input authorization token can't serve the request. The wrong key is being used or the expected "
         "payload is not built as per the protocol.");

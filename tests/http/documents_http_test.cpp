@@ -272,7 +272,7 @@ TEST_F(DocumentsTest, IdsTheGatewayCannotAddress) {
   const std::vector<std::pair<std::string, std::string>> unaddressable{
       {"Disallowed/Chars", "Disallowed%2FChars"}, {"Disallowed\\\\Chars", "Disallowed%5CChars"},
       {"Disallowed#Chars", "Disallowed%23Chars"}, {"Test ", "Test%20"}, {"Test  ", "Test%20%20"},
-      {"Ending%20", "Ending%2520"}, {"Special%E9%B1%80", "Special%25E9%25B1%2580"}};
+      {"Ending%20", "Ending%2520"}, {"Special%E9%B1%80", "Special%25E9%25B1%2580"}, {"%41%20", "%2541%2520"}};
   for (const auto& [id, path] : unaddressable) {
     auto created = Create("{\"id\":\"" + id + "\",\"pk\":\"a\"}");
     ASSERT_EQ(created.status(), 201) << id << created;
@@ -290,9 +290,10 @@ TEST_F(DocumentsTest, IdsTheGatewayCannotAddress) {
     auto r = Get(std::string(kDocs) + "/" + path, pk);
     EXPECT_EQ(r.status(), 400) << path << r;
   }
-  // Leading and inner blanks, and '%' that starts no escape, are addressed as usual.
+  // Leading and inner blanks, '%' that starts no escape and escapes that decode to no UTF-8 text
+  // (left as they are) are addressed as usual.
   for (const auto& [id, path] : std::vector<std::pair<std::string, std::string>>{
-           {" Lead", "%20Lead"}, {"in ner", "in%20ner"}, {"100%", "100%25"}}) {
+           {" Lead", "%20Lead"}, {"in ner", "in%20ner"}, {"100%", "100%25"}, {"per%cent", "per%25cent"}}) {
     ASSERT_EQ(Create("{\"id\":\"" + id + "\",\"pk\":\"a\"}").status(), 201) << id;
     EXPECT_EQ(Get(std::string(kDocs) + "/" + path, pk).status(), 200) << id;
   }

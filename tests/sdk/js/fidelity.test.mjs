@@ -153,9 +153,8 @@ describe("strings", () => {
 describe("ids", () => {
   const ids = [
     "with space",
-    "  leading and trailing  ",
+    "  leading",
     "per%cent",
-    "%41%20",
     "plus+sign",
     "amp&and=eq",
     "semi;colon,comma",
@@ -191,6 +190,24 @@ describe("ids", () => {
       assert.equal(up.statusCode, 200);
       assert.equal((await item.delete()).statusCode, 204);
       assert.equal((await item.read()).statusCode, 404);
+    });
+  }
+
+  // The service creates these, but its gateway cannot address them in a path afterwards: a trailing
+  // blank or a percent escape that decodes reaches its signature check as another resource (401;
+  // Microsoft's Go SDK emulator tests, TestItemIdEncodingRoutingGW, assert these answers).
+  for (const id of ["trailing  ", "%41%20", "Special%E9%B1%80"]) {
+    it(`${JSON.stringify(id)}: created, then 401 on point operations`, async () => {
+      const created = await container.items.create({ id, pk: "ids", v: 1 });
+      assert.equal(created.statusCode, 201);
+      assert.equal(created.resource.id, id);
+      const raw = await readRaw(id, "ids");
+      assert.equal(raw.status, 401);
+      await assert.rejects(() => container.item(id, "ids").read(), (e) => e.code === 401);
+      const found = await container.items
+        .query({ query: "SELECT VALUE c.id FROM c WHERE c.id = @id", parameters: [{ name: "@id", value: id }] }, { partitionKey: "ids" })
+        .fetchAll();
+      assert.deepEqual(found.resources, [id]);
     });
   }
 

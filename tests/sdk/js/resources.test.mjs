@@ -162,7 +162,7 @@ describe("deleteAllItemsForPartitionKey", () => {
       ["delete", "2"],
     ]);
     for (const e of page.result.slice(3)) {
-      assert.equal(e.current, undefined);
+      assert.deepEqual(e.current, {});
       assert.equal(e.metadata.timeToLiveExpired, false);
       assert.deepEqual(e.metadata.partitionKey, { pk: "p" });
     }
