@@ -9,6 +9,7 @@
 #include "handlers/items.h"
 #include "handlers/patch.h"
 #include "handlers/scripts.h"
+#include "json/cosmos_binary.h"
 #include "query/condition.h"
 #include "util/util.h"
 
@@ -170,10 +171,17 @@ store::ItemPtr MakePatchedItem(Services& s, const store::Item& current, const js
   return item;
 }
 
-// Parses and validates an item body: size, JSON, object, id.
+// Parses and validates an item body: size, JSON (text, or Cosmos binary JSON as the Rust SDK sends
+// it by default, which the service takes as it takes text), object, id.
 json::Document ParseItemBody(Services& s, const RequestContext& ctx) {
   if (ctx.body().size() > s.config.max_item_bytes) throw errors::RequestTooLarge();
-  json::Document body = ParseObjectBody(ctx.body());
+  std::optional<std::string> text;
+  if (json::IsCosmosBinary(ctx.body())) {
+    bool too_deep = false;
+    text = json::CosmosBinaryToText(ctx.body(), nullptr, &too_deep);
+    if (!text) throw too_deep ? errors::NestingTooDeep() : errors::MalformedPayload();
+  }
+  json::Document body = ParseObjectBody(text ? *text : ctx.body());
   ValidateId(body, IdKind::kItem);
   return body;
 }
