@@ -95,6 +95,26 @@ struct Metrics {
   double index_ratio = 1;
 };
 
+// x-ms-cosmos-index-utilization (asked for with x-ms-cosmos-populateindexmetrics): the index the
+// filter is answered with, in the service's shape, base64 of its JSON (the .NET SDK's
+// IndexUtilizationInfo; the JS SDK decodes it as indexMetrics, the Go SDK requires it). The
+// emulator names what it knows: the single-path index its lookup reads; it suggests no index.
+std::string IndexUtilizationHeader(const query::Plan& plan, const store::IndexingPolicy& policy, int64_t now_ms,
+                                   query::Udfs* udfs) {
+  query::Arena arena;
+  query::EvalContext cx{arena, query::FunctionContext{arena, now_ms, udfs}, {}, nullptr, nullptr};
+  std::string json = "{\"UtilizedSingleIndexes\":[";
+  if (auto lookup = query::ChooseIndexLookup(plan, policy, cx)) {
+    std::string spec = "/";
+    for (const auto& step : lookup->path) spec += (step.index >= 0 ? std::to_string(step.index) : step.name) + "/";
+    spec += "?";
+    json += "{\"IndexSpec\":" + json::Quote(spec) + ",\"FilterPreciseSet\":" + (lookup->exact ? "true" : "false") +
+            ",\"IndexPreciseSet\":true,\"IndexImpactScore\":\"High\"}";
+  }
+  json += "],\"PotentialSingleIndexes\":[],\"UtilizedCompositeIndexes\":[],\"PotentialCompositeIndexes\":[]}";
+  return util::Base64Encode(json);
+}
+
 // The service's format: "name=value" pairs joined by ';' (no trailing ';'), times in ms with two
 // decimals, counts and sizes (bytes) as integers. The SDKs split on ';' and '=' and parse floats.
 std::string QueryMetricsHeader(const Metrics& m) {
@@ -303,6 +323,10 @@ Result QueryDocuments(Services& s, RequestContext& ctx) {
                               ? 1.0
                               : static_cast<double>(page.facts.docs_loaded) / static_cast<double>(metrics.retrieved);
     r.headers.emplace_back("x-ms-documentdb-query-metrics", QueryMetricsHeader(metrics));
+  }
+  if (ctx.BoolHeader("x-ms-cosmos-populateindexmetrics")) {
+    r.headers.emplace_back("x-ms-cosmos-index-utilization",
+                           IndexUtilizationHeader(*plan, settings->indexing, req.now_ms, &udfs));
   }
   return r;
 }

@@ -92,6 +92,31 @@ TEST_F(QueryIndexTest, FiltersReadOnlyWhatTheIndexFinds) {
   EXPECT_EQ(Both("SELECT VALUE c.id FROM c WHERE LOWER(c.city) = 'c3'", AllRanges()), std::pair(400L, 400L));
 }
 
+// x-ms-cosmos-populateindexmetrics: x-ms-cosmos-index-utilization, base64 of the service's JSON,
+// naming the single-path index the filter is answered with (none for a function of a path).
+TEST_F(QueryIndexTest, IndexMetricsNameTheIndexTheFilterUses) {
+  auto utilization = [&](const std::string& text, bool ask) {
+    Headers h = Key("k3");
+    h.emplace_back("x-ms-documentdb-isquery", "True");
+    if (ask) h.emplace_back("x-ms-cosmos-populateindexmetrics", "True");
+    auto req = Build(boost::beast::http::verb::post, "/dbs/db/colls/c/docs", "{\"query\":" + json::Quote(text) + "}", h);
+    req.set(boost::beast::http::field::content_type, "application/query+json");
+    Reply r = Send(req);
+    EXPECT_EQ(r.status(), 200) << r;
+    if (!r.Has("x-ms-cosmos-index-utilization")) return std::string("<none>");
+    auto decoded = util::Base64Decode(r.Header("x-ms-cosmos-index-utilization"));
+    return decoded ? *decoded : std::string("<not base64>");
+  };
+  EXPECT_EQ(utilization("SELECT * FROM c WHERE c.city = 'c3'", true),
+            R"({"UtilizedSingleIndexes":[{"IndexSpec":"/city/?","FilterPreciseSet":true,"IndexPreciseSet":true,)"
+            R"("IndexImpactScore":"High"}],"PotentialSingleIndexes":[],"UtilizedCompositeIndexes":[],)"
+            R"("PotentialCompositeIndexes":[]})");
+  EXPECT_EQ(utilization("SELECT * FROM c WHERE LOWER(c.city) = 'c3'", true),
+            R"({"UtilizedSingleIndexes":[],"PotentialSingleIndexes":[],"UtilizedCompositeIndexes":[],)"
+            R"("PotentialCompositeIndexes":[]})");
+  EXPECT_EQ(utilization("SELECT * FROM c WHERE c.city = 'c3'", false), "<none>");
+}
+
 TEST_F(QueryIndexTest, APartitionKeyReadsOnlyItsItems) {
   // k3 holds 40 of the 400 documents, two cities of 20 among them. Its own items are read, with or
   // without the path indexes (they are the logical partition's, not a path's).
