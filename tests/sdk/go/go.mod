@@ -1,0 +1,3 @@
+module cosmos-emulator/tests/sdk/go
+
+go 1.21
