@@ -168,10 +168,90 @@ struct Server::Impl {
     options.on_refused((ec ? std::string("?") : peer.address().to_string()) + " " + why);
   }
 
+  // HTTP/2 with prior knowledge (h2c, or h2 over TLS without ALPN: the Rust SDK reads the account
+  // that way first): the emulator speaks HTTP/1.1 only, and says so in HTTP/2's own terms, the way
+  // RFC 9113 provides: its SETTINGS, then each stream the client opens is reset with
+  // HTTP_1_1_REQUIRED (0xd), the connection staying open so the client reads the reason (a client
+  // that sees only a closed connection does not know to fall back). True when the connection was
+  // HTTP/2 and is done.
+  template <class Stream>
+  awaitable<bool> AnsweredHttp2(Stream& stream, beast::flat_buffer& buffer) {
+    static constexpr std::string_view kPreface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+    auto& tcp_layer = beast::get_lowest_layer(stream);
+    auto buffered = [&] {
+      return std::string_view(static_cast<const char*>(buffer.data().data()), buffer.size());
+    };
+    // Read only while what came could still be the preface: an HTTP/1.1 request parts at its first byte.
+    tcp_layer.expires_after(options.header_timeout);
+    while (buffer.size() < kPreface.size() && kPreface.starts_with(buffered())) {
+      auto [ec, n] = co_await stream.async_read_some(buffer.prepare(kPreface.size() - buffer.size()), kNoThrow);
+      if (ec) co_return false;  // the HTTP/1.1 reader sees the same end
+      buffer.commit(n);
+    }
+    if (!buffered().starts_with(kPreface)) co_return false;
+    buffer.consume(kPreface.size());
+    auto frame = [](uint8_t type, uint8_t flags, uint32_t stream_id, std::string_view payload) {
+      std::string f;
+      const size_t n = payload.size();
+      f += {static_cast<char>(n >> 16), static_cast<char>(n >> 8), static_cast<char>(n), static_cast<char>(type),
+            static_cast<char>(flags), static_cast<char>((stream_id >> 24) & 0x7f), static_cast<char>(stream_id >> 16),
+            static_cast<char>(stream_id >> 8), static_cast<char>(stream_id)};
+      f += payload;
+      return f;
+    };
+    const std::string kHttp11Required("\0\0\0\x0d", 4);
+    std::string out = frame(0x4, 0, 0, {});  // the server's preface: SETTINGS, none changed
+    uint32_t last_stream = 0;
+    // Bounded: a client that keeps the connection busy is closed after these frames or the idle timeout.
+    for (int frames = 0; frames < 1000; ++frames) {
+      if (!out.empty()) {
+        tcp_layer.expires_after(options.body_timeout);
+        auto [ec_w, n_w] = co_await asio::async_write(stream, asio::buffer(out), kNoThrow);
+        if (ec_w) co_return true;
+        out.clear();
+      }
+      tcp_layer.expires_after(options.body_timeout);
+      while (buffer.size() < 9) {
+        auto [ec, n] = co_await stream.async_read_some(buffer.prepare(16 * 1024), kNoThrow);
+        if (ec) co_return true;
+        buffer.commit(n);
+      }
+      const auto* h = static_cast<const unsigned char*>(buffer.data().data());
+      const size_t length = (size_t{h[0]} << 16) | (size_t{h[1]} << 8) | h[2];
+      const uint8_t type = h[3], flags = h[4];
+      const uint32_t id = ((uint32_t{h[5]} & 0x7f) << 24) | (uint32_t{h[6]} << 16) | (uint32_t{h[7]} << 8) | h[8];
+      if (length > 16384) break;  // past the default maximum frame size: FRAME_SIZE_ERROR, closed
+      while (buffer.size() < 9 + length) {
+        auto [ec, n] = co_await stream.async_read_some(buffer.prepare(16 * 1024), kNoThrow);
+        if (ec) co_return true;
+        buffer.commit(n);
+      }
+      const std::string payload(static_cast<const char*>(buffer.data().data()) + 9, length);
+      buffer.consume(9 + length);
+      if (type == 0x4 && !(flags & 0x1)) out += frame(0x4, 0x1, 0, {});         // SETTINGS: acknowledged
+      if (type == 0x6 && !(flags & 0x1)) out += frame(0x6, 0x1, 0, payload);    // PING: answered
+      if (type == 0x1 && id != 0) {                                               // HEADERS: a request
+        last_stream = std::max(last_stream, id);
+        out += frame(0x3, 0, id, kHttp11Required);                               // RST_STREAM
+      }
+      if (type == 0x7) break;  // GOAWAY: the client is done
+    }
+    std::string last(4, '\0');
+    for (int i = 0; i < 4; ++i) last[static_cast<size_t>(i)] = static_cast<char>(last_stream >> (24 - 8 * i));
+    out += frame(0x7, 0, 0, last + kHttp11Required);
+    tcp_layer.expires_after(options.body_timeout);
+    co_await asio::async_write(stream, asio::buffer(out), kNoThrow);
+    co_return true;
+  }
+
   template <class Stream>
   awaitable<void> Serve(const Listener& listener, Stream& stream, beast::flat_buffer& buffer, Connection connection) {
     auto& tcp_layer = beast::get_lowest_layer(stream);
     bool refused = false;  // answered an error and closes: unread input is drained first
+    if (co_await AnsweredHttp2(stream, buffer)) {
+      co_await Close(stream, false);
+      co_return;
+    }
     for (;;) {
       beast_http::request_parser<beast_http::string_body> parser;
       parser.body_limit(boost::none);  // checked below, once the header (and its Content-Length) is read

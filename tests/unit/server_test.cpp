@@ -165,6 +165,56 @@ TEST(Server, HeadAnswersHeadersOnlyAndTheNextAnswerFollows) {
   ::close(fd);
 }
 
+// HTTP/2 with prior knowledge: the server's SETTINGS, the client's SETTINGS acknowledged, each
+// request stream reset with HTTP_1_1_REQUIRED, and after the client's GOAWAY a GOAWAY naming the
+// last stream, so an HTTP/2 client (the Rust SDK's account probe) falls back to HTTP/1.1. A plain
+// HTTP/1.1 request that starts like the preface ("PUT") is served as ever.
+TEST(Server, Http2PriorKnowledgeIsAnsweredWithHttp11Required) {
+  Options options;
+  Running r(options);
+  r.server.Listen(
+      "127.0.0.1", 0, Protocol::kHttp, [&](const Request& req, const Connection&) { return Text(req, "ok"); },
+      [](const Request&) { return true; });
+  r.Start();
+  auto frame = [](uint8_t type, uint8_t flags, uint32_t id, const std::string& payload) {
+    std::string f = {static_cast<char>(payload.size() >> 16), static_cast<char>(payload.size() >> 8),
+                     static_cast<char>(payload.size()), static_cast<char>(type), static_cast<char>(flags),
+                     static_cast<char>(id >> 24), static_cast<char>(id >> 16), static_cast<char>(id >> 8),
+                     static_cast<char>(id)};
+    return f + payload;
+  };
+  int fd = Connect(r.server.port());
+  // The preface, the client's SETTINGS, a HEADERS frame on stream 1 (an HPACK-indexed GET /), PING.
+  Send(fd, std::string("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n") + frame(0x4, 0, 0, "") +
+               frame(0x1, 0x5, 1, std::string("\x82\x84\x86", 3)) + frame(0x6, 0, 0, "12345678"));
+  timeval tv{2, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  std::string got;
+  char buf[4096];
+  const std::string reset = frame(0x3, 0, 1, std::string("\0\0\0\x0d", 4));
+  const std::string expected = frame(0x4, 0, 0, "") + frame(0x4, 0x1, 0, "") + reset + frame(0x6, 0x1, 0, "12345678");
+  while (got.size() < expected.size()) {
+    ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    got.append(buf, static_cast<size_t>(n));
+  }
+  EXPECT_EQ(got, expected);
+  Send(fd, frame(0x7, 0, 0, std::string(8, '\0')));  // the client's GOAWAY
+  std::string rest;
+  for (;;) {
+    ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    rest.append(buf, static_cast<size_t>(n));
+  }
+  EXPECT_EQ(rest, frame(0x7, 0, 0, std::string("\0\0\0\x01\0\0\0\x0d", 8)));  // last stream 1, then closed
+  ::close(fd);
+
+  int plain = Connect(r.server.port());
+  Send(plain, "PUT /x HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n");
+  EXPECT_NE(ReadResponse(plain, milliseconds(2000)).find("\r\n\r\nok"), std::string::npos);
+  ::close(plain);
+}
+
 // A client that closes its connection while a worker runs its request: the handler's flag turns
 // true, whether the socket holds nothing more or a pipelined next request.
 TEST(Server, AClientThatGoesAwayCancelsItsRequest) {
