@@ -290,7 +290,9 @@ describe("the memory of deleted containers goes back to the system", { skip: ski
         ),
       );
       const filled = rssMiB(e.pid);
-      assert.ok(filled - start > 60, `round ${round}: filled to ${filled.toFixed(1)} MiB from ${start.toFixed(1)} MiB`);
+      // at least the 40 MB the items hold (how much more the allocator keeps varies: a clean
+      // clone's run once measured 56 MiB)
+      assert.ok(filled - start > 40, `round ${round}: filled to ${filled.toFixed(1)} MiB from ${start.toFixed(1)} MiB`);
       await container.delete();
       await sleep(300);
       const after = rssMiB(e.pid);
