@@ -895,6 +895,15 @@ void WriterFirstMutex::lock() { pthread_rwlock_wrlock(&rw_); }
 void WriterFirstMutex::unlock() { pthread_rwlock_unlock(&rw_); }
 void WriterFirstMutex::lock_shared() { pthread_rwlock_rdlock(&rw_); }
 void WriterFirstMutex::unlock_shared() { pthread_rwlock_unlock(&rw_); }
+// (With writers preferred, a waiting split makes the attempt fail too: glibc's tryrdlock.)
+bool WriterFirstMutex::try_lock_shared() { return pthread_rwlock_tryrdlock(&rw_) == 0; }
+
+LayoutHold Container::HoldLayout() const {
+  if (util::MayBlock()) return LayoutHold(layout_mu_);
+  LayoutHold hold(layout_mu_, std::try_to_lock);
+  if (!hold.owns_lock()) throw util::WouldBlock{};
+  return hold;
+}
 
 std::vector<PhysicalPartition*> Container::partitions() const {
   std::shared_lock lock(parts_mu_);

@@ -650,6 +650,7 @@ class WriterFirstMutex {
   void lock();
   void unlock();
   void lock_shared();
+  bool try_lock_shared();  // false while a split holds it or waits for it
   void unlock_shared();
 
  private:
@@ -703,8 +704,10 @@ class Container {
   PhysicalPartition* PartitionById(std::string_view range_id) const;
 
   // Splits wait until no request is using the container's ranges: a request holds this from
-  // where it resolves its ranges until it has answered (handlers::HoldRanges).
-  LayoutHold HoldLayout() const { return LayoutHold(layout_mu_); }
+  // where it resolves its ranges until it has answered (handlers::HoldRanges). On a thread that
+  // may not wait (an I/O thread answering at once), a split that runs or waits throws
+  // util::WouldBlock, and the request goes to a worker: the I/O threads never wait for a split.
+  LayoutHold HoldLayout() const;
   // Splits live range `range_id` at the middle of its span of the hash ring: its items (with
   // their sequence numbers and LSNs), its all-versions log and its LSN go to two new ranges with
   // the next range ids; the range is then gone. Waits for the requests holding the layout; is

@@ -5,6 +5,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
+#include <future>
 #include <map>
 #include <set>
 #include <thread>
@@ -370,6 +372,57 @@ TEST_F(SplitsTest, ASplitIsNotStarvedByRequestsThatKeepOverlapping) {
   for (auto& r : readers) r.join();
   EXPECT_FALSE(readers_gave_up);  // the split went in between them, not after they stopped
   EXPECT_EQ(c->partition_count(), 3u);
+}
+
+// A split waiting for a request that holds the ranges (a running stored procedure, say) never
+// holds an I/O thread: there, taking the ranges throws util::WouldBlock at once and the request
+// goes to a worker (issue 36: point reads and /_health stalled 2.5 s). A worker waits as before.
+TEST_F(SplitsTest, APendingSplitMakesAnIoThreadPassTheRequestOn) {
+  auto c = account_.FindDatabase("db")->FindContainer("c");
+  std::atomic<bool> release{false};
+  std::atomic<bool> held{false};
+  std::thread script([&] {
+    auto hold = c->HoldLayout();
+    held = true;
+    while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  });
+  while (!held) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  std::atomic<bool> split_done{false};
+  std::thread split([&] {
+    c->SplitRange("0", 1, "\"e\"");
+    split_done = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the split now waits for the hold
+  ASSERT_FALSE(split_done);
+  // On threads of their own, so that a regression fails the test instead of hanging it: each
+  // attempt must end within 2 s while the split still waits.
+  auto req = Build(boost::beast::http::verb::get, "/dbs/db/colls/c/docs/x", "", {{"x-ms-documentdb-partitionkey", "[\"a\"]"}});
+  auto on_an_io_thread = [&](const std::function<void()>& f) {
+    return std::async(std::launch::async, [f] {
+      util::NoWaitScope io_thread;
+      try {
+        f();
+        return std::string("waited and went on");
+      } catch (const util::WouldBlock&) {
+        return std::string("passed on");
+      }
+    });
+  };
+  auto layout = on_an_io_thread([&] { c->HoldLayout(); });
+  auto read = on_an_io_thread([&] { http::Handle(services_, req); });  // a point read answered at once
+  const bool layout_ended = layout.wait_for(std::chrono::seconds(2)) == std::future_status::ready;
+  const bool read_ended = read.wait_for(std::chrono::seconds(2)) == std::future_status::ready;
+  EXPECT_TRUE(layout_ended && read_ended) << "an I/O thread waited for the pending split";
+  release = true;
+  EXPECT_EQ(layout.get(), "passed on");
+  EXPECT_EQ(read.get(), "passed on");
+  script.join();
+  split.join();
+  EXPECT_TRUE(split_done);
+  {
+    util::NoWaitScope io_thread;  // nothing pending now: taken at once
+    EXPECT_NO_THROW(c->HoldLayout());
+  }
 }
 
 TEST(SplitPointTest, TheMiddleOfTheRangesSpanOfHashValues) {
