@@ -258,11 +258,11 @@ describe("browse and edit", () => {
     assert.equal(await text(page, "#item-error"), `400 ${direct.json.code}: ${plain(direct.json.message)}`);
     // The editor marks the JSON error itself too.
     await until(page, () => document.querySelector(".cm-lint-marker-error"));
-    // An id the service refuses.
-    await typeInEditor(page, "#item-editor", '{"id": "a/b", "pk": "p"}');
+    // An id the service refuses (an empty one; "a/b" it creates).
+    await typeInEditor(page, "#item-editor", '{"id": "", "pk": "p"}');
     await page.click("#item-save");
     await until(page, () => document.querySelector("#item-error")?.textContent.startsWith("400 BadRequest"));
-    const refused = await rawRequest(env, { method: "POST", path: `/dbs/${db}/colls/${coll}/docs`, body: { id: "a/b", pk: "p" }, headers: { "x-ms-documentdb-partitionkey": '["p"]' } });
+    const refused = await rawRequest(env, { method: "POST", path: `/dbs/${db}/colls/${coll}/docs`, body: { id: "", pk: "p" }, headers: { "x-ms-documentdb-partitionkey": '["p"]' } });
     assert.equal(await text(page, "#item-error"), `400 ${refused.json.code}: ${plain(refused.json.message)}`);
     // A bad filter on the list.
     await page.type("#items-filter", "c.x = ");
