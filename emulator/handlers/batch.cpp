@@ -214,15 +214,19 @@ json::Document ParseOperations(const RequestContext& ctx) {
 Result Atomic(Services& s, RequestContext& ctx, store::ContainerPtr c) {
   json::Document ops = ParseOperations(ctx);
   // A prefix of a hierarchical key names no one logical partition: the service answers a batch
-  // with it in these words (the Python SDK's test_batch_subpartition).
-  if (auto h = ctx.Header("x-ms-documentdb-partitionkey"); h && c->partition_key().kind == "MultiHash" &&
-      store::ParsePartitionKeyHeader(c->partition_key(), *h, true).components.size() < c->partition_key().paths.size()) {
+  // with it in these words (the Python SDK's test_batch_subpartition). (Other keys short of the
+  // definition are refused by HeaderKey.)
+  const auto& def = c->partition_key();
+  auto header = ctx.Header("x-ms-documentdb-partitionkey");
+  store::PartitionKeyValue key = header && def.kind == "MultiHash" ? store::ParsePartitionKeyHeader(def, *header, true)
+                                                                    : HeaderKey(ctx, *c);
+  if (def.kind == "MultiHash" && key.components.size() < def.paths.size()) {
     throw errors::BadRequest(
         "Partition key provided either doesn't correspond to definition in the collection or doesn't match "
         "partition key field values specified in the document.",
         1001);
   }
-  Target t = TargetOf(c, HeaderKey(ctx, *c));
+  Target t = TargetOf(c, key);
   Admit(s, ctx, t.c, {t.partition}, "batch");
   const int64_t now = s.clock.UnixSeconds();
   auto tx = t.partition->Begin(t.pk, t.settings->items());

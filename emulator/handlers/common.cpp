@@ -69,11 +69,12 @@ std::optional<std::optional<size_t>> MaxItemCount(const http::RequestContext& ct
   return std::optional<size_t>(static_cast<size_t>(*v));
 }
 
-CosmosError CrossPartitionDisabled() {
-  return CosmosError(400, 0, "BadRequest",
-                     "Cross partition query is required but disabled. Please set "
-                     "x-ms-documentdb-query-enablecrosspartition to true, specify x-ms-documentdb-partitionkey, or "
-                     "revise your query to avoid this exception.");
+void CheckCrossPartitionAllowed(const http::RequestContext& ctx, const store::Container& c) {
+  if (c.partition_key().system_key || ctx.BoolHeader("x-ms-documentdb-query-enablecrosspartition")) return;
+  throw CosmosError(400, 0, "BadRequest",
+                    "Cross partition query is required but disabled. Please set "
+                    "x-ms-documentdb-query-enablecrosspartition to true, specify x-ms-documentdb-partitionkey, or "
+                    "revise your query to avoid this exception.");
 }
 
 bool ReturnsMinimal(const http::RequestContext& ctx) {

@@ -35,8 +35,9 @@ json::Document ParseObjectBody(const std::string& body);
 // positive count. Throws 400 for anything else.
 std::optional<std::optional<size_t>> MaxItemCount(const http::RequestContext& ctx);
 
-// 400: a query over every partition without x-ms-documentdb-query-enablecrosspartition.
-CosmosError CrossPartitionDisabled();
+// For a query that names no partition: 400 unless it says x-ms-documentdb-query-enablecrosspartition
+// (a container with the system key has one logical partition, and needs neither).
+void CheckCrossPartitionAllowed(const http::RequestContext& ctx, const store::Container& c);
 
 // Whether the request asks for no body on a successful write (Prefer: return=minimal): single item
 // writes then answer their status and headers only, batches only the operations' statuses.

@@ -21,8 +21,7 @@ Result QueryConflicts(Services& s, RequestContext& ctx) {
   // Conflicts are kept in the container's partitions: a query that names none of them is a cross
   // partition query (the Python SDK's test_partition_key expects the 400).
   const bool scoped = ctx.Header("x-ms-documentdb-partitionkey") || ctx.Header("x-ms-documentdb-partitionkeyrangeid");
-  if (!scoped && !c->partition_key().system_key && !ctx.BoolHeader("x-ms-documentdb-query-enablecrosspartition"))
-    throw CrossPartitionDisabled();
+  if (!scoped) CheckCrossPartitionAllowed(ctx, *c);
   return QueryResources(s, ctx, "Conflicts", c->rid(), {});
 }
 

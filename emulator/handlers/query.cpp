@@ -242,10 +242,7 @@ Result QueryDocuments(Services& s, RequestContext& ctx) {
   scope.parallel = {s.config.query_threads, s.config.query_parallel_min_items, s.config.query_parallel_part_items};
   const bool scoped = ctx.Header("x-ms-documentdb-partitionkey") || ctx.Header("x-ms-documentdb-partitionkeyrangeid") ||
                       ctx.Header("x-ms-start-epk") || (!plan->sources.empty() && PinnedToOnePartitionKey(*ast, body, *c));
-  if (!scoped && !c->partition_key().system_key && !ctx.BoolHeader("x-ms-documentdb-query-enablecrosspartition") &&
-      !plan->sources.empty()) {
-    throw CrossPartitionDisabled();
-  }
+  if (!scoped && !plan->sources.empty()) CheckCrossPartitionAllowed(ctx, *c);
   if (!scoped && !c->partition_key().system_key && !plan->sources.empty()) CheckGatewayServable(*ast, body, *c);
   // The backend refuses what the container's index cannot serve (the query plan above never does:
   // the gateway does not know the policy). The settings snapshot is the current one, so a policy

@@ -174,6 +174,17 @@ struct Server::Impl {
   // HTTP_1_1_REQUIRED (0xd), the connection staying open so the client reads the reason (a client
   // that sees only a closed connection does not know to fall back). True when the connection was
   // HTTP/2 and is done.
+  // Reads until `buffer` holds at least `n` bytes; false when the connection ends first.
+  template <class Stream>
+  static awaitable<bool> ReadAtLeast(Stream& stream, beast::flat_buffer& buffer, size_t n) {
+    while (buffer.size() < n) {
+      auto [ec, got] = co_await stream.async_read_some(buffer.prepare(16 * 1024), kNoThrow);
+      if (ec) co_return false;
+      buffer.commit(got);
+    }
+    co_return true;
+  }
+
   template <class Stream>
   awaitable<bool> AnsweredHttp2(Stream& stream, beast::flat_buffer& buffer) {
     static constexpr std::string_view kPreface = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
@@ -211,21 +222,13 @@ struct Server::Impl {
         out.clear();
       }
       tcp_layer.expires_after(options.body_timeout);
-      while (buffer.size() < 9) {
-        auto [ec, n] = co_await stream.async_read_some(buffer.prepare(16 * 1024), kNoThrow);
-        if (ec) co_return true;
-        buffer.commit(n);
-      }
+      if (!co_await ReadAtLeast(stream, buffer, 9)) co_return true;
       const auto* h = static_cast<const unsigned char*>(buffer.data().data());
       const size_t length = (size_t{h[0]} << 16) | (size_t{h[1]} << 8) | h[2];
       const uint8_t type = h[3], flags = h[4];
       const uint32_t id = ((uint32_t{h[5]} & 0x7f) << 24) | (uint32_t{h[6]} << 16) | (uint32_t{h[7]} << 8) | h[8];
       if (length > 16384) break;  // past the default maximum frame size: FRAME_SIZE_ERROR, closed
-      while (buffer.size() < 9 + length) {
-        auto [ec, n] = co_await stream.async_read_some(buffer.prepare(16 * 1024), kNoThrow);
-        if (ec) co_return true;
-        buffer.commit(n);
-      }
+      if (!co_await ReadAtLeast(stream, buffer, 9 + length)) co_return true;
       const std::string payload(static_cast<const char*>(buffer.data().data()) + 9, length);
       buffer.consume(9 + length);
       if (type == 0x4 && !(flags & 0x1)) out += frame(0x4, 0x1, 0, {});         // SETTINGS: acknowledged
