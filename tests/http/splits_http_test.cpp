@@ -392,27 +392,37 @@ TEST_F(SplitsTest, APendingSplitMakesAnIoThreadPassTheRequestOn) {
     c->SplitRange("0", 1, "\"e\"");
     split_done = true;
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the split now waits for the hold
-  ASSERT_FALSE(split_done);
-  // On threads of their own, so that a regression fails the test instead of hanging it: each
-  // attempt must end within 2 s while the split still waits.
+  // On threads of their own, so that a regression fails the test instead of hanging it. The first
+  // tries until the split has queued behind the hold (each try that gets the ranges lets go at once;
+  // none may wait); from then on an I/O thread's request is passed on, not answered late.
   auto req = Build(boost::beast::http::verb::get, "/dbs/db/colls/c/docs/x", "", {{"x-ms-documentdb-partitionkey", "[\"a\"]"}});
-  auto on_an_io_thread = [&](const std::function<void()>& f) {
+  auto on_an_io_thread = [&](const std::function<bool()>& f) {
     return std::async(std::launch::async, [f] {
       util::NoWaitScope io_thread;
       try {
-        f();
-        return std::string("waited and went on");
+        return std::string(f() ? "went on" : "never passed on");
       } catch (const util::WouldBlock&) {
         return std::string("passed on");
       }
     });
   };
-  auto layout = on_an_io_thread([&] { c->HoldLayout(); });
-  auto read = on_an_io_thread([&] { http::Handle(services_, req); });  // a point read answered at once
-  const bool layout_ended = layout.wait_for(std::chrono::seconds(2)) == std::future_status::ready;
-  const bool read_ended = read.wait_for(std::chrono::seconds(2)) == std::future_status::ready;
-  EXPECT_TRUE(layout_ended && read_ended) << "an I/O thread waited for the pending split";
+  auto layout = on_an_io_thread([&] {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (std::chrono::steady_clock::now() < until) {
+      c->HoldLayout();  // taken and let go while the split has not queued yet
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return false;
+  });
+  const bool layout_ended = layout.wait_for(std::chrono::seconds(20)) == std::future_status::ready;
+  EXPECT_TRUE(layout_ended) << "an I/O thread waited for the pending split";
+  EXPECT_FALSE(split_done);
+  auto read = on_an_io_thread([&] {  // a point read answered at once, the split still pending
+    http::Handle(services_, req);
+    return true;
+  });
+  const bool read_ended = read.wait_for(std::chrono::seconds(20)) == std::future_status::ready;
+  EXPECT_TRUE(read_ended) << "an I/O thread waited for the pending split";
   release = true;
   EXPECT_EQ(layout.get(), "passed on");
   EXPECT_EQ(read.get(), "passed on");
