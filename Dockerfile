@@ -105,7 +105,9 @@ RUN missing="$(for p in $(cat /usr/local/share/cosmos-emulator/runtime-packages.
 RUN groupadd --system --gid 10001 cosmos \
  && useradd --system --uid 10001 --gid cosmos --create-home --home-dir /home/cosmos \
       --shell /usr/sbin/nologin cosmos \
- && install -d -o cosmos -g cosmos -m 0700 /data
+ && install -d -o cosmos -g cosmos -m 0700 /data \
+ && install -d -o cosmos -g cosmos -m 0755 /tmp/cosmos \
+ && install -d -o cosmos -g cosmos -m 0700 /tmp/cosmos/appdata
 
 COPY --from=build /out/cosmos-emulator /usr/local/bin/cosmos-emulator
 # Fail the build, not the first start, if a shared library is missing.
@@ -118,11 +120,14 @@ RUN ! ldd /usr/local/bin/cosmos-emulator | grep 'not found'
 ENV COSMOS_EMULATOR_HOST=0.0.0.0 \
     COSMOS_EMULATOR_HEALTH_PORT=8080 \
     COSMOS_EMULATOR_EXPLORER_PORT=1234 \
-    COSMOS_EMULATOR_CERT_EXPORT=/tmp/cosmos/appdata/.system/profiles/Client/AppData/Local/CosmosDBEmulator/emulator.pem
+    COSMOS_EMULATOR_CERT_EXPORT=/tmp/cosmos/appdata/.system/profiles/Client/AppData/Local/CosmosDBEmulator/emulator.pem \
+    COSMOS_EMULATOR_DATA_DIR_IF_MOUNTED=/data,/tmp/cosmos/appdata
 
-# Persistence is off unless asked for (DATA_PATH=/data, or AZURE_COSMOS_EMULATOR_ENABLE_DATA_PERSISTENCE=true);
-# mount a volume on /data to keep the data beyond the container (docs/persistence.md). No VOLUME
-# line: it would leave an anonymous volume behind every run, persistence or not.
+# Persistence, where the official images keep their data: a volume mounted on /data (vNext) or on
+# /tmp/cosmos/appdata (classic; what Aspire's WithDataVolume mounts) keeps the data beyond the
+# container; AZURE_COSMOS_EMULATOR_ENABLE_DATA_PERSISTENCE=true keeps it in /tmp/cosmos/appdata,
+# DATA_PATH where it says (docs/persistence.md). No VOLUME line: it would leave an anonymous
+# volume behind every run, persistence or not.
 USER cosmos
 WORKDIR /home/cosmos
 # 8081 the gateway (HTTPS and HTTP on one port), 8080 the health probes, 1234 the emulator's page.

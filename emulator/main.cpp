@@ -154,11 +154,52 @@ std::vector<std::string> CertificateNames(const Settings& s) {
     freeifaddrs(list);
   }
   for (const auto& n : s.cert_names) names.push_back(n);
+  if (!s.public_endpoint.host.empty()) names.push_back(s.public_endpoint.host);  // the configured endpoint
   std::vector<std::string> unique;
   for (const auto& n : names) {
     if (std::find(unique.begin(), unique.end(), n) == unique.end()) unique.push_back(n);
   }
   return unique;
+}
+
+// The names a kept certificate must still hold to be reused: not the host name or the
+// addresses, which a container gets anew at every start.
+std::vector<std::string> RequiredCertificateNames(const Settings& s) {
+  std::vector<std::string> names = {"localhost", "127.0.0.1", "::1"};
+  for (const auto& n : s.cert_names) names.push_back(n);
+  if (!s.public_endpoint.host.empty()) names.push_back(s.public_endpoint.host);
+  return names;
+}
+
+// The names of the certificate kept in `dir` when it holds every one of `required`, else none.
+std::vector<std::string> KeptCertificateNames(const std::string& dir, const std::vector<std::string>& required) {
+  std::ifstream in(dir + "/emulator-cert.pem");
+  if (!in) return {};
+  std::ostringstream pem;
+  pem << in.rdbuf();
+  std::vector<std::string> names;
+  for (const auto& san : cosmos::server::SubjectAltNames(pem.str())) names.push_back(san.substr(san.find(':') + 1));
+  for (const auto& r : required) {
+    if (std::find(names.begin(), names.end(), r) == names.end()) return {};
+  }
+  return names;
+}
+
+// With no data directory named: the first of `candidates` that is a mount point (a volume), as
+// the official images keep their data wherever a volume is mounted for it (/data for vNext,
+// /tmp/cosmos/appdata for the classic image); empty when none is.
+std::string MountedDataDirectory(const std::vector<std::string>& candidates) {
+  std::ifstream in("/proc/self/mountinfo");
+  std::vector<std::string> mounts;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream fields(line);
+    std::string id, parent, dev, root, point;
+    if (fields >> id >> parent >> dev >> root >> point) mounts.push_back(point);
+  }
+  for (const auto& c : candidates) {
+    if (std::find(mounts.begin(), mounts.end(), c) != mounts.end()) return c;
+  }
+  return "";
 }
 
 bool EndsWith(const std::string& s, const char* suffix) {
@@ -188,10 +229,18 @@ cosmos::server::Certificate LoadCertificate(const Settings& s, std::string& orig
     std::string list;
     for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
     if (!s.data_path.empty()) {
+      // The kept one stays while it names what clients connect by (loopback and the configured
+      // names), even when the host name or addresses changed (a container re-created on a
+      // volume): a certificate trusted once stays trusted. Else a new one for every name.
+      const auto now = std::chrono::system_clock::now();
+      const std::vector<std::string> kept = KeptCertificateNames(s.data_path, RequiredCertificateNames(s));
       bool made = false;
-      Certificate c = LoadOrMakeInDirectory(s.data_path, names, std::chrono::system_clock::now(), &made);
+      Certificate c = LoadOrMakeInDirectory(s.data_path, kept.empty() ? names : kept, now, &made);
+      if (made && !kept.empty()) c = LoadOrMakeInDirectory(s.data_path, names, now, &made);
+      std::string served;  // the names of the certificate served: the kept one's when it was kept
+      for (const auto& n : made || kept.empty() ? names : kept) served += (served.empty() ? "" : ", ") + n;
       origin = std::string(made ? "made a self-signed certificate, kept in " : "reusing the certificate kept in ") +
-               s.data_path + " (" + list + ")";
+               s.data_path + " (" + served + ")";
       return c;
     }
     origin = "made a self-signed certificate for " + list;
@@ -321,6 +370,9 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (s.health_check) return HealthCheck(s);
+  if (!s.data_path_named && !s.data_dir_if_mounted.empty()) {
+    if (std::string mounted = MountedDataDirectory(s.data_dir_if_mounted); !mounted.empty()) s.data_path = mounted;
+  }
   const LogLevel level = s.log_level;
   const bool quiet = level == LogLevel::kQuiet;
 
@@ -385,6 +437,7 @@ int main(int argc, char** argv) {
     }
   }
   cosmos::http::Services services{account, config, limiter, stats, wall_clock, &faults};
+  account.set_clock(&wall_clock);  // databases', containers' and offers' _ts read the clock items' do
 
   // Persistence: recover what the data directory holds before anything is served.
   std::unique_ptr<cosmos::persist::Persistence> persistence;
@@ -394,6 +447,7 @@ int main(int argc, char** argv) {
     options.dir = s.data_path;
     options.durability =
         s.durability == "process" ? cosmos::persist::Durability::kProcess : cosmos::persist::Durability::kFsync;
+    options.recovery = s.recover_salvage ? cosmos::persist::Recovery::kSalvage : cosmos::persist::Recovery::kRefuse;
     options.warn = [level](const std::string& text) {
       if (level >= LogLevel::kWarn) Line(std::cerr, "cosmos-emulator: " + text);
     };
@@ -401,6 +455,13 @@ int main(int argc, char** argv) {
       persistence = std::make_unique<cosmos::persist::Persistence>(account, options, recovery);
     } catch (const cosmos::persist::PersistError& e) {
       Fail(e.what());
+    }
+    if (s.recover_salvage) {  // said whatever the log level: the user asked to drop what is damaged
+      for (const auto& dropped : recovery.salvaged) Line(std::cout, "cosmos-emulator: --recover salvage: " + dropped);
+      if (!recovery.set_aside.empty())
+        Line(std::cout, "cosmos-emulator: --recover salvage: the damaged files are in " + recovery.set_aside);
+      if (recovery.salvaged.empty())
+        Line(std::cout, "cosmos-emulator: --recover salvage: nothing in " + s.data_path + " was damaged; nothing was dropped");
     }
   }
 
@@ -496,7 +557,7 @@ int main(int argc, char** argv) {
       if (recovery.discarded_bytes > 0)
         Line(std::cout, "cosmos-emulator: the log's last " + std::to_string(recovery.discarded_bytes) +
                             " bytes were cut off (" + recovery.discarded_reason +
-                            "): a write that was never acknowledged");
+                            "): a write in progress when the emulator stopped, never acknowledged");
       for (const auto& n : s.notices) Line(std::cout, "cosmos-emulator: " + n);  // before "Started", in order
     }
     const uint16_t port = server.port(0);

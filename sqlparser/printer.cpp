@@ -56,9 +56,15 @@ void WriteQuery(std::string& out, const Query& q, bool with_where = true);
 
 void WriteList(std::string& out, const std::vector<ExprPtr>& list, size_t from = 0);
 
+thread_local bool placeholders = false;  // set by ToShape
+
 void WriteExpr(std::string& out, const Expr& e) {
   switch (e.kind) {
     case ExprKind::kLiteral:
+      if (placeholders && (e.literal.kind == Literal::Kind::kNumber || e.literal.kind == Literal::Kind::kString)) {
+        out += '?';
+        break;
+      }
       switch (e.literal.kind) {
         case Literal::Kind::kUndefined: out += "undefined"; break;
         case Literal::Kind::kNull: out += "null"; break;
@@ -74,12 +80,17 @@ void WriteExpr(std::string& out, const Expr& e) {
       out += '.';
       out += e.name;
       break;
-    case ExprKind::kIndex:
+    case ExprKind::kIndex: {
       WriteExpr(out, *e.args[0]);
       out += '[';
+      // A constant index is a property name or a position: part of the path, so of the shape.
+      const bool saved = placeholders;
+      if (e.args[1]->kind == ExprKind::kLiteral) placeholders = false;
       WriteExpr(out, *e.args[1]);
+      placeholders = saved;
       out += ']';
       break;
+    }
     case ExprKind::kUnary:
       out += '(';
       out += e.unary_op == UnaryOp::kMinus ? "-" : e.unary_op == UnaryOp::kPlus ? "+" : e.unary_op == UnaryOp::kBitNot ? "~" : "NOT";
@@ -280,6 +291,15 @@ std::string FormatNumber(double d) {
 std::string ToString(const Query& q) {
   std::string out;
   WriteQuery(out, q);
+  return out;
+}
+
+std::string ToShape(const Query& q) {
+  const bool saved = placeholders;
+  placeholders = true;
+  std::string out;
+  WriteQuery(out, q);
+  placeholders = saved;
   return out;
 }
 

@@ -26,7 +26,9 @@ Result ReadAccount(Services& s, RequestContext& ctx) {
   auto& a = d.GetAllocator();
   d.SetObject();
   d.AddMember("_self", "", a);
-  d.AddMember("id", "localemulator", a);  // not "localhost": the SDKs re-read the account for that id
+  // What the vNext image answers, which the .NET Testcontainers module's test asserts; not "localhost"
+  // (the classic image's): an account of that id makes the SDKs read it again before every operation.
+  d.AddMember("id", "cosmosdev", a);
   d.AddMember("_rid", json::Value(host.c_str(), a), a);
   d.AddMember("media", "//media/", a);
   d.AddMember("addresses", "//addresses/", a);

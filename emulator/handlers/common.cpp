@@ -409,7 +409,7 @@ http::Result QueryResources(http::Services& s, http::RequestContext& ctx, const 
   auto ast = query::ParseQuery(body.text);
   query::Arena constants;
   auto plan = query::Bind(*ast, body.params, constants);
-  const int64_t now = util::UnixSeconds();
+  const int64_t now = s.clock.UnixSeconds();
   store::PhysicalPartition part("0", "", "FF");
   for (const auto& [id, text] : resources) {
     part.Write(store::WriteKind::kCreate, id, id, store::Preconditions{}, now, store::ItemPolicy{},

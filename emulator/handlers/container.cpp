@@ -311,7 +311,7 @@ Result ReplaceContainer(Services& s, RequestContext& ctx) {
   if (!settings.unique_keys) settings.unique_keys = current;
   if (auto precondition = ctx.Header("if-match"); precondition && *precondition != "*" && *precondition != c->etag())
     throw errors::PreconditionFailed();
-  int64_t ts = util::UnixSeconds();
+  int64_t ts = s.clock.UnixSeconds();
   c->Replace(std::move(settings), ts, s.account.NewEtag(ts));
   Result r;
   r.body = c->ToJson();

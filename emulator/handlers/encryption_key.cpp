@@ -76,7 +76,7 @@ store::ClientEncryptionKey KeyFromBody(const json::Value& body) {
 }
 
 store::ClientEncryptionKey Stamp(Services& s, store::ClientEncryptionKey k) {
-  const int64_t ts = util::UnixSeconds();
+  const int64_t ts = s.clock.UnixSeconds();
   k.ts = ts;
   k.etag = s.account.NewEtag(ts);
   return k;

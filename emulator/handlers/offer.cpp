@@ -189,7 +189,7 @@ Result ReplaceOffer(Services& s, RequestContext& ctx) {
       next = {ValidThroughput(Member(*content, "offerThroughput"), Limits::kManualMin, Limits::kManualStep), false};
     }
   }
-  const int64_t ts = util::UnixSeconds();
+  const int64_t ts = s.clock.UnixSeconds();
   // The new RU/s take effect at once: the rate limiter reads Offer::throughput() (through
   // PartitionBudget) on every request. A container's own offer raised past 10,000 RU/s per range
   // splits its ranges before the answer (the service splits in the background, and reports

@@ -23,7 +23,8 @@ namespace {
 
 
 // The query's normal form (the parser's printer), which names its shape in the RU report.
-std::string NormalisedText(const sql::Query& q) { return sql::ToString(q); }
+// The RU report's key: the query's shape, without the values in it.
+std::string NormalisedText(const sql::Query& q) { return sql::ToShape(q); }
 
 // Whether the plan's queryInfo asks the client to merge the partitions' results: DISTINCT, TOP,
 // OFFSET/LIMIT, ORDER BY, GROUP BY or aggregates.

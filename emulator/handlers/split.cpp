@@ -12,7 +12,7 @@ namespace {
 constexpr int kRuPerRange = 10000;
 
 store::RangeSplit Split(Services& s, store::Container& c, const std::string& range) {
-  const int64_t ts = util::UnixSeconds();
+  const int64_t ts = s.clock.UnixSeconds();
   auto made = c.SplitRange(range, ts, s.account.NewEtag(ts));
   if (!made)
     throw CosmosError(404, 0, "NotFound",

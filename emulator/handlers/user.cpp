@@ -167,7 +167,7 @@ store::Permission PermissionFromBody(Services& s, const store::Database& db, con
 }
 
 store::PermissionPtr Stamp(Services& s, store::Permission p, std::string rid) {
-  const int64_t ts = util::UnixSeconds();
+  const int64_t ts = s.clock.UnixSeconds();
   p.rid = std::move(rid);
   p.ts = ts;
   p.etag = s.account.NewEtag(ts);
@@ -202,7 +202,7 @@ Result WriteUser(Services& s, RequestContext& ctx, bool upsert) {
   json::Document body = ParseObjectBody(ctx.body());
   ValidateId(body);
   const std::string id = IdOf(body);
-  const int64_t ts = util::UnixSeconds();
+  const int64_t ts = s.clock.UnixSeconds();
   Result r;
   r.charge = charge::MetadataWrite();
   MetadataWrite([&] {
@@ -255,7 +255,7 @@ Result ReplaceUser(Services& s, RequestContext& ctx) {
   ValidateId(body);
   // The body's id may differ: a replace renames the user (its rid and permissions stay).
   const std::string id = IdOf(body);
-  const int64_t ts = util::UnixSeconds();
+  const int64_t ts = s.clock.UnixSeconds();
   MetadataWrite([&] {
     db->users().ReplaceUser(ctx.Param("user"), store::User{id, "", s.account.NewEtag(ts), ts}, IfMatchHeader(ctx));
     return 0;

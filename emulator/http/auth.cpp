@@ -196,8 +196,10 @@ bool ReadOnlyKeyServes(const RequestContext& ctx) {
   for (size_t i = 4; i < seg.size(); i += 2) {
     if (seg[i] == "permissions" && seg[i - 2] == "users") return false;
   }
-  // The emulator's own endpoints (/_emulator/...) change its state: master keys only.
-  if (!seg.empty() && seg[0] == "_emulator") return false;
+  // The emulator's own endpoints (/_emulator/...) change its state: master keys only; reading the
+  // RU report is a read.
+  if (!seg.empty() && seg[0] == "_emulator")
+    return seg.size() == 2 && seg[1] == "stats" && ctx.verb() == beast_http::verb::get;
   switch (ctx.verb()) {
     case beast_http::verb::get:
     case beast_http::verb::head:
@@ -368,8 +370,11 @@ bool Grants(const RequestContext& ctx, const store::Container& c, const store::P
       if (!scope.kind.empty()) return false;
       return scope.pk.empty() || SameKey(ctx, c, scope.pk);
     }
-    // Script lists and creates: the container's token.
-    return scope.kind.empty() && (!write || scope.pk.empty());
+    // Script (and conflict) lists and creates: a token for the whole container. A permission
+    // applies where its partition key is a superset of the resource's (the .NET SDK's
+    // Permission.ResourcePartitionKey): a script belongs to no partition key, so a token for one
+    // key neither lists nor reads scripts; it may only run a stored procedure in its key.
+    return scope.kind.empty() && scope.pk.empty();
   }
   // seg.size() == 6: one item or script.
   const std::string& id = seg[5];
@@ -378,10 +383,10 @@ bool Grants(const RequestContext& ctx, const store::Container& c, const store::P
     return scope.kind == "docs" && scope.child_id == id && (scope.pk.empty() || SameKey(ctx, c, scope.pk));
   }
   // Scripts. Running a stored procedure (POST) can write, so it needs All; a token for one
-  // partition key may run it in that partition only, and may not change scripts.
+  // partition key may run it in that partition only, and may neither read nor change scripts.
   if (!scope.kind.empty()) return scope.kind == kind && scope.child_id == id;
-  if (scope.pk.empty() || verb == V::get) return true;
-  return verb == V::post && SameKey(ctx, c, scope.pk);
+  if (scope.pk.empty()) return true;
+  return verb == V::post && kind == "sprocs" && SameKey(ctx, c, scope.pk);
 }
 
 }  // namespace

@@ -189,8 +189,22 @@ void Set(Response& res, unsigned status, const char* content_type, std::string b
   res.set(beast_http::field::date, util::FormatRfc1123(std::chrono::system_clock::now()));
   res.set(beast_http::field::content_type, content_type);
   res.set(beast_http::field::cache_control, "no-store");
+  res.set("X-Content-Type-Options", "nosniff");
   res.body() = std::move(body);
   res.prepare_payload();
+}
+
+// The page's headers: the browser runs the bundled script alone (no inline script, no eval),
+// talks to this origin and the gateway only, and the page cannot be framed by another site
+// (clickjacking: with the well-known key the page can change the account).
+void SetPage(Response& res, const std::string& endpoint, const Config& config) {
+  Set(res, 200, "text/html; charset=utf-8", Page(config, endpoint));
+  res.set("Content-Security-Policy",
+          "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+          "font-src 'self'; connect-src 'self' " + endpoint + "; object-src 'none'; base-uri 'none'; "
+          "form-action 'self'; frame-ancestors 'none'");
+  res.set("X-Frame-Options", "DENY");
+  res.set("Referrer-Policy", "no-referrer");
 }
 
 std::string_view PathOf(const Request& req) {
@@ -285,7 +299,7 @@ bool ServeEmulatorPage(const Config& config, const Request& req, bool secure, Re
       return true;
     }
     if (path == "/_explorer/index.html" || path == "/_explorer/" || path == "/_explorer") {
-      Set(res, 200, "text/html; charset=utf-8", Page(config, PublicEndpointFor(config, HostHeader(req), secure)));
+      SetPage(res, PublicEndpointFor(config, HostHeader(req), secure), config);
       return true;
     }
     ServeExplorerFile(req, path.substr(std::string_view("/_explorer/").size()), res);
@@ -309,7 +323,7 @@ Response HandleExplorerPort(const Config& config, const Request& req, bool secur
   const std::string_view path = PathOf(req);
   if (req.method() == beast_http::verb::get && (path == "/" || path == "/index.html")) {
     // The page names the gateway, not this port.
-    Set(res, 200, "text/html; charset=utf-8", Page(config, GatewayEndpoint(config, HostHeader(req), secure, true)));
+    SetPage(res, GatewayEndpoint(config, HostHeader(req), secure, true), config);
     return res;
   }
   if (ServeEmulatorPage(config, req, secure, res)) return res;

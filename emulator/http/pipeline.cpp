@@ -19,6 +19,7 @@
 #include "json/json.h"
 #include "seed/seed.h"
 #include "server/server.h"
+#include "settings/settings.h"
 #include "util/util.h"
 
 namespace cosmos::http {
@@ -214,6 +215,14 @@ void AuthenticateEmulatorWrite(Services& services, const Request& req, std::stri
         "retry with another authorization header.");
 }
 
+// GET /_emulator/stats names databases, containers and query shapes: with a key of the user's
+// own it is read only with a signature of one of the account's keys (read-only keys too), as any
+// read of the account is; with the published well-known key, which protects nothing, it stays open.
+void AuthenticateReportRead(Services& services, const Request& req, std::string_view target) {
+  if (services.config.master_key_b64 == settings::kWellKnownKey) return;
+  AuthenticateEmulatorWrite(services, req, target);
+}
+
 // /_emulator/faults (docs/faults.md), every verb signed with a master key: GET lists the rules,
 // POST adds one (201, the rule as kept), DELETE removes them all, DELETE .../{id} one (404 when
 // there is none of that id).
@@ -272,6 +281,7 @@ bool EmulatorEndpoint(Services& services, const Request& req, std::string_view t
   } else if (target == kHealthPath && verb == beast_http::verb::get) {
     res.body() = "{\"status\":\"ok\"}";
   } else if (target == kStatsPath && verb == beast_http::verb::get) {
+    AuthenticateReportRead(services, req, target);
     res.body() = services.stats.ToJson();
   } else if (target == kClockPath && verb == beast_http::verb::get) {
     res.body() = ClockJson(services.clock);
@@ -377,6 +387,15 @@ std::optional<std::string> ChangedDatabase(Services& services, beast_http::verb 
   return seg[1];
 }
 
+// Whether a request would change what DatabaseChanged records (a database's metadata), or create
+// a database.
+bool ChangesMetadata(Services& services, beast_http::verb verb, Operation op, const RequestContext& ctx) {
+  const auto& seg = ctx.segments();
+  if (seg.size() == 1 && seg[0] == "dbs" && verb == beast_http::verb::post)
+    return op == Operation::kPlain || op == Operation::kUpsert;
+  return ChangedDatabase(services, verb, op, seg).has_value();
+}
+
 Response HandleRequest(Services& services, const Request& req, bool secure, const std::atomic<bool>* cancelled);
 
 }  // namespace
@@ -443,12 +462,17 @@ Response HandleRequest(Services& services, const Request& req, bool secure, cons
     // Faults for metadata requests; data-plane ones are injected where they reach their
     // partitions (handlers::Admit), so that rules may name ranges.
     if (!faults::IsDataPlane(FaultOperationType(*ctx))) InjectFault(services, *ctx, {});
+    if (auto* journal = services.account.journal(); journal && ChangesMetadata(services, req.method(), op, *ctx)) {
+      // A metadata change is recorded after it is made: once the log refuses records, it must
+      // not be made at all (item writes are recorded first and refuse by themselves).
+      if (std::string failure = journal->Failure(); !failure.empty())
+        throw errors::Internal("The change could not be made durable: " + failure);
+    }
     Result result = handler(services, *ctx);
     if (auto* journal = services.account.journal(); journal && result.status >= 200 && result.status < 300) {
       std::optional<std::string> db = ChangedDatabase(services, req.method(), op, ctx->segments());
       // A new database: its id is the one in the answer.
-      if (!db && ctx->segments().size() == 1 && ctx->segments()[0] == "dbs" && req.method() == beast_http::verb::post &&
-          (op == Operation::kPlain || op == Operation::kUpsert)) {
+      if (!db && ChangesMetadata(services, req.method(), op, *ctx)) {
         json::Document created;
         if (json::Parse(result.body, created) == json::ParseStatus::kOk && created.IsObject() &&
             created.HasMember("id") && created["id"].IsString())
@@ -457,8 +481,13 @@ Response HandleRequest(Services& services, const Request& req, bool secure, cons
       if (db) journal->DatabaseChanged(*db);
     }
     Account(services, *ctx, result.charge, result.status);
-    if (result.status == 204 && req.method() == beast_http::verb::delete_ && IsDatabaseOrContainer(ctx->segments()))
+    if (result.status == 204 && req.method() == beast_http::verb::delete_ && IsDatabaseOrContainer(ctx->segments())) {
+      // What the RU report kept of it goes with it.
+      const auto& seg = ctx->segments();
+      if (seg.size() == 2) services.stats.ForgetDatabase(seg[1]);
+      else services.stats.ForgetContainer(seg[1], seg[3]);
       ReturnFreedMemory();
+    }
     res.result(static_cast<unsigned>(result.status));
     CommonHeaders(res, activity_id, result.charge);
     if (result.status >= 200 && result.status < 300) {

@@ -1,5 +1,7 @@
 #include "json/json.h"
 
+#include <unordered_map>
+
 #include <rapidjson/memorystream.h>
 #include <rapidjson/reader.h>
 
@@ -107,6 +109,15 @@ Scan Prescan(std::string_view text, int limit, bool& ascii) {
 // JavaScript); a number too large for a double is an error, as on the service.
 struct NumberHandler {
   Document& d;
+  // Duplicate member names, found as the text is read: each open object's names as 64-bit hashes
+  // (`hashes` from `starts[depth]` on) and a 64-bit filter of them; a name whose filter bit is set
+  // is compared with the object's hashes. When one repeats, the document is walked once
+  // (DropRepeatedNames); documents without repeats and with objects of up to 64 names never are.
+  uint64_t filter[kMaxDepth + 2] = {};
+  size_t starts[kMaxDepth + 2] = {};
+  std::vector<uint64_t> hashes;
+  int depth = 0;
+  bool maybe_repeated = false;
   bool Null() { return d.Null(); }
   bool Bool(bool b) { return d.Bool(b); }
   bool Int(int i) { return d.Int(i); }
@@ -115,9 +126,33 @@ struct NumberHandler {
   bool Uint64(uint64_t i) { return d.Uint64(i); }
   bool Double(double v) { return d.Double(v); }
   bool String(const char* s, rapidjson::SizeType n, bool copy) { return d.String(s, n, copy); }
-  bool StartObject() { return d.StartObject(); }
-  bool Key(const char* s, rapidjson::SizeType n, bool copy) { return d.Key(s, n, copy); }
-  bool EndObject(rapidjson::SizeType n) { return d.EndObject(n); }
+  bool StartObject() {
+    if (++depth < kMaxDepth + 2) {
+      filter[depth] = 0;
+      starts[depth] = hashes.size();
+    }
+    return d.StartObject();
+  }
+  bool Key(const char* s, rapidjson::SizeType n, bool copy) {
+    if (depth < kMaxDepth + 2) {
+      uint64_t h = 1469598103934665603ull;  // FNV-1a
+      for (rapidjson::SizeType i = 0; i < n; ++i) h = (h ^ static_cast<unsigned char>(s[i])) * 1099511628211ull;
+      const uint64_t bit = 1ull << (h & 63);
+      if ((filter[depth] & bit) != 0 && !maybe_repeated) {
+        // An object of many names is left to the walk (a hash map), so the scan stays short.
+        if (hashes.size() - starts[depth] >= 64) maybe_repeated = true;
+        for (size_t i = starts[depth]; i < hashes.size() && !maybe_repeated; ++i) maybe_repeated = hashes[i] == h;
+      }
+      filter[depth] |= bit;
+      hashes.push_back(h);
+    }
+    return d.Key(s, n, copy);
+  }
+  bool EndObject(rapidjson::SizeType n) {
+    if (depth < kMaxDepth + 2) hashes.resize(starts[depth]);
+    --depth;
+    return d.EndObject(n);
+  }
   bool StartArray() { return d.StartArray(); }
   bool EndArray(rapidjson::SizeType n) { return d.EndArray(n); }
   bool RawNumber(const char* s, rapidjson::SizeType n, bool) {
@@ -177,6 +212,36 @@ void WriteScalar(std::string& out, const Value& v) {
   }
 }
 
+// An object that names a member twice keeps the last value only, in the place of the first: what
+// JavaScript's JSON.parse, Python's json and .NET's readers make of the text, so the item is filed
+// under the partition key and id every SDK reads back. Depth is bounded by the parse.
+void DropRepeatedNames(Value& v, Allocator& alloc) {
+  if (v.IsArray()) {
+    for (auto& e : v.GetArray()) DropRepeatedNames(e, alloc);
+    return;
+  }
+  if (!v.IsObject()) return;
+  for (auto& m : v.GetObject()) DropRepeatedNames(m.value, alloc);
+  if (v.MemberCount() < 2) return;
+  std::unordered_map<std::string_view, size_t> first;  // name -> its index in `kept`
+  std::vector<std::pair<Value*, Value*>> kept;
+  bool repeated = false;
+  for (auto& m : v.GetObject()) {
+    std::string_view name(m.name.GetString(), m.name.GetStringLength());
+    auto [it, fresh] = first.emplace(name, kept.size());
+    if (fresh) {
+      kept.emplace_back(&m.name, &m.value);
+    } else {
+      kept[it->second].second = &m.value;
+      repeated = true;
+    }
+  }
+  if (!repeated) return;
+  Value out(rapidjson::kObjectType);
+  for (auto& [name, value] : kept) out.AddMember(std::move(*name), std::move(*value), alloc);
+  v = std::move(out);
+}
+
 }  // namespace
 
 ParseStatus Parse(std::string_view text, Document& out) {
@@ -188,18 +253,22 @@ ParseStatus Parse(std::string_view text, Document& out) {
   }
   constexpr unsigned kFlags = rapidjson::kParseIterativeFlag | rapidjson::kParseNumbersAsStringsFlag;
   bool ok = false;
+  bool maybe_repeated = false;
   auto generate = [&](Document& d) {
     rapidjson::MemoryStream ms(text.data(), text.size());
     rapidjson::Reader reader;
     NumberHandler handler{d};
+    auto note = [&] { maybe_repeated = handler.maybe_repeated; };
     // Trailing non-whitespace is an error. Text of ASCII bytes alone is valid UTF-8: RapidJSON's
     // validation, byte by byte, was most of the time a parse took.
     ok = ascii ? !reader.Parse<kFlags>(ms, handler).IsError()
                : !reader.Parse<kFlags | rapidjson::kParseValidateEncodingFlag>(ms, handler).IsError();
+    note();
     return ok;
   };
   out.SetNull();
   out.Populate(generate);
+  if (ok && maybe_repeated) DropRepeatedNames(out, out.GetAllocator());
   return ok ? ParseStatus::kOk : ParseStatus::kMalformed;
 }
 

@@ -7,9 +7,12 @@
 //   DIR/wal.log        the records after it, appended; each one framed with its length, a
 //                      CRC-32C and its sequence number
 //
-// Recovery reads the snapshot (a damaged one is an error: start-up stops, nothing is guessed) and
-// then the log up to its last whole record; a torn or corrupt tail (a write cut by kill -9 or a
-// crash) is cut off and reported.
+// Recovery reads the snapshot and then the log. Only a torn tail (the last record cut short: a
+// write in progress when the process or the machine stopped, never acknowledged) is cut off
+// without asking. Any other damage (a damaged snapshot, a damaged or missing record with records
+// after it, a missing snapshot or log the other file needs) stops start-up with one line and
+// changes no file, unless the caller chose Recovery::kSalvage: then the longest valid prefix is
+// kept, the damaged files are moved aside within the directory, and what was dropped is listed.
 #pragma once
 
 #include <condition_variable>
@@ -36,6 +39,12 @@ enum class Durability {
              // killed (kill -9), not the machine losing power
 };
 
+// What recovery does with damage other than a torn tail.
+enum class Recovery {
+  kRefuse,   // stop start-up (PersistError), change nothing
+  kSalvage,  // keep the longest valid prefix, move the damaged files aside, list what was dropped
+};
+
 struct Record {
   uint64_t seq;
   std::string payload;
@@ -46,8 +55,12 @@ struct Recovered {
   uint64_t snapshot_seq = 0;            // the last sequence number the snapshot covers
   std::vector<Record> records;          // the log's whole records after it, in order
   uint64_t last_seq = 0;                // the last sequence number recovered (snapshot or log)
-  uint64_t discarded_bytes = 0;         // a torn or corrupt tail cut off the log
-  std::string discarded_reason;         // why, when discarded_bytes > 0
+  uint64_t discarded_bytes = 0;         // a torn tail cut off the log
+  std::string discarded_reason;         // why and where, when discarded_bytes > 0
+  // With Recovery::kSalvage: what was dropped, one line each (empty: nothing was damaged), and
+  // the directory within the data directory the damaged files were moved to.
+  std::vector<std::string> salvaged;
+  std::string set_aside;
 };
 
 // CRC-32C (Castagnoli), as the files use it.
@@ -58,7 +71,7 @@ class Log {
   // Creates DIR when missing, takes it for this process (another process, or another Log of this
   // one, holding it is an error), recovers what it holds (see above) and opens the log for
   // appends. Throws PersistError.
-  Log(std::string dir, Durability durability, Recovered& recovered);
+  Log(std::string dir, Durability durability, Recovered& recovered, Recovery recovery = Recovery::kRefuse);
   ~Log();
   Log(const Log&) = delete;
   Log& operator=(const Log&) = delete;
@@ -92,14 +105,20 @@ class Log {
   void Checkpoint(std::string_view payload, uint64_t seq);
 
   const std::string& dir() const { return dir_; }
+  // Why the log refuses every append (a write or a sync failed), or empty.
+  std::string failure() const;
   uint64_t last_seq() const;
   uint64_t log_bytes() const;
 
   static constexpr uint64_t kMaxRecordBytes = 64ull << 20;
 
  private:
-  void Recover(Recovered& recovered);
-  void OpenLogForAppend(bool truncate_to_header);
+  void Recover(Recovered& recovered, Recovery recovery);
+  // Moves `name` (in the directory) into `aside` (made when missing, within the directory).
+  void SetAside(const std::string& name, std::string& aside);
+  // Replaces wal.log with a fresh one: its header (following snapshot sequence `base`) and `records`.
+  void WriteFreshLog(uint64_t base, std::string_view records);
+  void OpenLogForAppend();
 
   std::string dir_;
   Durability durability_;
@@ -113,6 +132,7 @@ class Log {
   bool syncing_ = false;
   uint64_t bytes_ = 0;
   bool failed_ = false;
+  std::string failure_;  // why failed_
 };
 
 }  // namespace cosmos::persist

@@ -649,10 +649,12 @@ void Persistence::Recovery::Apply(std::string_view record, uint64_t seq) {
 }
 
 Persistence::Persistence(store::Account& account, Options options, RecoveryReport& report)
-    : account_(account), options_(std::move(options)), log_(options_.dir, options_.durability, recovered_) {
+    : account_(account), options_(std::move(options)), log_(options_.dir, options_.durability, recovered_, options_.recovery) {
   report = RecoveryReport{};
   report.discarded_bytes = recovered_.discarded_bytes;
   report.discarded_reason = recovered_.discarded_reason;
+  report.salvaged = recovered_.salvaged;
+  report.set_aside = recovered_.set_aside;
   Recovery r(account_, *this);
   uint64_t at = 0;
   try {

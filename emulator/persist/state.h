@@ -25,6 +25,7 @@ namespace cosmos::persist {
 struct Options {
   std::string dir;
   Durability durability = Durability::kFsync;
+  Recovery recovery = Recovery::kRefuse;  // what damage other than a torn tail does (persist/log.h)
   // A checkpoint is taken when the log grows past this many bytes.
   uint64_t checkpoint_bytes = 64ull << 20;
   // Where a failed background checkpoint is reported (the log keeps every record meanwhile).
@@ -40,6 +41,8 @@ struct RecoveryReport {
   size_t items = 0;
   uint64_t discarded_bytes = 0;
   std::string discarded_reason;
+  std::vector<std::string> salvaged;  // Recovery::kSalvage: what was dropped
+  std::string set_aside;              // ... and where the damaged files went
   double milliseconds = 0;
 };
 
@@ -57,6 +60,7 @@ class Persistence final : public store::Journal {
   void RangesSplit(const std::string& container_rid, const store::RangeSplit& split) override;
   void AwaitDurable() override;
   void ForgetThread() override;
+  std::string Failure() const override { return log_.failure(); }
 
   // Writes a snapshot of everything and restarts the log after it. Safe while requests run.
   void Checkpoint();

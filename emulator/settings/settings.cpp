@@ -18,7 +18,7 @@ constexpr const char* kOurNames[] = {
     "key-file", "secondary-key", "readonly-key", "secondary-readonly-key", "threads", "workers", "max-connections", "consistency", "max-body-bytes", "header-timeout-ms", "body-timeout-ms",
     "handshake-timeout-ms", "partition-count", "rate-limit", "script-timeout-ms", "script-memory-mb",
     "query-page-timeout-ms", "query-memory-mb", "query-indexes", "query-threads",
-    "log-level", "cert", "cert-key", "cert-secret", "cert-san", "data-path", "data-dir", "durability", "cert-export", "gateway-endpoint", "seed", "seed-errors", "faults"};
+    "log-level", "cert", "cert-key", "cert-secret", "cert-san", "data-path", "data-dir", "data-dir-if-mounted", "durability", "recover", "cert-export", "gateway-endpoint", "seed", "seed-errors", "faults"};
 
 // The official images' variables and the flag each one sets.
 struct Official {
@@ -160,10 +160,22 @@ class Parser {
       }
     } else if (name == "data-path" || name == "data-dir") {
       s_.data_path = value;
+      s_.data_path_named = !value.empty();
+    } else if (name == "data-dir-if-mounted") {
+      s_.data_dir_if_mounted.clear();
+      std::stringstream list(value);
+      for (std::string item; std::getline(list, item, ',');) {
+        item = Trim(item);
+        if (!item.empty()) s_.data_dir_if_mounted.push_back(item);
+      }
     } else if (name == "durability") {
       const std::string v = Lower(Trim(value));
       if (v != "fsync" && v != "process") Fail("must be fsync or process");
       s_.durability = v;
+    } else if (name == "recover") {
+      const std::string v = Lower(Trim(value));
+      if (v != "refuse" && v != "salvage") Fail("must be refuse or salvage");
+      s_.recover_salvage = v == "salvage";
     } else if (name == "seed") {
       if (value.empty()) Fail("names no directory or file");
       s_.seed_path = value;
@@ -181,7 +193,8 @@ class Parser {
     } else if (name == "ip-address-override") {
       if (!value.empty()) ip_override_ = Trim(value);
     } else if (name == "enable-data-persistence") {
-      // The classic image's switch: data kept in /data unless DATA_PATH or --data-dir says where.
+      // The classic image's switch: data kept in /tmp/cosmos/appdata (where that image keeps it)
+      // unless DATA_PATH or --data-dir says where.
       persist_default_ = !value.empty() && Bool(value);
     } else if (name == "enable-mongodb-endpoint") {
       if (value.empty()) return;
@@ -195,7 +208,8 @@ class Parser {
   }
 
   void Finish() {
-    if (persist_default_ && s_.data_path.empty()) s_.data_path = "/data";
+    // The classic image's switch keeps the data where that image does.
+    if (persist_default_ && s_.data_path.empty()) s_.data_path = "/tmp/cosmos/appdata";
     // The public endpoint: GATEWAY_PUBLIC_ENDPOINT, else the classic image's IP override.
     if (gateway_endpoint_) {
       s_.public_endpoint = *gateway_endpoint_;
@@ -418,10 +432,19 @@ Persistence (off by default: data lives in memory)
   --data-dir DIR           keep everything in DIR: a write-ahead log and          DATA_PATH
                            snapshots, recovered at the next start (docs/persistence.md);
                            also --data-path. AZURE_COSMOS_EMULATOR_ENABLE_DATA_PERSISTENCE=true
-                           without a directory keeps it in /data
+                           without a directory keeps it in /tmp/cosmos/appdata (the
+                           classic image's place)
+  --data-dir-if-mounted LIST  with no --data-dir: the first of these directories
+                           (comma-separated) that is a mount point keeps the data;
+                           the image sets /data,/tmp/cosmos/appdata (a volume there)
   --durability D           fsync (default): a write is answered once it is on disk;
                            process: once the operating system has it (survives
                            the emulator being killed, not the machine losing power)
+  --recover R              refuse (default): a damaged data directory stops the
+                           start (exit 2) and no file is changed; salvage: keep
+                           the longest valid prefix, move the damaged files to
+                           DIR/damaged-<time>/ and print what was dropped. A torn
+                           last record is always cut off (never acknowledged)
 
 Seeding (docs/seeding.md)
   --seed PATH              load items at start, before anything is served: PATH is a

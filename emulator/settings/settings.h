@@ -68,6 +68,11 @@ struct Settings {
   std::vector<std::string> cert_names;  // names and addresses besides the defaults
   // Persistence: everything (and the made certificate) kept in data_path; empty: memory only.
   std::string data_path;
+  // Whether a data directory was named (--data-dir, DATA_PATH), not only switched on; when not,
+  // the first of `data_dir_if_mounted` that is a mount point keeps the data (the image's volumes).
+  bool data_path_named = false;
+  std::vector<std::string> data_dir_if_mounted;
+  bool recover_salvage = false;  // --recover salvage: keep what damage leaves (persist::Recovery)
   std::string durability = "fsync";  // "fsync": acknowledged once on disk; "process": once written
   std::string cert_export_path;         // also write the served certificate (PEM) here
   // Seeding (docs/seeding.md): a directory holding manifest.json, or a manifest file; empty: none.

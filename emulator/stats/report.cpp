@@ -23,6 +23,20 @@ void Report::Tally::Add(const Usage& u, double charge, int status) {
   if (u.container && u.addressed == u.container->partition_count()) addressed_all = true;
 }
 
+void Report::Tally::Merge(const Tally& o) {
+  requests += o.requests;
+  executions += o.executions;
+  throttled += o.throttled;
+  failed += o.failed;
+  injected += o.injected;
+  total += o.total;
+  max = std::max(max, o.max);
+  ranges.insert(o.ranges.begin(), o.ranges.end());
+  ranges_by_range.insert(o.ranges_by_range.begin(), o.ranges_by_range.end());
+  max_partitions = std::max(max_partitions, o.max_partitions);
+  addressed_all = addressed_all || o.addressed_all;
+}
+
 // A shape fans out when one request went to every partition, or when requests addressed by range
 // id (how SDKs that run the query plan fan out) covered every partition between them. Point
 // queries that happen to hit every range over many keys do not.
@@ -50,6 +64,19 @@ void Report::Record(const Usage& u, double charge, int status) {
       share.total += charge / static_cast<double>(u.partitions.size());
     }
     if (!u.query.empty()) {
+      if (cs.queries.size() >= kMaxShapes && !cs.queries.count(u.query)) {
+        // Full: the shape that cost least so far joins the rest (never the rest itself).
+        auto least = cs.queries.end();
+        for (auto q = cs.queries.begin(); q != cs.queries.end(); ++q) {
+          if (q->first == kOtherShapes) continue;
+          if (least == cs.queries.end() || q->second.total < least->second.total ||
+              (q->second.total == least->second.total && q->second.requests < least->second.requests))
+            least = q;
+        }
+        Tally folded = std::move(least->second);
+        cs.queries.erase(least);
+        cs.queries[kOtherShapes].Merge(folded);
+      }
       Tally& q = cs.queries[u.query];
       q.Add(u, charge, status);
       if (q.FannedOut(cs.partitions) && cs.warned.insert(u.query).second) {
@@ -136,6 +163,26 @@ std::string Report::ToJson() const {
   }
   d.AddMember("containers", containers, a);
   return json::Write(d);
+}
+
+void Report::ForgetDatabase(const std::string& database) {
+  std::lock_guard lock(mu_);
+  std::erase_if(order_, [&](const std::string& rid) {
+    auto it = by_rid_.find(rid);
+    if (it == by_rid_.end() || it->second.database != database) return false;
+    by_rid_.erase(it);
+    return true;
+  });
+}
+
+void Report::ForgetContainer(const std::string& database, const std::string& container) {
+  std::lock_guard lock(mu_);
+  std::erase_if(order_, [&](const std::string& rid) {
+    auto it = by_rid_.find(rid);
+    if (it == by_rid_.end() || it->second.database != database || it->second.container != container) return false;
+    by_rid_.erase(it);
+    return true;
+  });
 }
 
 void Report::Reset() {

@@ -38,6 +38,15 @@ class Report {
   // {"containers":[...]}; see docs/emulator-stats.md.
   std::string ToJson() const;
   void Reset();
+  // Drops what was recorded for a deleted database (every container of it), or for one deleted
+  // container of it.
+  void ForgetDatabase(const std::string& database);
+  void ForgetContainer(const std::string& database, const std::string& container);
+
+  // Query shapes kept per container: past this many, the shape with the least total charge is
+  // folded into one entry for the rest (kOtherShapes), so the report stays bounded.
+  static constexpr size_t kMaxShapes = 100;
+  static constexpr const char* kOtherShapes = "(other query shapes)";
 
  private:
   struct Tally {
@@ -54,6 +63,7 @@ class Report {
     bool addressed_all = false;             // one request went to every partition
     bool FannedOut(size_t partitions) const;
     void Add(const Usage& u, double charge, int status);
+    void Merge(const Tally& other);
   };
   struct ContainerStats {
     std::string database;

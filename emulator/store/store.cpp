@@ -404,9 +404,9 @@ void PhysicalPartition::ExpireLocked(int64_t now, const ItemPolicy& policy) {
   KeepLog(now, policy);
   while (!expiry_.empty() && expiry_.begin()->first <= now) {
     auto it = by_key_.find(expiry_.begin()->second);
-    ItemPtr gone = it->second;
+    Record({lsn_ + 1, ChangeKind::kDelete, nullptr, it->second, now, true});  // first: see Apply
+    NextLsn();
     Remove(it);
-    Record({NextLsn(), ChangeKind::kDelete, nullptr, std::move(gone), now, true});
   }
 }
 
@@ -623,15 +623,17 @@ PhysicalPartition::LogicalDelete PhysicalPartition::DeleteLogicalPartition(const
 uint64_t PhysicalPartition::Apply(std::unordered_map<std::string, ItemPtr>::iterator it, const std::string& key,
                                   ItemPtr item, int64_t now) {
   ItemPtr current = it == by_key_.end() ? nullptr : it->second;
-  const uint64_t lsn = NextLsn();
+  // Recorded first: when the journal cannot write the record (the disk refuses it) it throws and
+  // nothing has changed here, so the partition never holds a change that was not acknowledged.
+  const uint64_t lsn = lsn_ + 1;
+  const ChangeKind kind = !item ? ChangeKind::kDelete : current ? ChangeKind::kReplace : ChangeKind::kCreate;
+  Record({lsn, kind, item, current, now, false});
+  NextLsn();
   if (!item) {
     Remove(it);
-    Record({lsn, ChangeKind::kDelete, nullptr, std::move(current), now, false});
-    return lsn;
+  } else {
+    Store(key, current, std::move(item));
   }
-  Store(key, current, item);
-  const ChangeKind kind = current ? ChangeKind::kReplace : ChangeKind::kCreate;
-  Record({lsn, kind, std::move(item), std::move(current), now, false});
   return lsn;
 }
 
@@ -1366,7 +1368,7 @@ OfferPtr Account::NewOffer(const std::string& resource_self, const std::string& 
   // A 3-byte resource id: 4 base64 characters, as the service's offer ids are.
   std::string bytes = {static_cast<char>(n & 0xFF), static_cast<char>((n >> 8) & 0xFF),
                        static_cast<char>((n >> 16) & 0xFF)};
-  int64_t ts = util::UnixSeconds();
+  int64_t ts = NowSeconds();
   return std::make_shared<Offer>(RidEncode(bytes), resource_self, resource_rid, t, ts, NewEtag(ts));
 }
 
@@ -1397,7 +1399,7 @@ DatabasePtr Account::CreateDatabase(const std::string& id, std::optional<Through
   // 4-byte database resource id; the last byte stays 0 as in the service's ids.
   std::string bytes = {static_cast<char>(n & 0xFF), static_cast<char>((n >> 8) & 0xFF),
                        static_cast<char>(0x40 | ((n >> 16) & 0x3F)), '\0'};
-  int64_t ts = util::UnixSeconds();
+  int64_t ts = NowSeconds();
   auto db = std::make_shared<Database>(id, RidEncode(bytes), ts, NewEtag(ts));
   if (throughput) db->set_offer(NewOffer("dbs/" + db->rid() + "/", db->rid(), *throughput));
   databases_.push_back(db);
@@ -1443,7 +1445,7 @@ ContainerPtr Account::CreateContainer(Database& db, const std::string& id, Parti
   bytes.push_back(static_cast<char>((n >> 16) & 0xFF));
   bytes.push_back(static_cast<char>((n >> 8) & 0xFF));
   bytes.push_back(static_cast<char>(n & 0xFF));
-  int64_t ts = util::UnixSeconds();
+  int64_t ts = NowSeconds();
   const std::string rid = RidEncode(bytes);
   if (!throughput && !db.offer()) throughput = Throughput{};  // the service provisions 400 RU/s
   OfferPtr offer = throughput ? NewOffer("dbs/" + db.rid() + "/colls/" + rid + "/", rid, *throughput) : nullptr;

@@ -23,6 +23,8 @@
 #include <absl/container/btree_map.h>
 
 #include "json/json.h"
+#include "util/clock.h"
+#include "util/util.h"
 #include "store/computed_properties.h"
 #include "store/indexing.h"
 #include "store/full_text_policy.h"
@@ -173,6 +175,9 @@ class Journal {
   virtual void AwaitDurable() = 0;
   // Forgets what this thread wrote (a new request starts).
   virtual void ForgetThread() = 0;
+  // Why no record can be written any more (the disk refused one: nothing may follow a record that
+  // may be partial), or empty. Requests that would change metadata are refused before they run.
+  virtual std::string Failure() const = 0;
 
   // Held shared by every change while it is applied and recorded, and exclusively while a
   // checkpoint captures the state, so that the capture and the log agree. Writers wait for a
@@ -835,6 +840,10 @@ class Account {
 
   // Persistence: the journal every new container's partitions write to (null: none).
   void set_journal(Journal* journal) { journal_ = journal; }
+  // The clock every `_ts` the account makes reads (databases, containers, offers): the emulator's,
+  // which POST /_emulator/clock moves, as items' are. Null: the system clock.
+  void set_clock(const util::WallClock* clock) { clock_ = clock; }
+  int64_t NowSeconds() const { return clock_ ? clock_->UnixSeconds() : util::UnixSeconds(); }
   Journal* journal() const { return journal_; }
   struct Counters {
     uint32_t databases = 0;
@@ -857,6 +866,7 @@ class Account {
   std::atomic<uint32_t> offer_counter_{0};
   std::optional<int> partition_count_override_;
   Journal* journal_ = nullptr;
+  const util::WallClock* clock_ = nullptr;
 
   OfferPtr NewOffer(const std::string& resource_self, const std::string& resource_rid, Throughput t);
 };

@@ -41,6 +41,10 @@ async function open(t, url = env.endpoint + "_explorer/") {
   await page.setViewport({ width: 1366, height: 900 });
   const errors = [];
   page.on("pageerror", (e) => errors.push(e.message));
+  // A script, style or connection the page's Content-Security-Policy refuses is an error too.
+  page.on("console", (m) => {
+    if (m.type() === "error" && /Content Security Policy/i.test(m.text())) errors.push(m.text());
+  });
   t.after(async () => {
     await page.close();
     assert.deepEqual(errors, [], "errors in the page");
@@ -121,6 +125,16 @@ describe("the page's files", () => {
     const config = JSON.parse(html.match(/<script id="config" type="application\/json">(.*?)<\/script>/)[1]);
     assert.deepEqual(config, { endpoint: env.endpoint, key: WELL_KNOWN_KEY, consistency: "Session", protocol: "both", certificate: true });
     assert.ok(html.includes(`<code id="endpoint">${env.endpoint}</code>`));
+    // The page runs its bundled script alone, talks to its origin and the gateway only, and no
+    // other site may frame it.
+    assert.equal(
+      index.headers.get("content-security-policy"),
+      "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; " +
+        `connect-src 'self' ${env.endpoint}; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'`,
+    );
+    assert.equal(index.headers.get("x-frame-options"), "DENY");
+    assert.equal(index.headers.get("x-content-type-options"), "nosniff");
+    assert.equal(index.headers.get("referrer-policy"), "no-referrer");
 
     const js = await fetch(env.endpoint + "_explorer/app.js", { headers: { "accept-encoding": "gzip" } });
     assert.equal(js.status, 200);

@@ -85,6 +85,28 @@ TEST_F(DocumentsTest, CreateReturnsStoredImage) {
 
 // Prefer: return=minimal (the Go and Rust SDKs' default on item writes): the status and headers of
 // the write, etag and session token included, and no body; the charge is the same.
+TEST_F(DocumentsTest, ARepeatedPropertyNameKeepsItsLastValueForFilingAndReading) {
+  // The service stores such a body as sent; every SDK's reader (JavaScript's JSON.parse, Python's
+  // json, .NET's readers) then takes the last value, so the item is filed under the one they read.
+  auto created = Create(R"({"id":"dup","pk":"p1","n":1,"pk":"p9","nested":{"a":1,"a":{"b":2}}})", R"(["p9"])");
+  ASSERT_EQ(created.status(), 201) << created;
+  auto read = Read("dup", R"(["p9"])");
+  ASSERT_EQ(read.status(), 200) << read;
+  auto doc = read.Json();
+  EXPECT_EQ(std::string(doc["pk"].GetString()), "p9");
+  EXPECT_EQ(doc["nested"]["a"]["b"].GetInt(), 2);
+  EXPECT_EQ(read.body().find("\"p1\""), std::string::npos) << read.body();
+  EXPECT_EQ(read.body().rfind(R"({"id":"dup","pk":"p9","n":1,"nested":{"a":{"b":2}},)", 0), 0u) << read.body();
+  EXPECT_EQ(Read("dup", R"(["p1"])").status(), 404);
+  // Filed under the first value, it is the header that disagrees with the body.
+  EXPECT_EQ(Create(R"({"id":"dup2","pk":"p1","pk":"p9"})", R"(["p1"])").status(), 400);
+  auto q = Post(kDocs, R"({"query":"SELECT VALUE c.pk FROM c WHERE c.id = 'dup'"})",
+                {{"x-ms-documentdb-isquery", "true"}, {"content-type", "application/query+json"},
+                 {"x-ms-documentdb-partitionkey", R"(["p9"])"}});
+  ASSERT_EQ(q.status(), 200) << q;
+  EXPECT_EQ(q.Json()["Documents"][0].GetString(), std::string("p9"));
+}
+
 TEST_F(DocumentsTest, PreferReturnMinimalAnswersNoBody) {
   const Headers minimal{{"Prefer", "return=minimal"}};
   auto created = Create(R"({"id":"m1","pk":"a","n":1})", kPkA, minimal);

@@ -121,6 +121,7 @@ class EmulatorTest : public ::testing::Test {
   EmulatorTest() {
     config_.master_key_b64 = kEmulatorKey;
     config_.master_key = *util::Base64Decode(kEmulatorKey);
+    account_.set_clock(&wall_);  // as main does: one clock for every _ts
   }
 
   static std::string Now() { return util::FormatRfc1123(std::chrono::system_clock::now()); }

@@ -341,7 +341,7 @@ TEST_F(PartitionsTest, StatsReportPerOperationAndQueryShapeAndWarnOnceOnFanOut) 
   total += std::stod(scoped.Charge());
   ASSERT_EQ(warnings_.size(), 1u);
   EXPECT_EQ(warnings_[0],
-            "warning: query fans out to all 3 physical partitions of db/c: SELECT * FROM c WHERE (c.x = 1)");
+            "warning: query fans out to all 3 physical partitions of db/c: SELECT * FROM c WHERE (c.x = ?)");
   auto r = Get("/_emulator/stats");
   ASSERT_EQ(r.status(), 200);
   auto d = r.Json();
@@ -357,7 +357,7 @@ TEST_F(PartitionsTest, StatsReportPerOperationAndQueryShapeAndWarnOnceOnFanOut) 
   EXPECT_EQ(std::string(c["operations"][1]["operation"].GetString()), "query");
   ASSERT_EQ(c["queries"].Size(), 2u);
   const auto& fan = c["queries"][1];
-  EXPECT_EQ(std::string(fan["query"].GetString()), "SELECT * FROM c WHERE (c.x = 1)");
+  EXPECT_EQ(std::string(fan["query"].GetString()), "SELECT * FROM c WHERE (c.x = ?)");
   EXPECT_EQ(fan["requests"].GetUint64(), 2u);
   EXPECT_EQ(fan["executions"].GetUint64(), 2u);
   EXPECT_TRUE(fan["fanOutToAllPartitions"].GetBool());
@@ -393,6 +393,79 @@ TEST_F(PartitionsTest, StatsReportPerOperationAndQueryShapeAndWarnOnceOnFanOut) 
   http::Request get{bh::verb::get, "/_emulator/stats", 11};
   get.prepare_payload();
   EXPECT_EQ(Send(get).body(), R"({"containers":[]})");
+}
+
+TEST_F(PartitionsTest, StatsShowQueryShapesWithoutTheirValues) {
+  MakeContainer("db", "c");
+  for (const char* ssn : {"123-45-6789", "987-65-4321"}) {
+    ASSERT_EQ(Query("c", std::string("SELECT * FROM c WHERE c.ssn = '") + ssn + "' AND c.n > 17 AND c.tags[0] = 2 "
+                         "AND c[\"a b\"] IN ('x', 'y') AND c.ok = true",
+                    {{"x-ms-documentdb-query-enablecrosspartition", "true"}})
+                  .status(),
+              200);
+  }
+  auto stats = Get("/_emulator/stats").body();
+  EXPECT_EQ(stats.find("123-45"), std::string::npos) << stats;
+  EXPECT_EQ(stats.find("987-65"), std::string::npos) << stats;
+  auto d = Get("/_emulator/stats").Json();
+  const auto& queries = d["containers"][0]["queries"];
+  ASSERT_EQ(queries.Size(), 1u) << stats;  // one shape for both
+  EXPECT_EQ(std::string(queries[0]["query"].GetString()),
+            "SELECT * FROM c WHERE (((((c.ssn = ?) AND (c.n > ?)) AND (c.tags[0] = ?)) AND (c[\"a b\"] IN (?, ?))) AND "
+            "(c.ok = true))");
+  EXPECT_EQ(queries[0]["requests"].GetUint64(), 2u);
+}
+
+TEST_F(PartitionsTest, StatsKeepABoundedNumberOfShapesAndForgetDeletedContainers) {
+  MakeContainer("db", "c");
+  MakeContainer("db", "gone");
+  ASSERT_EQ(Query("gone", "SELECT * FROM c", {{"x-ms-documentdb-query-enablecrosspartition", "true"}}).status(), 200);
+  // One expensive shape first, then more shapes than are kept (each one its own: a new alias).
+  ASSERT_EQ(Query("c", "SELECT * FROM c WHERE c.x > 1", {{"x-ms-documentdb-query-enablecrosspartition", "true"}}).status(),
+            200);
+  const size_t extra = stats::Report::kMaxShapes + 20;
+  for (size_t i = 0; i < extra; ++i) {
+    ASSERT_EQ(Query("c", "SELECT VALUE a" + std::to_string(i) + ".id FROM a" + std::to_string(i),
+                    {{"x-ms-documentdb-query-enablecrosspartition", "true"}})
+                  .status(),
+              200);
+  }
+  auto d = Get("/_emulator/stats").Json();
+  ASSERT_EQ(d["containers"].Size(), 2u);
+  const auto& c = d["containers"][1];
+  ASSERT_EQ(std::string(c["container"].GetString()), "c");
+  const auto& queries = c["queries"];
+  EXPECT_EQ(queries.Size(), stats::Report::kMaxShapes + 1);  // the kept shapes and the rest
+  uint64_t requests = 0;
+  bool rest = false;
+  for (const auto& q : queries.GetArray()) {
+    requests += q["requests"].GetUint64();
+    if (std::string(q["query"].GetString()) == stats::Report::kOtherShapes) rest = true;
+  }
+  EXPECT_TRUE(rest);
+  EXPECT_EQ(requests, extra + 1);  // nothing lost from the totals
+  // Deleting a container drops what the report kept of it; deleting the database, the rest.
+  ASSERT_EQ(Delete("/dbs/db/colls/gone").status(), 204);
+  d = Get("/_emulator/stats").Json();
+  ASSERT_EQ(d["containers"].Size(), 1u);
+  EXPECT_EQ(std::string(d["containers"][0]["container"].GetString()), "c");
+  ASSERT_EQ(Delete("/dbs/db").status(), 204);
+  EXPECT_EQ(Get("/_emulator/stats").body(), R"({"containers":[]})");
+}
+
+TEST_F(PartitionsTest, StatsNeedASignatureWhenTheKeyIsNotTheWellKnownOne) {
+  http::Request get{bh::verb::get, "/_emulator/stats", 11};
+  get.prepare_payload();
+  EXPECT_EQ(Send(get).status(), 200);  // the well-known key protects nothing: open
+  config_.master_key = "a key of the user's own";
+  config_.master_key_b64 = util::Base64Encode(config_.master_key);
+  config_.readonly_key = "its read-only key";
+  auto refused = Send(get);
+  EXPECT_EQ(refused.status(), 401) << refused;
+  EXPECT_EQ(refused.Code(), "Unauthorized");
+  EXPECT_EQ(Call(bh::verb::get, "/_emulator/stats", "", {}, SignedWith(std::string("wrong key"))).status(), 401);
+  EXPECT_EQ(Get("/_emulator/stats").status(), 200);
+  EXPECT_EQ(Call(bh::verb::get, "/_emulator/stats", "", {}, SignedWith(config_.readonly_key)).status(), 200);
 }
 
 TEST_F(PartitionsTest, QueryMetricsInTheServicesFormat) {

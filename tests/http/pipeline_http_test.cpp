@@ -55,7 +55,7 @@ TEST_F(PipelineTest, AccountDocument) {
   ASSERT_EQ(r.status(), 200) << r;
   auto d = r.Json();
   ASSERT_TRUE(d.IsObject());
-  EXPECT_STREQ(d["id"].GetString(), "localemulator");
+  EXPECT_STREQ(d["id"].GetString(), "cosmosdev");
   EXPECT_STREQ(d["_dbs"].GetString(), "//dbs/");
   for (const char* list : {"writableLocations", "readableLocations"}) {
     ASSERT_TRUE(d[list].IsArray()) << list;

@@ -425,3 +425,37 @@ TEST_F(ResourcesTest, PartitionKeyRangesIncrementalFeed) {
 
 }  // namespace
 }  // namespace cosmos::testing
+
+namespace cosmos::testing {
+namespace {
+
+// Every _ts reads the emulator's clock, which POST /_emulator/clock moves: databases, containers,
+// offers, users, permissions, scripts and client encryption keys as items.
+TEST_F(ResourcesTest, EveryTimestampReadsTheEmulatorsClock) {
+  const int64_t day = 86400;
+  ASSERT_EQ(Call(bh::verb::post, "/_emulator/clock", R"({"advanceSeconds":86400})").status(), 200);
+  const int64_t now = wall_.UnixSeconds();
+  ASSERT_GE(now, util::UnixSeconds() + day - 5);
+  auto ts = [](const Reply& r) { return r.Json()["_ts"].GetInt64(); };
+  auto db = Post("/dbs", R"({"id":"d"})", {{"x-ms-offer-throughput", "400"}});
+  ASSERT_EQ(db.status(), 201) << db;
+  EXPECT_EQ(ts(db), now);
+  auto c = Post("/dbs/d/colls", R"({"id":"c","partitionKey":{"paths":["/pk"]}})");
+  EXPECT_EQ(ts(c), now);
+  auto replaced = Put("/dbs/d/colls/c", R"({"id":"c","partitionKey":{"paths":["/pk"]},"defaultTtl":5})");
+  EXPECT_EQ(ts(replaced), now);
+  auto offers = Get("/offers").Json();
+  ASSERT_GE(offers["Offers"].Size(), 1u);
+  for (const auto& o : offers["Offers"].GetArray()) EXPECT_EQ(o["_ts"].GetInt64(), now);
+  auto user = Post("/dbs/d/users", R"({"id":"u"})");
+  EXPECT_EQ(ts(user), now);
+  auto perm = Post("/dbs/d/users/u/permissions", R"({"id":"p","permissionMode":"Read","resource":"dbs/d/colls/c"})");
+  EXPECT_EQ(ts(perm), now);
+  auto sproc = Post("/dbs/d/colls/c/sprocs", R"({"id":"s","body":"function(){}"})");
+  EXPECT_EQ(ts(sproc), now);
+  auto item = CreateDoc("d", "c", R"({"id":"i","pk":"a"})", R"(["a"])");
+  EXPECT_EQ(ts(item), now);
+}
+
+}  // namespace
+}  // namespace cosmos::testing

@@ -587,6 +587,23 @@ TEST_F(UsersTest, PartitionKeyTokenReachesOnlyItsPartition) {
   EXPECT_EQ(plan.status(), 200) << plan;
   ExpectForbidden(As(t, bh::verb::delete_, "/dbs/db/colls/c"));
   ExpectForbidden(As(t, bh::verb::get, "/dbs/db/colls/c/docs", "", {{"x-ms-documentdb-partitionkeyrangeid", "0"}}));
+  // Scripts belong to no partition key, so a token for one key neither lists nor reads them (a
+  // permission applies where its key is a superset of the resource's); it runs a stored
+  // procedure in its own key only.
+  ASSERT_EQ(Post("/dbs/db/colls/c/sprocs", R"({"id":"s","body":"function(){getContext().getResponse().setBody(7);}"})")
+                .status(),
+            201);
+  ASSERT_EQ(Post("/dbs/db/colls/c/udfs", R"({"id":"f","body":"function(x){return x;}"})").status(), 201);
+  ExpectForbidden(As(t, bh::verb::get, "/dbs/db/colls/c/sprocs"));
+  ExpectForbidden(As(t, bh::verb::get, "/dbs/db/colls/c/sprocs/s"));
+  ExpectForbidden(As(t, bh::verb::get, "/dbs/db/colls/c/udfs"));
+  ExpectForbidden(As(t, bh::verb::get, "/dbs/db/colls/c/udfs/f"));
+  ExpectForbidden(As(t, bh::verb::get, "/dbs/db/colls/c/triggers"));
+  auto ran = As(t, bh::verb::post, "/dbs/db/colls/c/sprocs/s", "[]", {{"x-ms-documentdb-partitionkey", R"(["x"])"}});
+  EXPECT_EQ(ran.status(), 200) << ran;
+  EXPECT_EQ(ran.body(), "7");
+  ExpectForbidden(As(t, bh::verb::post, "/dbs/db/colls/c/sprocs/s", "[]", {{"x-ms-documentdb-partitionkey", R"(["y"])"}}));
+  ExpectForbidden(As(t, bh::verb::delete_, "/dbs/db/colls/c/sprocs/s"));
 }
 
 TEST_F(UsersTest, ItemTokenReachesOnlyItsItem) {

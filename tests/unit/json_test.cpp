@@ -267,3 +267,26 @@ TEST(JsonEqual, ObjectsIgnoreOrderArraysDoNot) {
 
 }  // namespace
 }  // namespace cosmos::json
+
+namespace cosmos::json {
+namespace {
+
+TEST(JsonNames, ARepeatedNameKeepsTheLastValueInTheFirstPlace) {
+  Document d;
+  ASSERT_EQ(Parse(R"({"a":1,"b":2,"a":3,"c":{"x":[{"y":1,"y":2}],"x":4}})", d), ParseStatus::kOk);
+  EXPECT_EQ(Write(d), R"({"a":3,"b":2,"c":{"x":4}})");
+  ASSERT_EQ(Parse(R"([{"k":1,"k":2},{"k":3}])", d), ParseStatus::kOk);
+  EXPECT_EQ(Write(d), R"([{"k":2},{"k":3}])");
+  // Names that merely share the filter's bit are not repeats.
+  std::string many = "{";
+  for (int i = 0; i < 300; ++i) many += (i ? ",\"" : "\"") + std::to_string(i) + "\":" + std::to_string(i);
+  many += "}";
+  ASSERT_EQ(Parse(many, d), ParseStatus::kOk);
+  EXPECT_EQ(Write(d), many);
+  ASSERT_EQ(Parse(many.substr(0, many.size() - 1) + ",\"7\":\"last\"}", d), ParseStatus::kOk);
+  EXPECT_EQ(d.MemberCount(), 300u);
+  EXPECT_EQ(std::string(d["7"].GetString()), "last");
+}
+
+}  // namespace
+}  // namespace cosmos::json

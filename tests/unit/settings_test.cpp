@@ -126,9 +126,14 @@ TEST(Settings, AskingForWhatIsNotThereRefusesToStart) {
 TEST(Settings, PersistenceIsOffUnlessADirectoryIsNamed) {
   EXPECT_EQ(ParseWith({}).data_path, "");
   EXPECT_EQ(ParseWith({}).durability, "fsync");
-  // The classic image's switch keeps the data in /data; DATA_PATH or --data-dir say where.
-  EXPECT_EQ(ParseWith({}, {{"AZURE_COSMOS_EMULATOR_ENABLE_DATA_PERSISTENCE", "true"}}).data_path, "/data");
-  EXPECT_EQ(ParseWith({}, {{"AZURE_COSMOS_EMULATOR_ENABLE_DATA_PERSISTENCE", "1"}}).data_path, "/data");
+  // The classic image's switch keeps the data where that image does (Aspire's WithDataVolume mounts
+  // its volume there); DATA_PATH or --data-dir say where.
+  EXPECT_EQ(ParseWith({}, {{"AZURE_COSMOS_EMULATOR_ENABLE_DATA_PERSISTENCE", "true"}}).data_path, "/tmp/cosmos/appdata");
+  EXPECT_EQ(ParseWith({}, {{"AZURE_COSMOS_EMULATOR_ENABLE_DATA_PERSISTENCE", "1"}}).data_path, "/tmp/cosmos/appdata");
+  EXPECT_FALSE(ParseWith({}, {{"AZURE_COSMOS_EMULATOR_ENABLE_DATA_PERSISTENCE", "1"}}).data_path_named);
+  EXPECT_TRUE(ParseWith({"--data-dir", "/d"}).data_path_named);
+  EXPECT_EQ(ParseWith({}, {{"COSMOS_EMULATOR_DATA_DIR_IF_MOUNTED", "/data, /tmp/cosmos/appdata"}}).data_dir_if_mounted,
+            (std::vector<std::string>{"/data", "/tmp/cosmos/appdata"}));
   EXPECT_EQ(ParseWith({}, {{"AZURE_COSMOS_EMULATOR_ENABLE_DATA_PERSISTENCE", "false"}}).data_path, "");
   EXPECT_EQ(ParseWith({}, {{"AZURE_COSMOS_EMULATOR_ENABLE_DATA_PERSISTENCE", "true"}, {"DATA_PATH", "/var/x"}}).data_path,
             "/var/x");
@@ -138,6 +143,11 @@ TEST(Settings, PersistenceIsOffUnlessADirectoryIsNamed) {
   EXPECT_EQ(ParseWith({"--durability", "process"}).durability, "process");
   EXPECT_EQ(ParseWith({"--durability", "FSYNC"}).durability, "fsync");
   EXPECT_EQ(ErrorOf({"--durability", "never"}), "--durability: must be fsync or process");
+  EXPECT_FALSE(ParseWith({}).recover_salvage);
+  EXPECT_TRUE(ParseWith({"--recover", "salvage"}).recover_salvage);
+  EXPECT_FALSE(ParseWith({"--recover", "refuse"}).recover_salvage);
+  EXPECT_TRUE(ParseWith({}, {{"COSMOS_EMULATOR_RECOVER", "Salvage"}}).recover_salvage);
+  EXPECT_EQ(ErrorOf({"--recover", "guess"}), "--recover: must be refuse or salvage");
 }
 
 TEST(Settings, TelemetryIsAcceptedAndSaidToBeNeverSent) {

@@ -120,7 +120,7 @@ export function PartitionsView({ db, coll, container }) {
     const [ranges, withStats, report] = await Promise.all([
       readAll(link("dbs", db, "colls", coll, "pkranges"), "PartitionKeyRanges"),
       request({ path: link("dbs", db, "colls", coll), headers: { "x-ms-documentdb-populatepartitionstatistics": "true" } }),
-      fetch("/_emulator/stats").then((r) => r.json()),
+      request({ path: "/_emulator/stats", quiet: true }).then((r) => r.json),
     ]);
     const stats = new Map((withStats.json.statistics ?? []).map((s) => [s.id, s]));
     const spent = new Map(((report.containers ?? []).find((c) => c._rid === container._rid)?.partitions ?? []).map((p) => [p.id, p]));

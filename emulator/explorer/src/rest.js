@@ -110,14 +110,14 @@ export async function request(opts) {
   try {
     res = await fetch(path, { method, headers, body });
   } catch (e) {
-    record({ ...entry, status: 0, ms: performance.now() - started, error: String(e) });
+    if (!opts.quiet) record({ ...entry, status: 0, ms: performance.now() - started, error: String(e) });
     throw e;
   }
   const text = await res.text();
   const h = {};
   res.headers.forEach((v, k) => (h[k] = v));
   const charge = Number(h["x-ms-request-charge"] ?? 0);
-  record({ ...entry, status: res.status, substatus: Number(h["x-ms-substatus"] ?? 0), charge, ms: performance.now() - started });
+  if (!opts.quiet) record({ ...entry, status: res.status, substatus: Number(h["x-ms-substatus"] ?? 0), charge, ms: performance.now() - started });
   let json;
   try {
     json = text ? JSON.parse(text) : undefined;

@@ -49,7 +49,7 @@ describe("database account (GET /)", () => {
     assert.equal(a.writableLocations[0].databaseAccountEndpoint, ctx.env.endpoint);
     assert.equal(typeof a.writableLocations[0].name, "string");
     if (LOCAL) {
-      assert.equal(a.id, "localemulator");
+      assert.equal(a.id, "cosmosdev");
       assert.equal(res.headers["x-ms-request-charge"], "0");
     }
   });

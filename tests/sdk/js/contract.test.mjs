@@ -309,6 +309,42 @@ describe("settings by their official names", { skip }, () => {
     assert.equal((await insecureGet(second.endpoint + "_explorer/emulator.pem")).body, pem1);
   });
 
+  test("a kept certificate survives a new host name (a container re-created on its volume) until a configured name is missing", async (t) => {
+    const data = join(dir, "data-renamed");
+    // The first start on another host name, as a container has: its own UTS namespace (root).
+    const first = spawn("unshare", ["--uts", "sh", "-c", 'hostname emulator-old-host && exec "$@"', "sh", EMULATOR_BIN,
+      "--host", "127.0.0.1", "--port", "0", "--protocol", "https", "--data-dir", data], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    await new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no start:\n${out}`)), 15000);
+      const on = (c) => {
+        out += c;
+        if (/^Started\r?$/m.test(out)) {
+          clearTimeout(timer);
+          resolve();
+        }
+      };
+      first.stdout.on("data", on);
+      first.stderr.on("data", on);
+      first.on("exit", (code) => reject(new Error(`exited ${code}:\n${out}`)));
+    });
+    first.removeAllListeners("exit");
+    const exited = new Promise((r) => first.once("exit", r));
+    first.kill("SIGTERM");
+    await exited;
+    assert.match(out, /made a self-signed certificate, kept in .*emulator-old-host/);
+    const kept = readFileSync(join(data, "emulator-cert.pem"), "utf8");
+    // Here the host name is another one: the certificate still names what clients connect by.
+    const second = await withEmulator(t, [], { scheme: "https", env: { DATA_PATH: data } });
+    assert.match(second.log(), new RegExp(`^cosmos-emulator: reusing the certificate kept in ${data} \\(.*emulator-old-host`, "m"));
+    assert.equal(readFileSync(join(data, "emulator-cert.pem"), "utf8"), kept);
+    await second.stop();
+    // A name the settings ask for that it lacks: a new one, for every name.
+    const third = await withEmulator(t, ["--cert-san", "cosmos.test"], { scheme: "https", env: { DATA_PATH: data } });
+    assert.match(third.log(), new RegExp(`^cosmos-emulator: made a self-signed certificate, kept in ${data} \\(.*cosmos\\.test`, "m"));
+    assert.notEqual(readFileSync(join(data, "emulator-cert.pem"), "utf8"), kept);
+  });
+
   test("CERT_PATH with CERT_SECRET (a PFX) and --cert with --cert-key (PEM) are served", async (t) => {
     const key = join(dir, "own.key"), cert = join(dir, "own.pem"), pfx = join(dir, "own.pfx");
     execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",

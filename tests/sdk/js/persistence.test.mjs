@@ -181,7 +181,7 @@ async function killAndRecover(t, durability) {
   assert.equal(fromSnapshot.log, 0);
   assert.ok(fromSnapshot.snapshot > 0);
   assert.equal(fromSnapshot.items, all.length + 1);
-  assert.equal(statSync(join(dir, "wal.log")).size, 16);
+  assert.equal(statSync(join(dir, "wal.log")).size, 24);
   client = newClient(env);
   const again = (await client.database("persist").container("load").items.readAll().fetchAll()).resources;
   assert.equal(again.length, all.length + 1);
