@@ -377,4 +377,22 @@ void BM_Split(benchmark::State& state) {
 }
 BENCHMARK(BM_Split)->ArgName("items")->Arg(10'000)->Arg(100'000)->Unit(benchmark::kMillisecond)->Iterations(5);
 
+// Parsing an item body (json::Parse): 20 distinct names (no walk), the same with one name repeated
+// (the walk that keeps the last value runs), and an object of 100 names (past 64, always walked).
+void BM_ParseItem(benchmark::State& state) {
+  const int kind = static_cast<int>(state.range(0));
+  const int names = kind == 2 ? 100 : 20;
+  std::string text = "{";
+  for (int i = 0; i < names; ++i)
+    text += (i ? ",\"p" : "\"p") + std::to_string(i) + "\":\"" + std::string(40, 'v') + std::to_string(i) + "\"";
+  if (kind == 1) text += ",\"p3\":\"again\"";
+  text += "}";
+  for (auto _ : state) {
+    json::Document d;
+    benchmark::DoNotOptimize(json::Parse(text, d));
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * text.size()));
+}
+BENCHMARK(BM_ParseItem)->ArgName("unique_repeated_100names")->Arg(0)->Arg(1)->Arg(2);
+
 BENCHMARK_MAIN();

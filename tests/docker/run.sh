@@ -9,7 +9,8 @@
 #   4. /ready, /alive, /status on the gateway port (https, http) and the health port; the emulator's
 #      page; the image's HEALTHCHECK run inside the container, also when --port chose the port
 #   5. the JavaScript SDK over HTTPS trusting only the downloaded certificate (smoke.mjs)
-#   6. settings through the image: data persistence in /data, the Node module's
+#   6. settings through the image: data persistence where the official images keep it (a volume
+#      on /tmp/cosmos/appdata or /data, kept across a re-created container with its certificate), the Node module's
 #      PORT/PROTOCOL=http, the Go module's `--enable-explorer false`
 #   7. the image size and start-to-ready times (median of COSMOS_MEASURE_STARTS starts)
 #
@@ -59,6 +60,7 @@ STAGE="setup"
 ENGINE=""
 RUN_MODE=""          # docker | podman | buildah, chosen at the first start
 PODMAN_OPTS=()       # extra `podman run` options of the run mode (runc and its rlimits)
+VOLUMES=()           # -v HOST:CONTAINER options of the next starts (every run mode takes them)
 BUILD_SECONDS="-"
 STARTED_AT=$SECONDS
 
@@ -203,10 +205,10 @@ launch() {
   CUR_ISSUED_US=$(now_us)
   case "$RUN_MODE" in
     docker)
-      docker run -d --name "$CUR_NAME" "${publish[@]}" "${envs[@]}" "$IMAGE" "$@" >/dev/null 2>"$WORK/run.err"
+      docker run -d --name "$CUR_NAME" "${publish[@]}" "${VOLUMES[@]}" "${envs[@]}" "$IMAGE" "$@" >/dev/null 2>"$WORK/run.err"
       ;;
     podman)
-      podman run -d --name "$CUR_NAME" --network host "${PODMAN_OPTS[@]}" "${envs[@]}" "$IMAGE" "$@" \
+      podman run -d --name "$CUR_NAME" --network host "${PODMAN_OPTS[@]}" "${VOLUMES[@]}" "${envs[@]}" "$IMAGE" "$@" \
         >/dev/null 2>"$WORK/run.err"
       ;;
     buildah)
@@ -215,7 +217,7 @@ launch() {
       for kv in "${CUR_ENV[@]}"; do envs+=(--env "$kv"); done
       # The image's env and user apply; `buildah run` has no entrypoint, so the binary is named.
       # setsid: its own process group, so a stop signals buildah and the emulator together.
-      setsid buildah run --isolation chroot --network host --user cosmos "${envs[@]}" "$CUR_NAME" \
+      setsid buildah run --isolation chroot --network host --user cosmos "${VOLUMES[@]}" "${envs[@]}" "$CUR_NAME" \
         -- "$EMULATOR_BIN" "$@" >"$WORK/$label.out" 2>"$WORK/$label.err" </dev/null &
       CUR_PID=$!
       ;;
@@ -500,6 +502,12 @@ sdk_checks() {
   done < <(env -u NODE_EXTRA_CA_CERTS -u NODE_TLS_REJECT_UNAUTHORIZED \
              COSMOS_ENDPOINT="$endpoint" COSMOS_CA_FILE="$ca" COSMOS_SMOKE_LABEL="$label" \
              node "$HERE/smoke.mjs" 2>&1; echo "smoke.mjs exit $?")
+}
+
+# smoke_marker write|read ENDPOINT: creates the database "kept-db" through the SDK, or reads it.
+smoke_marker() {
+  env -u NODE_EXTRA_CA_CERTS -u NODE_TLS_REJECT_UNAUTHORIZED COSMOS_ENDPOINT="$2" COSMOS_SMOKE_MARKER="$1:kept-db" \
+    node "$HERE/smoke.mjs"
 }
 
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {if (NR == 0) print "-"; else if (NR % 2) print a[(NR+1)/2]; else print int((a[NR/2]+a[NR/2+1])/2)}'; }
@@ -824,18 +832,53 @@ check "$L: no explorer port (127.0.0.1:$X4 closed)" port_closed "$X4"
 check "$L: the image's HEALTHCHECK run inside the container" healthcheck_ok
 finish_run
 
-# Data persistence: the classic image's switch keeps the data in /data, which the image's user
-# can write (docs/persistence.md).
+# Data persistence where the official images keep it (docs/persistence.md): the classic image's
+# switch with a volume on /tmp/cosmos/appdata (what Aspire's WithDataVolume mounts), kept across a
+# re-created container with its certificate; and vNext's volume on /data, used without a variable.
 STAGE="persistence run"
+VOL="$WORK/appdata-volume"
+install -d -o 10001 -g 10001 -m 0700 "$VOL"
+VOLUMES=(-v "$VOL:/tmp/cosmos/appdata")
 read -r P5 H5 X5 <<<"$(free_ports 3)"
 L=persistence
 start "$L" "$P5" "$P5 $H5 $X5" \
   "AZURE_COSMOS_EMULATOR_ENABLE_DATA_PERSISTENCE=true PORT=$P5 COSMOS_EMULATOR_HEALTH_PORT=$H5 COSMOS_EMULATOR_EXPLORER_PORT=$X5" ||
   exit 1
 check "$L: log has the Started line" wait_started_line
-check "$L: AZURE_COSMOS_EMULATOR_ENABLE_DATA_PERSISTENCE=true: data kept in /data" \
-  grep -q "^cosmos-emulator: data kept in /data (durability fsync): recovered 0 databases" "$WORK/$L.out"
+check "$L: AZURE_COSMOS_EMULATOR_ENABLE_DATA_PERSISTENCE=true: data kept in /tmp/cosmos/appdata" \
+  grep -q "^cosmos-emulator: data kept in /tmp/cosmos/appdata (durability fsync): recovered 0 databases" "$WORK/$L.out"
 check "$L: GET http://127.0.0.1:$P5/ready is 200" probe_ok "http://127.0.0.1:$P5/ready" healthy both
+check "$L: the certificate is downloaded" \
+  http_expect 200 application/x-pem-file "$WORK/kept1.pem" "https://127.0.0.1:$P5/_explorer/emulator.pem" -k
+check "$L: a database is created through the SDK" smoke_marker write "http://127.0.0.1:$P5/"
+finish_run
+L=persistence-recreated
+start "$L" "$P5" "$P5 $H5 $X5" \
+  "AZURE_COSMOS_EMULATOR_ENABLE_DATA_PERSISTENCE=true PORT=$P5 COSMOS_EMULATOR_HEALTH_PORT=$H5 COSMOS_EMULATOR_EXPLORER_PORT=$X5" ||
+  exit 1
+check "$L: log has the Started line" wait_started_line
+check "$L: a new container on the same volume recovers the database" \
+  grep -q "^cosmos-emulator: data kept in /tmp/cosmos/appdata (durability fsync): recovered 1 databases" "$WORK/$L.out"
+check "$L: the SDK reads the database written by the first container" smoke_marker read "http://127.0.0.1:$P5/"
+check "$L: the kept certificate is reused" grep -q "^cosmos-emulator: reusing the certificate kept in /tmp/cosmos/appdata" "$WORK/$L.out"
+check "$L: the certificate is downloaded" \
+  http_expect 200 application/x-pem-file "$WORK/kept2.pem" "https://127.0.0.1:$P5/_explorer/emulator.pem" -k
+check "$L: it is the first container's certificate (trusted once, trusted still)" cmp "$WORK/kept1.pem" "$WORK/kept2.pem"
+finish_run
+VOL="$WORK/data-volume"
+install -d -o 10001 -g 10001 -m 0700 "$VOL"
+VOLUMES=(-v "$VOL:/data")
+L=persistence-vnext
+start "$L" "$P5" "$P5 $H5 $X5" "PORT=$P5 COSMOS_EMULATOR_HEALTH_PORT=$H5 COSMOS_EMULATOR_EXPLORER_PORT=$X5" || exit 1
+check "$L: log has the Started line" wait_started_line
+check "$L: a volume on /data keeps the data without any variable (as vNext)" \
+  grep -q "^cosmos-emulator: data kept in /data (durability fsync): recovered 0 databases" "$WORK/$L.out"
+finish_run
+VOLUMES=()
+L=no-volume
+start "$L" "$P5" "$P5 $H5 $X5" "PORT=$P5 COSMOS_EMULATOR_HEALTH_PORT=$H5 COSMOS_EMULATOR_EXPLORER_PORT=$X5" || exit 1
+check "$L: log has the Started line" wait_started_line
+check "$L: without a volume or a variable, nothing is kept" bash -c "! grep -q 'data kept in' '$WORK/$L.out'"
 finish_run
 
 # ---------------------------------------------------------------------------

@@ -7,6 +7,7 @@
 //                    (an https.Agent with `ca`, no system roots, certificate checks on)
 //   COSMOS_KEY       account key (default: the well-known emulator key)
 //   COSMOS_SMOKE_LABEL  prefix of the check lines (default "sdk")
+//   COSMOS_SMOKE_MARKER write:ID creates database ID, read:ID reads it (persistence checks); only that
 //
 // Prints one line per check, "PASS  <label>: <what>" or "FAIL  <label>: <what>: <why>",
 // and exits 0 when every check passed, 1 otherwise.
@@ -94,6 +95,20 @@ const client = new CosmosClient({
 });
 
 async function main() {
+  const marker = process.env.COSMOS_SMOKE_MARKER;
+  if (marker) {
+    const [mode, id] = marker.split(':');
+    await check(`${mode} database ${id}`, async () => {
+      const r = mode === 'write' ? await client.databases.create({ id }) : await client.database(id).read();
+      assert.equal(r.statusCode, mode === 'write' ? 201 : 200, 'status');
+      assert.equal(r.resource?.id, id, 'id');
+    });
+    return;
+  }
+  await check('account: id is cosmosdev (what the vNext image answers; the .NET Testcontainers module asserts it)', async () => {
+    const { resource } = await client.getDatabaseAccount();
+    assert.equal(resource?.id, 'cosmosdev');
+  });
   if (secure) {
     await check('without the certificate, Node refuses the TLS connection (self-signed)', async () => {
       await assert.rejects(httpsStatus(`${trimSlash(endpoint)}/ready`, { agent: false }), (err) => {

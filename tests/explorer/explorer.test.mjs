@@ -422,7 +422,7 @@ describe("what other explorers do not show", () => {
     await container.items.query("SELECT * FROM c WHERE c.city = 'Oslo'").fetchAll();
     await until(page, (c) => document.querySelector("#stats-containers")?.textContent.includes(c), coll);
     await until(page, () => document.querySelectorAll("#chart-operations .u-series").length > 1);
-    await until(page, () => document.querySelector("#stats-fanouts")?.textContent.includes("SELECT * FROM c WHERE (c.city = \"Oslo\")"));
+    await until(page, () => document.querySelector("#stats-fanouts")?.textContent.includes("SELECT * FROM c WHERE (c.city = ?)"));
     const legend = await page.$$eval("#chart-operations .u-series .u-label", (ls) => ls.map((l) => l.textContent));
     assert.ok(legend.includes("create"), legend.join());
     await shot(page, "ru-report");

@@ -91,6 +91,30 @@ function httpsGet(url, ca) {
   });
 }
 
+// Runs `file args` until the emulator in it prints "Started", stops it (SIGTERM) and returns what it printed.
+async function untilStarted(file, args, env = process.env) {
+  const child = spawn(file, args, { stdio: ["ignore", "pipe", "pipe"], env });
+  let out = "";
+  await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no start:\n${out}`)), 15000);
+    const on = (c) => {
+      out += c;
+      if (/^Started\r?$/m.test(out)) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout.on("data", on);
+    child.stderr.on("data", on);
+    child.on("exit", (code) => reject(new Error(`exited ${code}:\n${out}`)));
+  });
+  child.removeAllListeners("exit");
+  const exited = new Promise((r) => child.once("exit", r));
+  child.kill("SIGTERM");
+  await exited;
+  return out;
+}
+
 describe("readiness as each harness waits for it", { skip }, () => {
   test("the log lines of the Java, .NET, Go, Python and Node modules", async (t) => {
     const e = await withEmulator(t);
@@ -309,29 +333,25 @@ describe("settings by their official names", { skip }, () => {
     assert.equal((await insecureGet(second.endpoint + "_explorer/emulator.pem")).body, pem1);
   });
 
+  test("--data-dir-if-mounted keeps the data in the first of its directories that is a mount point (a volume)", async () => {
+    const base = join(dir, "mounts");
+    const [data, appdata] = [join(base, "data"), join(base, "appdata")];
+    execFileSync("mkdir", ["-p", data, appdata]);
+    // A private mount namespace (root) with a file system mounted on the second directory only.
+    const run = (mounted) =>
+      untilStarted("unshare", ["--mount", "--propagation", "private", "sh", "-c",
+        `${mounted ? `mount -t tmpfs vol ${appdata} && ` : ""}exec "$@"`, "sh", EMULATOR_BIN,
+        "--host", "127.0.0.1", "--port", "0", "--protocol", "http"],
+      { ...process.env, COSMOS_EMULATOR_DATA_DIR_IF_MOUNTED: `${data},${appdata}` });
+    assert.match(await run(true), new RegExp(`^cosmos-emulator: data kept in ${appdata} \\(durability fsync\\)`, "m"));
+    assert.doesNotMatch(await run(false), /data kept in/);
+  });
+
   test("a kept certificate survives a new host name (a container re-created on its volume) until a configured name is missing", async (t) => {
     const data = join(dir, "data-renamed");
     // The first start on another host name, as a container has: its own UTS namespace (root).
-    const first = spawn("unshare", ["--uts", "sh", "-c", 'hostname emulator-old-host && exec "$@"', "sh", EMULATOR_BIN,
-      "--host", "127.0.0.1", "--port", "0", "--protocol", "https", "--data-dir", data], { stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    await new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no start:\n${out}`)), 15000);
-      const on = (c) => {
-        out += c;
-        if (/^Started\r?$/m.test(out)) {
-          clearTimeout(timer);
-          resolve();
-        }
-      };
-      first.stdout.on("data", on);
-      first.stderr.on("data", on);
-      first.on("exit", (code) => reject(new Error(`exited ${code}:\n${out}`)));
-    });
-    first.removeAllListeners("exit");
-    const exited = new Promise((r) => first.once("exit", r));
-    first.kill("SIGTERM");
-    await exited;
+    const out = await untilStarted("unshare", ["--uts", "sh", "-c", 'hostname emulator-old-host && exec "$@"', "sh",
+      EMULATOR_BIN, "--host", "127.0.0.1", "--port", "0", "--protocol", "https", "--data-dir", data]);
     assert.match(out, /made a self-signed certificate, kept in .*emulator-old-host/);
     const kept = readFileSync(join(data, "emulator-cert.pem"), "utf8");
     // Here the host name is another one: the certificate still names what clients connect by.

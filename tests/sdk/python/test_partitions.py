@@ -362,8 +362,9 @@ class PartitionLayoutTest(_Base):
             self.client.CreateItem(link, d)
             charges.append(self.charge())
             ranges.add(range_of(epk_v2(d["pk"]), self.ranges))
-        q_scoped = 'SELECT * FROM c WHERE c.marker = "scoped-marker"'
-        q_cross = 'SELECT * FROM c WHERE c.marker = "cross-marker"'
+        # Two shapes: the report keys queries by their shape, without the values in them.
+        q_scoped = 'SELECT * FROM c WHERE c["scoped-marker"] = "x"'
+        q_cross = 'SELECT * FROM c WHERE c["cross-marker"] = "x"'
         self.assertEqual(list(self.client.QueryItems(link, q_scoped, {"partitionKey": "key-03"})), [])
         scoped_charge = self.charge()
         self.assertEqual(list(self.client.QueryItems(link, q_cross, {"enableCrossPartitionQuery": True})), [])
@@ -394,6 +395,7 @@ class PartitionLayoutTest(_Base):
                 if marker in q["query"]:
                     by_marker[marker] = q
         self.assertEqual(sorted(by_marker), ["cross-marker", "scoped-marker"], st["queries"])
+        self.assertEqual(by_marker["cross-marker"]["query"], 'SELECT * FROM c WHERE (c["cross-marker"] = ?)')
         scoped, cross = by_marker["scoped-marker"], by_marker["cross-marker"]
         self.assertEqual(scoped["requests"], 1)
         self.assertEqual(scoped["partitionsTouched"], [range_of(epk_v2("key-03"), self.ranges)])
