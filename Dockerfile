@@ -59,9 +59,9 @@ RUN cd emulator/explorer \
 # (CMakeLists.txt, emulator/, sqlparser/ when present, cmake/ when present), never node_modules.
 COPY . .
 
-# (The touch: the packages installed above are newer than the lockfile just copied.)
-RUN touch emulator/explorer/node_modules/.package-lock.json \
- && cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCOSMOS_BUILD_TESTS=OFF \
+# The build finds the packages installed above from this lockfile and does not install them again
+# (emulator/explorer/npm_ci.cmake): no second `npm ci`, which would lack the CA certificates.
+RUN cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCOSMOS_BUILD_TESTS=OFF \
  && cmake --build build -j2 \
  && install -D -m 0755 -s build/emulator/cosmos-emulator /out/cosmos-emulator
 

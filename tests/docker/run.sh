@@ -728,7 +728,7 @@ check "$L: start-up lines: info, Now listening on https then http :$P, Health pr
 PEM="$WORK/downloaded.pem"
 check "$L: GET https://127.0.0.1:$P/_explorer/emulator.pem (curl -k) is 200 application/x-pem-file" \
   http_expect 200 application/x-pem-file "$PEM" "https://127.0.0.1:$P/_explorer/emulator.pem" -k
-check "$L: the download is one PEM certificate naming localhost and 127.0.0.1" \
+check "$L: the download is one PEM certificate, the root that signed the served one" \
   node "$HERE/contract.mjs" pem "$PEM"
 check "$L: the certificate is in the container at $CLASSIC_PEM" copy_out "$CLASSIC_PEM" "$WORK/in-container.pem"
 check "$L: the container's copy is identical to the download" cmp "$PEM" "$WORK/in-container.pem"

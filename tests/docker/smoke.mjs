@@ -12,8 +12,9 @@
 // Prints one line per check, "PASS  <label>: <what>" or "FAIL  <label>: <what>: <why>",
 // and exits 0 when every check passed, 1 otherwise.
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import http from 'node:http';
 import https from 'node:https';
 import { CosmosClient } from '@azure/cosmos';
 
@@ -87,6 +88,23 @@ function httpsStatus(url, options) {
   });
 }
 
+/** A GET signed with the account key (the SDK's account object leaves out `id`); resolves to the body. */
+function signedGet(path) {
+  const date = new Date().toUTCString();
+  const text = `get\n\n\n${date.toLowerCase()}\n\n`;  // the account: no resource type, no link
+  const sig = createHmac('sha256', Buffer.from(key, 'base64')).update(text).digest('base64');
+  const headers = { 'x-ms-date': date, 'x-ms-version': '2020-07-15', authorization: encodeURIComponent(`type=master&ver=1.0&sig=${sig}`) };
+  const url = `${trimSlash(endpoint)}${path}`;
+  return new Promise((resolve, reject) => {
+    (secure ? https : http).get(url, { headers, ...(agent ? { agent } : {}) }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => (body += c));
+      res.on('end', () => (res.statusCode === 200 ? resolve(body) : reject(new Error(`HTTP ${res.statusCode}: ${body}`))));
+    }).on('error', reject);
+  });
+}
+
 const client = new CosmosClient({
   endpoint,
   key,
@@ -106,8 +124,8 @@ async function main() {
     return;
   }
   await check('account: id is cosmosdev (what the vNext image answers; the .NET Testcontainers module asserts it)', async () => {
-    const { resource } = await client.getDatabaseAccount();
-    assert.equal(resource?.id, 'cosmosdev');
+    const account = JSON.parse(await signedGet('/'));
+    assert.equal(account.id, 'cosmosdev');
   });
   if (secure) {
     await check('without the certificate, Node refuses the TLS connection (self-signed)', async () => {
