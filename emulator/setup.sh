@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Installs everything the emulator and its tests need on Debian 12 (as root, with apt-get and npm),
-# then builds. Safe to run again: it installs only what is missing and builds incrementally.
+# Installs what the emulator (and, with SETUP_TESTS, its tests) need on Debian 12 (as root, with
+# apt-get and npm), then builds. Safe to run again: it installs only what is missing and builds
+# incrementally.
 #   BUILD_DIR   build directory            (default: <repo>/build)
 #   BUILD_TYPE  CMake build type           (default: Release)
-#   SETUP_TESTS set: also what only the tests need (Chromium)
+#   SETUP_TESTS set: everything the tests need too (GoogleTest, Google Benchmark, the Python SDK,
+#               the tests' npm packages, Chromium), and every target is built; unset (what
+#               emulator/start.sh does): only the emulator and the Data Explorer it embeds
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_DIR="${BUILD_DIR:-$ROOT/build}"
@@ -14,9 +17,11 @@ if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 
 PACKAGES=(build-essential cmake ninja-build pkg-config
   libboost1.81-dev rapidjson-dev libssl-dev libabsl-dev libstemmer-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
   antlr4 libantlr4-runtime-dev default-jre-headless libmozjs-102-dev libpcre2-dev
-  python3 python3-azure-cosmos curl ca-certificates openssl)
+  curl ca-certificates openssl)
+if [ -n "${SETUP_TESTS:-}" ]; then
+  PACKAGES+=(libgtest-dev libgmock-dev libbenchmark-dev python3 python3-azure-cosmos)
+fi
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -40,13 +45,23 @@ fi
 # The official @azure/cosmos 4.x for the SDK tests and the blog sample, and puppeteer-core for the
 # browser tests, pinned by package-lock.json. (The Data Explorer's own packages are installed by
 # the build: emulator/CMakeLists.txt.)
-for dir in "$ROOT/tests/sdk/js" "$ROOT/samples/blog" "$ROOT/tests/explorer"; do
-  if [ -f "$dir/package.json" ] && { [ ! -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules" ]; }; then
-    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error && touch node_modules)
-  fi
-done
-
-if [ ! -f "$BUILD_DIR/build.ninja" ]; then
-  cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE="$BUILD_TYPE" -DCOSMOS_BUILD_TESTS=ON
+if [ -n "${SETUP_TESTS:-}" ]; then
+  for dir in "$ROOT/tests/sdk/js" "$ROOT/samples/blog" "$ROOT/tests/explorer"; do
+    if [ -f "$dir/package.json" ] && { [ ! -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules" ]; }; then
+      (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error && touch node_modules)
+    fi
+  done
 fi
-cmake --build "$BUILD_DIR" -j2
+
+# The tests are configured when asked for, or when an earlier setup configured them (so that
+# starting the emulator never drops them from a build directory the tests use).
+TESTS=OFF
+if [ -n "${SETUP_TESTS:-}" ] || grep -qs '^COSMOS_BUILD_TESTS:BOOL=ON' "$BUILD_DIR/CMakeCache.txt"; then TESTS=ON; fi
+if [ ! -f "$BUILD_DIR/build.ninja" ] || ! grep -qs "^COSMOS_BUILD_TESTS:BOOL=$TESTS" "$BUILD_DIR/CMakeCache.txt"; then
+  cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE="$BUILD_TYPE" -DCOSMOS_BUILD_TESTS="$TESTS"
+fi
+if [ -n "${SETUP_TESTS:-}" ]; then
+  cmake --build "$BUILD_DIR" -j2
+else
+  cmake --build "$BUILD_DIR" -j2 --target cosmos-emulator  # what emulator/start.sh starts, nothing else
+fi

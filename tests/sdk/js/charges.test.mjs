@@ -8,7 +8,7 @@
 //
 // The test prints a table "operation | item size | emulator RU | model RU | documented figure";
 // with WRITE_CHARGE_TABLE=1 it also writes it to docs/charges-table.md.
-import { describe, it } from "node:test";
+import { describe, it, before } from "node:test";
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
@@ -204,7 +204,8 @@ for (const policyKey of ["default", "none", "expad"]) {
     let container;
     let collId;
     let overhead;
-    it("setup: container and the size of the system properties", async () => {
+    // Setup, a hook so that each test runs alone by name: container and the size of the system properties.
+    before(async () => {
       collId = uid("c");
       const def = { id: collId, partitionKey: { paths: ["/pk"], version: 2 } };
       if (POLICIES[policyKey].indexingPolicy) def.indexingPolicy = POLICIES[policyKey].indexingPolicy;
@@ -292,7 +293,8 @@ for (const partitions of [1, 4]) {
     const where = `${partitions} partition${partitions > 1 ? "s" : ""}`;
     const fanOut = partitions > 1 ? `each partition fanned out to adds 2-3 RU (${SRC})` : "";
 
-    it("setup: 100 items; their stored sizes read back raw", async () => {
+    // Setup, a hook so that each test runs alone by name: 100 items; their stored sizes read back raw.
+    before(async () => {
       collId = uid("c");
       const def = {
         id: collId,
@@ -390,7 +392,8 @@ describe("queries with documented figures (1 partition)", () => {
   let collId;
   const kb = new Map();
 
-  it("setup: five small items and one 10 KB item", async () => {
+  // Setup, a hook so that each test runs alone by name: five small items and one 10 KB item.
+  before(async () => {
     collId = uid("c");
     container = (await db.containers.create({ id: collId, partitionKey: { paths: ["/pk"], version: 2 } })).container;
     const overhead = await systemOverhead(container, collId);

@@ -2,7 +2,7 @@
 // item placement by effective partition key (hashed independently here), range-scoped queries
 // (x-ms-documentdb-partitionkeyrangeid), the --partition-count flag, the charge of cross-partition
 // queries, hierarchical-key prefixes, session tokens per range, and the GET /_emulator/stats report.
-import { describe, it } from "node:test";
+import { describe, it, before } from "node:test";
 import assert from "node:assert/strict";
 import {
   LOCAL,
@@ -432,7 +432,8 @@ describe("cross-partition query charge", () => {
   let ranges;
   const docs = [];
 
-  it("setup: 12 items on a 4-partition container", async () => {
+  // Setup, a hook so that each test runs alone by name: 12 items on a 4-partition container.
+  before(async () => {
     ({ container } = await createContainer(4));
     ranges = await readRanges(container);
     for (let i = 0; i < 12; i++) docs.push((await container.items.create({ id: `d${i}`, pk: `p${i}`, k: i })).resource);

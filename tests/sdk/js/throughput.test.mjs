@@ -250,18 +250,10 @@ describe("physical partitions from the provisioned throughput", () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// Offers: another change is implementing them; skipped while the route answers 501.
-
-let offersAnswer;
-async function offersUnsupported() {
-  if (offersAnswer === undefined) offersAnswer = (await rawRequest(plain.env, { path: "/offers" })).status;
-  return offersAnswer === 501;
-}
-const SKIP_OFFERS = "the emulator's /offers route answers 501 Not Implemented (offers are not implemented yet)";
+// Offers: a container's or a database's throughput, read and replaced through the SDK.
 
 describe("offers", () => {
   it("a container's offer defaults to 400 RU/s", async (t) => {
-    if (await offersUnsupported()) return t.skip(SKIP_OFFERS);
     const { container, resource } = await createContainer(plain);
     const res = await container.readOffer();
     assert.ok(res.resource, "the container has an offer");
@@ -273,7 +265,6 @@ describe("offers", () => {
   });
 
   it("replacing the offer to 1000 RU/s reads back 1000", async (t) => {
-    if (await offersUnsupported()) return t.skip(SKIP_OFFERS);
     const { container } = await createContainer(plain);
     const { resource, offer } = await container.readOffer();
     const replaced = await offer.replace({ ...resource, content: { ...resource.content, offerThroughput: 1000 } });
@@ -285,13 +276,11 @@ describe("offers", () => {
   });
 
   it("a container with its own throughput of 1000 RU/s", async (t) => {
-    if (await offersUnsupported()) return t.skip(SKIP_OFFERS);
     const { container } = await createContainer(plain, { throughput: 1000 });
     assert.equal((await container.readOffer()).resource.content.offerThroughput, 1000);
   });
 
   it("shared database throughput: the database has the offer, its container none", async (t) => {
-    if (await offersUnsupported()) return t.skip(SKIP_OFFERS);
     const db = (await plain.client.databases.create({ id: uid("db"), throughput: 1000 })).database;
     try {
       const container = (await db.containers.create({ id: "shared", partitionKey: { paths: ["/pk"] } })).container;
@@ -307,7 +296,6 @@ describe("offers", () => {
   });
 
   it("autoscale: content.offerAutopilotSettings.maxThroughput", async (t) => {
-    if (await offersUnsupported()) return t.skip(SKIP_OFFERS);
     const { container } = await createContainer(plain, { maxThroughput: 4000 });
     const { resource } = await container.readOffer();
     assert.equal(resource.content.offerAutopilotSettings.maxThroughput, 4000);
@@ -315,7 +303,6 @@ describe("offers", () => {
   });
 
   it("raising a rate-limited container's offer raises its budget", async (t) => {
-    if (await offersUnsupported()) return t.skip(SKIP_OFFERS);
     if (!LOCAL) return t.skip("needs --rate-limit on");
     const { container, viaNoRetry } = await createContainer(limited);
     const { resource, offer } = await container.readOffer();

@@ -448,11 +448,6 @@ class ThroughputTest(_Base):
 
     # -- offers ------------------------------------------------------------------------------------
 
-    def requireOffers(self):
-        res = raw_request(self.emu, "GET", "/offers")
-        if res.status == 501:
-            self.skipTest("offers not implemented yet: GET /offers -> 501 %s" % res.text[:160])
-
     def container_offer(self, coll):
         offers = list(self.client.QueryOffers({"query": "SELECT * FROM root r WHERE r.resource = @self",
                                                "parameters": [{"name": "@self", "value": coll["_self"]}]}))
@@ -475,7 +470,6 @@ class ThroughputTest(_Base):
         self.assertIsInstance(offer["_ts"], int)
 
     def test_query_offers_by_container_self(self):
-        self.requireOffers()
         _, coll = self.create_container(options={"offerThroughput": 400})
         offer = self.container_offer(coll)
         self.assertLastCharge(METADATA_READ)
@@ -490,7 +484,6 @@ class ThroughputTest(_Base):
         self.assertEqual(list(self.client.QueryOffers('SELECT * FROM root r WHERE r.resource = "nope"')), [])
 
     def test_read_offer(self):
-        self.requireOffers()
         _, coll = self.create_container(options={"offerThroughput": 700})
         offer = self.container_offer(coll)
         read = self.client.ReadOffer(offer["_self"])
@@ -501,7 +494,6 @@ class ThroughputTest(_Base):
         self.assertOffer(read, coll, 700, 700)
 
     def test_replace_offer_up_and_back(self):
-        self.requireOffers()
         _, coll = self.create_container(options={"offerThroughput": 400})
         offer = self.container_offer(coll)
         offer["content"]["offerThroughput"] = 1000
@@ -518,7 +510,6 @@ class ThroughputTest(_Base):
         self.assertEqual(self.container_offer(coll), down)
 
     def test_replace_offer_invalid_throughput(self):
-        self.requireOffers()
         _, coll = self.create_container(options={"offerThroughput": 400})
         offer = self.container_offer(coll)
         message = ("The offer should have valid throughput values between 400 and 1000000 inclusive in "
@@ -532,7 +523,6 @@ class ThroughputTest(_Base):
         self.assertEqual(self.client.ReadOffer(offer["_self"]), offer)
 
     def test_default_and_shared_database_offers(self):
-        self.requireOffers()
         _, coll = self.create_container()  # no offerThroughput: 400 RU/s, as the service
         self.assertOffer(self.container_offer(coll), coll, 400, 400)
         db_id = uid("shared")
@@ -549,7 +539,6 @@ class ThroughputTest(_Base):
             self.client.DeleteDatabase("dbs/" + db_id)
 
     def test_unknown_offer_is_404(self):
-        self.requireOffers()
         self.assertFailure(lambda: self.client.ReadOffer("offers/zzzz/"), 404, "NotFound")
 
 
