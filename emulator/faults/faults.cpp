@@ -124,34 +124,8 @@ bool PathMatches(std::string_view glob, std::string_view path) {
   return Matches(glob, 0, g, Segments(path), 0);
 }
 
-std::string_view OperationTypeOf(const RequestKind& k, const std::vector<std::string>& seg) {
-  if (seg.empty()) return "MetadataDatabaseAccount";
-  const bool under_container = seg.size() >= 4 && seg[0] == "dbs" && seg[2] == "colls";
-  if (under_container && seg.size() >= 5 && seg[4] == "docs") {
-    if (seg.size() == 5) {
-      if (k.verb == "POST") {
-        if (k.plan) return "MetadataQueryPlan";
-        if (k.query) return "QueryItem";
-        if (k.batch) return "Batch";
-        return k.upsert ? "UpsertItem" : "CreateItem";
-      }
-      if (k.verb == "GET") return k.change_feed ? "ChangeFeed" : "ReadFeed";
-    } else if (seg.size() == 6) {
-      if (k.verb == "GET") return "ReadItem";
-      if (k.verb == "PUT") return "ReplaceItem";
-      if (k.verb == "DELETE") return "DeleteItem";
-      if (k.verb == "PATCH") return "PatchItem";
-    }
-    return "Metadata";
-  }
-  if (under_container && seg.size() == 5 && seg[4] == "pkranges") return "MetadataPartitionKeyRange";
-  if (under_container && seg.size() == 6 && seg[4] == "sprocs" && k.verb == "POST") return "ExecuteStoredProcedure";
-  if (under_container && seg.size() == 4) return "MetadataContainer";
-  return "Metadata";
-}
-
-bool IsDataPlane(std::string_view t) {
-  return !t.starts_with("Metadata");
+bool IsOperationType(std::string_view name) {
+  return std::find(std::begin(kOperationTypes), std::end(kOperationTypes), name) != std::end(kOperationTypes);
 }
 
 Injector::Injector() : random_(std::random_device{}()) {}
@@ -172,7 +146,7 @@ Injector::Rule Injector::Parse(const json::Value& v) const {
     if (auto o = c->value.FindMember("operationType"); o != c->value.MemberEnd()) {
       for (auto& t : Strings(o->value, r.id, "condition.operationType")) {
         if (t == "All") continue;
-        if (std::find(std::begin(kOperationTypes), std::end(kOperationTypes), t) == std::end(kOperationTypes)) {
+        if (!IsOperationType(t)) {
           std::string names;
           for (auto n : kOperationTypes) names += (names.empty() ? "" : ", ") + std::string(n);
           throw Invalid(r.id, "unknown operationType '" + t + "' (one of: All, " + names + ").");

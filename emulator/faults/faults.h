@@ -32,27 +32,19 @@ struct Fault {
 
 // A request as rules see it.
 struct Target {
-  std::string_view operation_type;  // "ReadItem", "QueryItem", ... (OperationTypeOf)
+  std::string_view operation_type;  // "ReadItem", "QueryItem", ... (IsOperationType)
   std::string_view path;            // by names, e.g. "/dbs/db/colls/c/docs/id" (rid paths resolved)
   // The partition key ranges the request reaches; empty when it is not routed to a partition (a
   // metadata request).
   std::vector<std::string_view> ranges;
 };
 
-// The operation type of a request, in the names of the SDKs' fault-injection libraries: ReadItem,
+// The operation types rules may name, in the names of the SDKs' fault-injection libraries: ReadItem,
 // QueryItem, CreateItem, UpsertItem, ReplaceItem, DeleteItem, PatchItem, Batch, ReadFeed,
 // ChangeFeed, ExecuteStoredProcedure, MetadataDatabaseAccount, MetadataContainer,
-// MetadataPartitionKeyRange, MetadataQueryPlan, Metadata (any other).
-// `verb`: GET, POST, ...; `query`, `plan`, `upsert`, `batch`, `change_feed`: what the headers ask.
-struct RequestKind {
-  std::string_view verb;
-  bool query = false, plan = false, upsert = false, batch = false, change_feed = false;
-};
-std::string_view OperationTypeOf(const RequestKind& kind, const std::vector<std::string>& segments);
-
-// Whether an operation type is answered by a partition (its rules are matched where the request
-// is routed, with its ranges) rather than by the gateway's metadata.
-bool IsDataPlane(std::string_view operation_type);
+// MetadataPartitionKeyRange, MetadataQueryPlan, Metadata (any other). Each operation's is a fact of
+// its route (http/routes.cpp).
+bool IsOperationType(std::string_view name);
 
 class Injector {
  public:

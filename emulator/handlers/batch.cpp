@@ -227,7 +227,7 @@ Result Atomic(Services& s, RequestContext& ctx, store::ContainerPtr c) {
         1001);
   }
   Target t = TargetOf(c, key);
-  Admit(s, ctx, t.c, {t.partition}, "batch");
+  Admit(s, ctx, t.c, {t.partition});
   const int64_t now = s.clock.UnixSeconds();
   auto tx = t.partition->Begin(t.pk, t.settings->items());
   auto write = Into(s, *tx);
@@ -288,7 +288,7 @@ Result NonAtomic(Services& s, RequestContext& ctx, store::ContainerPtr c) {
         "(x-ms-documentdb-partitionkeyrangeid).");
   }
   // Throughput is spent operation by operation: each one may be throttled on its own.
-  Admit(s, ctx, c, {partition}, "bulk", /*check_budget=*/false);
+  Admit(s, ctx, c, {partition}, /*check_budget=*/false);
   ctx.usage.consumed = true;
   const int64_t now = s.clock.UnixSeconds();
   std::vector<OpResult> results(ops.Size());
@@ -331,11 +331,8 @@ Result NonAtomic(Services& s, RequestContext& ctx, store::ContainerPtr c) {
 
 }  // namespace
 
-Result ExecuteBatch(Services& s, RequestContext& ctx) {
-  auto c = ResolveContainer(s, ctx);
-  auto atomic = ctx.Header("x-ms-cosmos-batch-atomic");
-  if (atomic && util::EqualsIgnoreCase(*atomic, "false")) return NonAtomic(s, ctx, std::move(c));
-  return Atomic(s, ctx, std::move(c));
-}
+Result ExecuteBatch(Services& s, RequestContext& ctx) { return Atomic(s, ctx, ResolveContainer(s, ctx)); }
+
+Result ExecuteBulk(Services& s, RequestContext& ctx) { return NonAtomic(s, ctx, ResolveContainer(s, ctx)); }
 
 }  // namespace cosmos::handlers

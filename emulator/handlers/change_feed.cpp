@@ -169,7 +169,7 @@ Result ReadChangeFeed(Services& s, RequestContext& ctx) {
   auto c = ResolveContainer(s, ctx);
   const Mode mode = ModeOf(ctx);
   Routed routed = RouteRequest(ctx, c);
-  Admit(s, ctx, c, routed.partitions, "changeFeed");
+  Admit(s, ctx, c, routed.partitions);
   const auto& parts = routed.partitions;
   const auto policy = c->settings()->items();
   const int64_t now = s.clock.UnixSeconds();

@@ -302,27 +302,14 @@ void CheckSessionToken(const http::RequestContext& ctx, const std::vector<store:
   }
 }
 
-std::string OperationOf(const http::RequestContext& ctx) {
-  using V = http::beast_http::verb;
-  const bool item = ctx.segments().size() == 6;
-  switch (ctx.verb()) {
-    case V::get: return item ? "read" : "readFeed";
-    case V::put: return "replace";
-    case V::delete_: return "delete";
-    case V::patch: return "patch";
-    case V::post: return ctx.operation() == http::Operation::kUpsert ? "upsert" : "create";
-    default: return "other";
-  }
-}
-
 }  // namespace
 
 void Admit(http::Services& s, http::RequestContext& ctx, const store::ContainerPtr& c,
-           std::vector<store::PhysicalPartition*> parts, std::string operation, bool check_budget) {
+           std::vector<store::PhysicalPartition*> parts, bool check_budget) {
   auto& u = ctx.usage;
   u.container = c;
   u.database = ctx.Param("db");
-  u.operation = operation.empty() ? OperationOf(ctx) : std::move(operation);
+  u.operation = ctx.facts().report_name;
   u.partitions = std::move(parts);
   u.addressed = u.partitions.size();
   u.by_range = !ctx.Header("x-ms-documentdb-partitionkey") && ctx.Header("x-ms-documentdb-partitionkeyrangeid");

@@ -110,9 +110,9 @@ void SessionHeaders(http::Result& r, const http::RequestContext& ctx, const stor
 // Records what the request uses (for the rate limiter and the RU report), checks a read's session
 // token against the partitions, and refuses it with 429 when rate limiting is on and a partition
 // has spent its budget (unless `check_budget` is false: the handler throttles parts of the request
-// itself). `operation` names the request in the report.
+// itself). The request is named in the report as its route names it (OperationFacts::report_name).
 void Admit(http::Services& s, http::RequestContext& ctx, const store::ContainerPtr& c,
-           std::vector<store::PhysicalPartition*> parts, std::string operation, bool check_budget = true);
+           std::vector<store::PhysicalPartition*> parts, bool check_budget = true);
 
 // The partitions a feed or query request addresses, and which of their items it may see.
 struct Routed {

@@ -195,7 +195,7 @@ store::Preconditions PreconditionsOf(const RequestContext& ctx) {
 // Locates the item's partition and admits the request against its throughput (429 when spent).
 Target TargetIn(Services& s, store::ContainerPtr c, RequestContext& ctx) {
   Target t = TargetOf(c, HeaderKey(ctx, *c));
-  Admit(s, ctx, t.c, {t.partition}, "");
+  Admit(s, ctx, t.c, {t.partition});
   return t;
 }
 
@@ -396,7 +396,7 @@ Result ReadDocumentFeed(Services& s, RequestContext& ctx) {
   auto c = ResolveContainer(s, ctx);
   auto settings = c->settings();
   Routed routed = RouteRequest(ctx, c);
-  Admit(s, ctx, c, routed.partitions, "");
+  Admit(s, ctx, c, routed.partitions);
   const auto& parts = routed.partitions;
   // Default page 100 items; -1 ("as many as fit") is bounded at 1000.
   const size_t max_items = MaxItemCount(ctx).value_or(100).value_or(1000);

@@ -49,8 +49,10 @@ Result QueryDocuments(Services& s, RequestContext& ctx);
 Result QueryPlan(Services& s, RequestContext& ctx);
 // change_feed.cpp: a GET of the documents feed carrying A-IM.
 Result ReadChangeFeed(Services& s, RequestContext& ctx);
-// batch.cpp: transactional batch and bulk (x-ms-cosmos-is-batch-request).
+// batch.cpp: transactional batch and bulk (x-ms-cosmos-is-batch-request; bulk with
+// x-ms-cosmos-batch-atomic: false).
 Result ExecuteBatch(Services& s, RequestContext& ctx);
+Result ExecuteBulk(Services& s, RequestContext& ctx);
 // offer.cpp: GET /offers, POST /offers (a query), GET|PUT /offers/{id}.
 Result ListOffers(Services& s, RequestContext& ctx);
 Result QueryOffers(Services& s, RequestContext& ctx);

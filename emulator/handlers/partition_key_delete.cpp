@@ -20,7 +20,7 @@ Result DeleteAllItemsForPartitionKey(Services& s, RequestContext& ctx) {
   // 400/1001 without the header or with a prefix of a hierarchical key.
   const store::PartitionKeyValue key = HeaderKey(ctx, *c);
   store::PhysicalPartition& part = c->PartitionFor(key);
-  Admit(s, ctx, c, {&part}, "deleteAllItemsForPartitionKey");
+  Admit(s, ctx, c, {&part});
   auto done = part.DeleteLogicalPartition(key.Canonical(), s.clock.UnixSeconds(), c->settings()->items());
   Result r;
   r.status = 200;

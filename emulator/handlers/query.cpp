@@ -267,7 +267,7 @@ Result QueryDocuments(Services& s, RequestContext& ctx) {
     std::sort(narrowed.begin(), narrowed.end(), [](auto* a, auto* b) { return a->min_epk() < b->min_epk(); });
     if (!narrowed.empty()) routed.partitions = std::move(narrowed);
   }
-  Admit(s, ctx, c, routed.partitions, "query");
+  Admit(s, ctx, c, routed.partitions);
   ctx.usage.query = NormalisedText(*ast);
   scope.partitions = routed.partitions;
   scope.partition_key = routed.pk;

@@ -585,7 +585,7 @@ Result ExecuteStoredProcedure(Services& s, RequestContext& ctx) {
   auto key = HeaderKey(ctx, *c);
   auto placement = c->Locate(key);
   store::PhysicalPartition& part = *placement.partition;
-  Admit(s, ctx, c, {&part}, "storedProcedure");
+  Admit(s, ctx, c, {&part});
   auto settings = c->settings();
   auto tx = part.Begin(key.Canonical(), settings->items());
   const std::string alt = AltLink(ctx);

@@ -71,8 +71,30 @@ enum class Operation {
   kQuery,       // POST with x-ms-documentdb-isquery: true or Content-Type application/query+json
   kQueryPlan,   // POST with x-ms-cosmos-is-query-plan-request: true
   kUpsert,      // POST with x-ms-documentdb-is-upsert: true
-  kBatch,       // POST with x-ms-cosmos-is-batch-request: true
+  kBatch,       // POST with x-ms-cosmos-is-batch-request: true (x-ms-cosmos-batch-atomic not false)
+  kBulk,        // POST with x-ms-cosmos-is-batch-request: true and x-ms-cosmos-batch-atomic: false
   kChangeFeed,  // GET with A-IM (Incremental feed, or the full-fidelity feed)
+};
+
+// What an operation is, for everything besides its handler that treats operations differently.
+// Each row of the route table (http/routes.cpp) names its operation's facts; nothing else derives
+// them from verbs, paths or headers.
+struct OperationFacts {
+  // Its operationType in fault rules (docs/faults.md), in the names of the SDKs' fault-injection
+  // libraries: ReadItem, CreateItem, ..., MetadataContainer, Metadata.
+  std::string_view fault_type = "Metadata";
+  // Its name in the RU report ("create", "read", "query", ...; docs/emulator-stats.md); empty for
+  // operations that reach no partition.
+  std::string_view report_name;
+  // Answered by partitions: its fault rules are matched where it is routed to them, with their
+  // range ids (handlers::Admit), not before its handler runs.
+  bool data_plane = false;
+  // One item read or written by its key: the server may answer it on an I/O thread (it holds a
+  // partition's lock for a moment), unless it must wait for the disk or runs triggers.
+  bool point = false;
+  // A success changes a database's metadata (its containers, scripts, users, permissions, keys,
+  // offers, or the database itself): persistence records the database whole after it.
+  bool changes_metadata = false;
 };
 
 // One parsed request. Header lookups are case-insensitive.
@@ -97,6 +119,9 @@ class RequestContext {
   // What the request asks for (read from its headers when it was routed).
   Operation operation() const { return operation_; }
   void set_operation(Operation op) { operation_ = op; }
+  // The facts of the operation its route names (defaults before it is routed).
+  const OperationFacts& facts() const { return facts_; }
+  void set_facts(const OperationFacts& facts) { facts_ = facts; }
   const std::string& body() const { return raw_.body(); }
   // True once the client has gone away (closed or reset its connection) while the request runs:
   // long work (a query, a script) may stop early. The flag is the server's (null: never set).
@@ -135,6 +160,7 @@ class RequestContext {
   bool secure_ = false;
   const std::atomic<bool>* cancelled_ = nullptr;
   Operation operation_ = Operation::kPlain;
+  OperationFacts facts_;
 };
 
 // What a handler produced; the pipeline adds the common headers.

@@ -4,18 +4,6 @@
 
 namespace cosmos::http {
 
-std::string_view FaultOperationType(const RequestContext& ctx) {
-  faults::RequestKind kind;
-  kind.verb = std::string_view(beast_http::to_string(ctx.verb()).data(), beast_http::to_string(ctx.verb()).size());
-  const Operation op = ctx.operation();
-  kind.query = op == Operation::kQuery;
-  kind.plan = op == Operation::kQueryPlan;
-  kind.upsert = op == Operation::kUpsert;
-  kind.batch = op == Operation::kBatch;
-  kind.change_feed = op == Operation::kChangeFeed;
-  return faults::OperationTypeOf(kind, ctx.segments());
-}
-
 void InjectFault(Services& services, RequestContext& ctx, const std::vector<store::PhysicalPartition*>& partitions) {
   if (!services.faults || !services.faults->any()) return;
   std::vector<std::string_view> ranges;
@@ -23,7 +11,7 @@ void InjectFault(Services& services, RequestContext& ctx, const std::vector<stor
   std::string path;
   for (const auto& s : ctx.segments()) path += "/" + s;
   if (path.empty()) path = "/";
-  faults::Target target{FaultOperationType(ctx), path, ranges};
+  faults::Target target{ctx.facts().fault_type, path, ranges};
   auto fault = services.faults->Match(target);
   if (!fault) return;
   switch (fault->kind) {

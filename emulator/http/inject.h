@@ -13,10 +13,7 @@ namespace cosmos::http {
 // Thrown to close the connection without an answer (a ConnectionClose rule).
 struct DropConnection {};
 
-// The fault-injection operation type of the request (faults::OperationTypeOf).
-std::string_view FaultOperationType(const RequestContext& ctx);
-
-// Applies the fault a rule gives for this request, if any: throws the error (the request is
+// Applies the fault a rule gives for this request (its operation type is its route's, ctx.facts()), if any: throws the error (the request is
 // counted as injected in the RU report), sets ctx.response_delay_ms, or throws DropConnection.
 // `partitions`: the physical partitions the request reaches (none for metadata). Costs nothing
 // while no rule is kept.

@@ -61,31 +61,6 @@ void CheckConsistency(const RequestContext& ctx, const Config& config) {
                           "level.");
 }
 
-// Splits the request target into percent-decoded path segments; empty segments are dropped.
-// Calls `each` with every non-empty segment of the target's path (what comes before '?'), as sent
-// (not percent-decoded), until it returns false; returns false when it did.
-template <class Each>
-bool ForEachRawSegment(std::string_view target, Each&& each) {
-  target = target.substr(0, target.find('?'));
-  size_t i = 0;
-  while (i < target.size()) {
-    size_t end = target.find('/', i);
-    if (end == std::string_view::npos) end = target.size();
-    if (end > i && !each(target.substr(i, end - i))) return false;
-    i = end + 1;
-  }
-  return true;
-}
-
-bool SplitPath(std::string_view target, std::vector<std::string>& out) {
-  return ForEachRawSegment(target, [&](std::string_view raw) {
-    auto decoded = util::PercentDecode(raw);
-    if (!decoded) return false;
-    out.push_back(std::move(*decoded));
-    return true;
-  });
-}
-
 void CommonHeaders(Response& res, const std::string& activity_id, double charge) {
   res.set(beast_http::field::server, "cosmos-emulator");
   res.set("x-ms-activity-id", activity_id);
@@ -329,50 +304,27 @@ bool AnswersAtOnce(const Request& req, bool item_writes) {
   if (verb == beast_http::verb::get &&
       (target == kHealthPath || target == "/ready" || target == "/alive" || target == "/status"))
     return true;
-  const bool write = verb == beast_http::verb::post || verb == beast_http::verb::put ||
-                     verb == beast_http::verb::delete_ || verb == beast_http::verb::patch;
-  if (verb != beast_http::verb::get && !(item_writes && write)) return false;
-  if (write) {
-    // Not: queries and batches (POSTs to the feed), nor writes that run triggers.
-    for (const auto* h : {"x-ms-documentdb-isquery", "x-ms-cosmos-is-query-plan-request", "x-ms-cosmos-is-batch-request",
-                          "x-ms-documentdb-pre-trigger-include", "x-ms-documentdb-post-trigger-include"}) {
-      if (req.find(h) != req.end()) return false;
-    }
-    auto type = req.find(beast_http::field::content_type);
-    if (type != req.end() && type->value().find("query") != std::string_view::npos) return false;
-  }
-  // A point read or a write of one item (/dbs/{db}/colls/{coll}/docs[/{id}]): it holds the
-  // partition's lock for a moment, so the hop to a worker and back (two thread wake-ups) costs
-  // more than the request. A write that would wait for a transaction on its logical partition
-  // throws util::WouldBlock first and goes to a worker after all.
-  std::string_view seg[7];
-  size_t n = 0;
-  ForEachRawSegment(target, [&](std::string_view raw) {
-    seg[n++] = raw;
-    return n < 7;
-  });
-  if (!(seg[0] == "dbs" && seg[2] == "colls" && seg[4] == "docs")) return false;
-  return verb == beast_http::verb::post ? n == 5 : n == 6;
+  // A point read or a write of one item: it holds the partition's lock for a moment, so the hop
+  // to a worker and back (two thread wake-ups) costs more than the request. A write that would
+  // wait for a transaction on its logical partition throws util::WouldBlock first and goes to a
+  // worker after all; one that waits for the disk, or runs triggers, goes to a worker at once.
+  const Route* route = RouteOf(req);
+  if (!route || !route->facts.point) return false;
+  if (verb == beast_http::verb::get) return true;
+  if (!item_writes) return false;
+  return req.find("x-ms-documentdb-pre-trigger-include") == req.end() &&
+         req.find("x-ms-documentdb-post-trigger-include") == req.end();
 }
 
 namespace {
 
-// The database whose metadata a successful request changed (persistence records it whole), or
-// nullopt: creating (POST to a feed) or replacing and deleting (PUT, DELETE) a database,
-// container, script, user, permission, client encryption key or offer. Items, batches, script
-// executions and queries change items only, which the store records itself.
-std::optional<std::string> ChangedDatabase(Services& services, beast_http::verb verb, Operation op,
-                                           const std::vector<std::string>& seg) {
-  if (seg.empty() || (op != Operation::kPlain && op != Operation::kUpsert)) return std::nullopt;
-  const bool feed = seg.size() % 2 == 1;
-  const bool changes = feed ? verb == beast_http::verb::post
-                            : verb == beast_http::verb::put || verb == beast_http::verb::delete_;
-  if (!changes) return std::nullopt;
-  const std::string& type = seg[feed ? seg.size() - 1 : seg.size() - 2];
-  static const char* const kMetadata[] = {"dbs",   "colls", "sprocs",      "triggers",
-                                          "udfs",  "users", "permissions", "clientencryptionkeys"};
+// The database whose metadata a successful request changed (persistence records it whole): the
+// one its path names, the one whose offer it replaced, or the one it created (named in `answer`).
+std::optional<std::string> ChangedDatabase(Services& services, const RequestContext& ctx, const std::string& answer) {
+  const auto& seg = ctx.segments();
+  if (seg.empty()) return std::nullopt;
   if (seg[0] == "offers") {
-    if (feed || seg.size() != 2) return std::nullopt;
+    if (seg.size() != 2) return std::nullopt;
     for (const auto& db : services.account.Databases()) {
       if (db->offer() && db->offer()->id() == seg[1]) return db->id();
       for (const auto& c : db->Containers()) {
@@ -381,19 +333,12 @@ std::optional<std::string> ChangedDatabase(Services& services, beast_http::verb 
     }
     return std::nullopt;
   }
-  if (seg[0] != "dbs" || std::find(std::begin(kMetadata), std::end(kMetadata), type) == std::end(kMetadata))
-    return std::nullopt;
-  if (seg.size() == 1) return std::nullopt;  // POST /dbs: the new database's id is in the body
-  return seg[1];
-}
-
-// Whether a request would change what DatabaseChanged records (a database's metadata), or create
-// a database.
-bool ChangesMetadata(Services& services, beast_http::verb verb, Operation op, const RequestContext& ctx) {
-  const auto& seg = ctx.segments();
-  if (seg.size() == 1 && seg[0] == "dbs" && verb == beast_http::verb::post)
-    return op == Operation::kPlain || op == Operation::kUpsert;
-  return ChangedDatabase(services, verb, op, seg).has_value();
+  if (seg.size() >= 2) return seg[1];
+  json::Document created;  // POST /dbs: the new database's id is the one in the answer
+  if (json::Parse(answer, created) == json::ParseStatus::kOk && created.IsObject() && created.HasMember("id") &&
+      created["id"].IsString())
+    return created["id"].GetString();
+  return std::nullopt;
 }
 
 Response HandleRequest(Services& services, const Request& req, bool secure, const std::atomic<bool>* cancelled);
@@ -448,6 +393,7 @@ Response HandleRequest(Services& services, const Request& req, bool secure, cons
     HandlerFn handler = route.handler;
     ctx.emplace(req, std::move(segments));
     ctx->set_operation(op);
+    if (route.route) ctx->set_facts(route.route->facts);
     ctx->set_secure(secure);
     ctx->set_cancel_flag(cancelled);
     // The signature covers the path as sent; a rid link is then resolved to names.
@@ -461,24 +407,17 @@ Response HandleRequest(Services& services, const Request& req, bool secure, cons
     CheckIntendedContainer(services, *ctx);
     // Faults for metadata requests; data-plane ones are injected where they reach their
     // partitions (handlers::Admit), so that rules may name ranges.
-    if (!faults::IsDataPlane(FaultOperationType(*ctx))) InjectFault(services, *ctx, {});
-    if (auto* journal = services.account.journal(); journal && ChangesMetadata(services, req.method(), op, *ctx)) {
+    if (!ctx->facts().data_plane) InjectFault(services, *ctx, {});
+    if (auto* journal = services.account.journal(); journal && ctx->facts().changes_metadata) {
       // A metadata change is recorded after it is made: once the log refuses records, it must
       // not be made at all (item writes are recorded first and refuse by themselves).
       if (std::string failure = journal->Failure(); !failure.empty())
         throw errors::Internal("The change could not be made durable: " + failure);
     }
     Result result = handler(services, *ctx);
-    if (auto* journal = services.account.journal(); journal && result.status >= 200 && result.status < 300) {
-      std::optional<std::string> db = ChangedDatabase(services, req.method(), op, ctx->segments());
-      // A new database: its id is the one in the answer.
-      if (!db && ChangesMetadata(services, req.method(), op, *ctx)) {
-        json::Document created;
-        if (json::Parse(result.body, created) == json::ParseStatus::kOk && created.IsObject() &&
-            created.HasMember("id") && created["id"].IsString())
-          db = created["id"].GetString();
-      }
-      if (db) journal->DatabaseChanged(*db);
+    if (auto* journal = services.account.journal();
+        journal && ctx->facts().changes_metadata && result.status >= 200 && result.status < 300) {
+      if (auto db = ChangedDatabase(services, *ctx, result.body)) journal->DatabaseChanged(*db);
     }
     Account(services, *ctx, result.charge, result.status);
     if (result.status == 204 && req.method() == beast_http::verb::delete_ && IsDatabaseOrContainer(ctx->segments())) {

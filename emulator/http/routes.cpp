@@ -15,90 +15,114 @@ bool BoolHeader(const Request& req, std::string_view name) {
   return it != req.end() && util::EqualsIgnoreCase(std::string_view(it->value().data(), it->value().size()), "true");
 }
 
+// The operations' facts (OperationFacts): fault type, report name, data plane, point, changes
+// metadata.
+constexpr OperationFacts kAccount{"MetadataDatabaseAccount"};
+constexpr OperationFacts kMetadata{"Metadata"};  // metadata read, listed or queried (or conflicts)
+constexpr OperationFacts kMetadataChange{"Metadata", "", false, false, true};
+constexpr OperationFacts kContainerRead{"MetadataContainer"};  // the container itself
+constexpr OperationFacts kContainerChange{"MetadataContainer", "", false, false, true};
+constexpr OperationFacts kRanges{"MetadataPartitionKeyRange"};
+constexpr OperationFacts kDeleteByPartitionKey{"Metadata", "deleteAllItemsForPartitionKey"};
+constexpr OperationFacts kCreateItem{"CreateItem", "create", true, true};
+constexpr OperationFacts kUpsertItem{"UpsertItem", "upsert", true, true};
+constexpr OperationFacts kQueryItems{"QueryItem", "query", true};
+constexpr OperationFacts kQueryPlan{"MetadataQueryPlan"};
+constexpr OperationFacts kBatch{"Batch", "batch", true};
+constexpr OperationFacts kBulk{"Batch", "bulk", true};
+constexpr OperationFacts kReadFeed{"ReadFeed", "readFeed", true};
+constexpr OperationFacts kChangeFeed{"ChangeFeed", "changeFeed", true};
+constexpr OperationFacts kReadItem{"ReadItem", "read", true, true};
+constexpr OperationFacts kReplaceItem{"ReplaceItem", "replace", true, true};
+constexpr OperationFacts kDeleteItem{"DeleteItem", "delete", true, true};
+constexpr OperationFacts kPatchItem{"PatchItem", "patch", true, true};
+constexpr OperationFacts kExecute{"ExecuteStoredProcedure", "storedProcedure", true};
+
 const std::vector<Route>& Table() {
   static const std::vector<Route> kRoutes = {
-      {{}, V::get, Op::kPlain, h::ReadAccount},
+      {{}, V::get, Op::kPlain, h::ReadAccount, kAccount},
 
-      {{"dbs"}, V::post, Op::kPlain, h::CreateDatabase},
-      {{"dbs"}, V::post, Op::kQuery, h::QueryDatabases},
-      {{"dbs"}, V::get, Op::kPlain, h::ListDatabases},
-      {{"dbs", "{db}"}, V::get, Op::kPlain, h::ReadDatabase},
-      {{"dbs", "{db}"}, V::delete_, Op::kPlain, h::DeleteDatabase},
+      {{"dbs"}, V::post, Op::kPlain, h::CreateDatabase, kMetadataChange},
+      {{"dbs"}, V::post, Op::kQuery, h::QueryDatabases, kMetadata},
+      {{"dbs"}, V::get, Op::kPlain, h::ListDatabases, kMetadata},
+      {{"dbs", "{db}"}, V::get, Op::kPlain, h::ReadDatabase, kMetadata},
+      {{"dbs", "{db}"}, V::delete_, Op::kPlain, h::DeleteDatabase, kMetadataChange},
 
-      {{"dbs", "{db}", "colls"}, V::post, Op::kPlain, h::CreateContainer},
-      {{"dbs", "{db}", "colls"}, V::post, Op::kQuery, h::QueryContainers},
-      {{"dbs", "{db}", "colls"}, V::get, Op::kPlain, h::ListContainers},
-      {{"dbs", "{db}", "colls", "{coll}"}, V::get, Op::kPlain, h::ReadContainer},
-      {{"dbs", "{db}", "colls", "{coll}"}, V::put, Op::kPlain, h::ReplaceContainer},
-      {{"dbs", "{db}", "colls", "{coll}"}, V::delete_, Op::kPlain, h::DeleteContainer},
-      {{"dbs", "{db}", "colls", "{coll}", "pkranges"}, V::get, Op::kPlain, h::ListPartitionKeyRanges},
+      {{"dbs", "{db}", "colls"}, V::post, Op::kPlain, h::CreateContainer, kMetadataChange},
+      {{"dbs", "{db}", "colls"}, V::post, Op::kQuery, h::QueryContainers, kMetadata},
+      {{"dbs", "{db}", "colls"}, V::get, Op::kPlain, h::ListContainers, kMetadata},
+      {{"dbs", "{db}", "colls", "{coll}"}, V::get, Op::kPlain, h::ReadContainer, kContainerRead},
+      {{"dbs", "{db}", "colls", "{coll}"}, V::put, Op::kPlain, h::ReplaceContainer, kContainerChange},
+      {{"dbs", "{db}", "colls", "{coll}"}, V::delete_, Op::kPlain, h::DeleteContainer, kContainerChange},
+      {{"dbs", "{db}", "colls", "{coll}", "pkranges"}, V::get, Op::kPlain, h::ListPartitionKeyRanges, kRanges},
       {{"dbs", "{db}", "colls", "{coll}", "operations", "partitionkeydelete"}, V::post, Op::kPlain,
-       h::DeleteAllItemsForPartitionKey},
-      {{"dbs", "{db}", "colls", "{coll}", "conflicts"}, V::get, Op::kPlain, h::ListConflicts},
-      {{"dbs", "{db}", "colls", "{coll}", "conflicts"}, V::post, Op::kQuery, h::QueryConflicts},
-      {{"dbs", "{db}", "colls", "{coll}", "conflicts", "{id}"}, V::get, Op::kPlain, h::ReadConflict},
-      {{"dbs", "{db}", "colls", "{coll}", "conflicts", "{id}"}, V::delete_, Op::kPlain, h::DeleteConflict},
+       h::DeleteAllItemsForPartitionKey, kDeleteByPartitionKey},
+      {{"dbs", "{db}", "colls", "{coll}", "conflicts"}, V::get, Op::kPlain, h::ListConflicts, kMetadata},
+      {{"dbs", "{db}", "colls", "{coll}", "conflicts"}, V::post, Op::kQuery, h::QueryConflicts, kMetadata},
+      {{"dbs", "{db}", "colls", "{coll}", "conflicts", "{id}"}, V::get, Op::kPlain, h::ReadConflict, kMetadata},
+      {{"dbs", "{db}", "colls", "{coll}", "conflicts", "{id}"}, V::delete_, Op::kPlain, h::DeleteConflict, kMetadata},
 
-      {{"dbs", "{db}", "colls", "{coll}", "docs"}, V::post, Op::kPlain, h::CreateDocument},
-      {{"dbs", "{db}", "colls", "{coll}", "docs"}, V::post, Op::kUpsert, h::UpsertDocument},
-      {{"dbs", "{db}", "colls", "{coll}", "docs"}, V::post, Op::kQuery, h::QueryDocuments},
-      {{"dbs", "{db}", "colls", "{coll}", "docs"}, V::post, Op::kQueryPlan, h::QueryPlan},
-      {{"dbs", "{db}", "colls", "{coll}", "docs"}, V::post, Op::kBatch, h::ExecuteBatch},
-      {{"dbs", "{db}", "colls", "{coll}", "docs"}, V::get, Op::kPlain, h::ReadDocumentFeed},
-      {{"dbs", "{db}", "colls", "{coll}", "docs"}, V::get, Op::kChangeFeed, h::ReadChangeFeed},
-      {{"dbs", "{db}", "colls", "{coll}", "docs", "{id}"}, V::get, Op::kPlain, h::ReadDocument},
-      {{"dbs", "{db}", "colls", "{coll}", "docs", "{id}"}, V::put, Op::kPlain, h::ReplaceDocument},
-      {{"dbs", "{db}", "colls", "{coll}", "docs", "{id}"}, V::delete_, Op::kPlain, h::DeleteDocument},
-      {{"dbs", "{db}", "colls", "{coll}", "docs", "{id}"}, V::patch, Op::kPlain, h::PatchDocument},
+      {{"dbs", "{db}", "colls", "{coll}", "docs"}, V::post, Op::kPlain, h::CreateDocument, kCreateItem},
+      {{"dbs", "{db}", "colls", "{coll}", "docs"}, V::post, Op::kUpsert, h::UpsertDocument, kUpsertItem},
+      {{"dbs", "{db}", "colls", "{coll}", "docs"}, V::post, Op::kQuery, h::QueryDocuments, kQueryItems},
+      {{"dbs", "{db}", "colls", "{coll}", "docs"}, V::post, Op::kQueryPlan, h::QueryPlan, kQueryPlan},
+      {{"dbs", "{db}", "colls", "{coll}", "docs"}, V::post, Op::kBatch, h::ExecuteBatch, kBatch},
+      {{"dbs", "{db}", "colls", "{coll}", "docs"}, V::post, Op::kBulk, h::ExecuteBulk, kBulk},
+      {{"dbs", "{db}", "colls", "{coll}", "docs"}, V::get, Op::kPlain, h::ReadDocumentFeed, kReadFeed},
+      {{"dbs", "{db}", "colls", "{coll}", "docs"}, V::get, Op::kChangeFeed, h::ReadChangeFeed, kChangeFeed},
+      {{"dbs", "{db}", "colls", "{coll}", "docs", "{id}"}, V::get, Op::kPlain, h::ReadDocument, kReadItem},
+      {{"dbs", "{db}", "colls", "{coll}", "docs", "{id}"}, V::put, Op::kPlain, h::ReplaceDocument, kReplaceItem},
+      {{"dbs", "{db}", "colls", "{coll}", "docs", "{id}"}, V::delete_, Op::kPlain, h::DeleteDocument, kDeleteItem},
+      {{"dbs", "{db}", "colls", "{coll}", "docs", "{id}"}, V::patch, Op::kPlain, h::PatchDocument, kPatchItem},
 
-      {{"dbs", "{db}", "colls", "{coll}", "sprocs"}, V::post, Op::kPlain, h::CreateScript},
-      {{"dbs", "{db}", "colls", "{coll}", "sprocs"}, V::post, Op::kUpsert, h::UpsertScript},
-      {{"dbs", "{db}", "colls", "{coll}", "sprocs"}, V::post, Op::kQuery, h::QueryScripts},
-      {{"dbs", "{db}", "colls", "{coll}", "sprocs"}, V::get, Op::kPlain, h::ListScripts},
-      {{"dbs", "{db}", "colls", "{coll}", "sprocs", "{id}"}, V::get, Op::kPlain, h::ReadScript},
-      {{"dbs", "{db}", "colls", "{coll}", "sprocs", "{id}"}, V::put, Op::kPlain, h::ReplaceScript},
-      {{"dbs", "{db}", "colls", "{coll}", "sprocs", "{id}"}, V::delete_, Op::kPlain, h::DeleteScript},
-      {{"dbs", "{db}", "colls", "{coll}", "sprocs", "{id}"}, V::post, Op::kPlain, h::ExecuteStoredProcedure},
-      {{"dbs", "{db}", "colls", "{coll}", "triggers"}, V::post, Op::kPlain, h::CreateScript},
-      {{"dbs", "{db}", "colls", "{coll}", "triggers"}, V::post, Op::kUpsert, h::UpsertScript},
-      {{"dbs", "{db}", "colls", "{coll}", "triggers"}, V::post, Op::kQuery, h::QueryScripts},
-      {{"dbs", "{db}", "colls", "{coll}", "triggers"}, V::get, Op::kPlain, h::ListScripts},
-      {{"dbs", "{db}", "colls", "{coll}", "triggers", "{id}"}, V::get, Op::kPlain, h::ReadScript},
-      {{"dbs", "{db}", "colls", "{coll}", "triggers", "{id}"}, V::put, Op::kPlain, h::ReplaceScript},
-      {{"dbs", "{db}", "colls", "{coll}", "triggers", "{id}"}, V::delete_, Op::kPlain, h::DeleteScript},
-      {{"dbs", "{db}", "colls", "{coll}", "udfs"}, V::post, Op::kPlain, h::CreateScript},
-      {{"dbs", "{db}", "colls", "{coll}", "udfs"}, V::post, Op::kUpsert, h::UpsertScript},
-      {{"dbs", "{db}", "colls", "{coll}", "udfs"}, V::post, Op::kQuery, h::QueryScripts},
-      {{"dbs", "{db}", "colls", "{coll}", "udfs"}, V::get, Op::kPlain, h::ListScripts},
-      {{"dbs", "{db}", "colls", "{coll}", "udfs", "{id}"}, V::get, Op::kPlain, h::ReadScript},
-      {{"dbs", "{db}", "colls", "{coll}", "udfs", "{id}"}, V::put, Op::kPlain, h::ReplaceScript},
-      {{"dbs", "{db}", "colls", "{coll}", "udfs", "{id}"}, V::delete_, Op::kPlain, h::DeleteScript},
+      {{"dbs", "{db}", "colls", "{coll}", "sprocs"}, V::post, Op::kPlain, h::CreateScript, kMetadataChange},
+      {{"dbs", "{db}", "colls", "{coll}", "sprocs"}, V::post, Op::kUpsert, h::UpsertScript, kMetadataChange},
+      {{"dbs", "{db}", "colls", "{coll}", "sprocs"}, V::post, Op::kQuery, h::QueryScripts, kMetadata},
+      {{"dbs", "{db}", "colls", "{coll}", "sprocs"}, V::get, Op::kPlain, h::ListScripts, kMetadata},
+      {{"dbs", "{db}", "colls", "{coll}", "sprocs", "{id}"}, V::get, Op::kPlain, h::ReadScript, kMetadata},
+      {{"dbs", "{db}", "colls", "{coll}", "sprocs", "{id}"}, V::put, Op::kPlain, h::ReplaceScript, kMetadataChange},
+      {{"dbs", "{db}", "colls", "{coll}", "sprocs", "{id}"}, V::delete_, Op::kPlain, h::DeleteScript, kMetadataChange},
+      {{"dbs", "{db}", "colls", "{coll}", "sprocs", "{id}"}, V::post, Op::kPlain, h::ExecuteStoredProcedure, kExecute},
+      {{"dbs", "{db}", "colls", "{coll}", "triggers"}, V::post, Op::kPlain, h::CreateScript, kMetadataChange},
+      {{"dbs", "{db}", "colls", "{coll}", "triggers"}, V::post, Op::kUpsert, h::UpsertScript, kMetadataChange},
+      {{"dbs", "{db}", "colls", "{coll}", "triggers"}, V::post, Op::kQuery, h::QueryScripts, kMetadata},
+      {{"dbs", "{db}", "colls", "{coll}", "triggers"}, V::get, Op::kPlain, h::ListScripts, kMetadata},
+      {{"dbs", "{db}", "colls", "{coll}", "triggers", "{id}"}, V::get, Op::kPlain, h::ReadScript, kMetadata},
+      {{"dbs", "{db}", "colls", "{coll}", "triggers", "{id}"}, V::put, Op::kPlain, h::ReplaceScript, kMetadataChange},
+      {{"dbs", "{db}", "colls", "{coll}", "triggers", "{id}"}, V::delete_, Op::kPlain, h::DeleteScript, kMetadataChange},
+      {{"dbs", "{db}", "colls", "{coll}", "udfs"}, V::post, Op::kPlain, h::CreateScript, kMetadataChange},
+      {{"dbs", "{db}", "colls", "{coll}", "udfs"}, V::post, Op::kUpsert, h::UpsertScript, kMetadataChange},
+      {{"dbs", "{db}", "colls", "{coll}", "udfs"}, V::post, Op::kQuery, h::QueryScripts, kMetadata},
+      {{"dbs", "{db}", "colls", "{coll}", "udfs"}, V::get, Op::kPlain, h::ListScripts, kMetadata},
+      {{"dbs", "{db}", "colls", "{coll}", "udfs", "{id}"}, V::get, Op::kPlain, h::ReadScript, kMetadata},
+      {{"dbs", "{db}", "colls", "{coll}", "udfs", "{id}"}, V::put, Op::kPlain, h::ReplaceScript, kMetadataChange},
+      {{"dbs", "{db}", "colls", "{coll}", "udfs", "{id}"}, V::delete_, Op::kPlain, h::DeleteScript, kMetadataChange},
 
-      {{"dbs", "{db}", "users"}, V::post, Op::kPlain, h::CreateUser},
-      {{"dbs", "{db}", "users"}, V::post, Op::kUpsert, h::UpsertUser},
-      {{"dbs", "{db}", "users"}, V::post, Op::kQuery, h::QueryUsers},
-      {{"dbs", "{db}", "users"}, V::get, Op::kPlain, h::ListUsers},
-      {{"dbs", "{db}", "users", "{user}"}, V::get, Op::kPlain, h::ReadUser},
-      {{"dbs", "{db}", "users", "{user}"}, V::put, Op::kPlain, h::ReplaceUser},
-      {{"dbs", "{db}", "users", "{user}"}, V::delete_, Op::kPlain, h::DeleteUser},
-      {{"dbs", "{db}", "users", "{user}", "permissions"}, V::post, Op::kPlain, h::CreatePermission},
-      {{"dbs", "{db}", "users", "{user}", "permissions"}, V::post, Op::kUpsert, h::UpsertPermission},
-      {{"dbs", "{db}", "users", "{user}", "permissions"}, V::post, Op::kQuery, h::QueryPermissions},
-      {{"dbs", "{db}", "users", "{user}", "permissions"}, V::get, Op::kPlain, h::ListPermissions},
-      {{"dbs", "{db}", "users", "{user}", "permissions", "{id}"}, V::get, Op::kPlain, h::ReadPermission},
-      {{"dbs", "{db}", "users", "{user}", "permissions", "{id}"}, V::put, Op::kPlain, h::ReplacePermission},
-      {{"dbs", "{db}", "users", "{user}", "permissions", "{id}"}, V::delete_, Op::kPlain, h::DeletePermission},
+      {{"dbs", "{db}", "users"}, V::post, Op::kPlain, h::CreateUser, kMetadataChange},
+      {{"dbs", "{db}", "users"}, V::post, Op::kUpsert, h::UpsertUser, kMetadataChange},
+      {{"dbs", "{db}", "users"}, V::post, Op::kQuery, h::QueryUsers, kMetadata},
+      {{"dbs", "{db}", "users"}, V::get, Op::kPlain, h::ListUsers, kMetadata},
+      {{"dbs", "{db}", "users", "{user}"}, V::get, Op::kPlain, h::ReadUser, kMetadata},
+      {{"dbs", "{db}", "users", "{user}"}, V::put, Op::kPlain, h::ReplaceUser, kMetadataChange},
+      {{"dbs", "{db}", "users", "{user}"}, V::delete_, Op::kPlain, h::DeleteUser, kMetadataChange},
+      {{"dbs", "{db}", "users", "{user}", "permissions"}, V::post, Op::kPlain, h::CreatePermission, kMetadataChange},
+      {{"dbs", "{db}", "users", "{user}", "permissions"}, V::post, Op::kUpsert, h::UpsertPermission, kMetadataChange},
+      {{"dbs", "{db}", "users", "{user}", "permissions"}, V::post, Op::kQuery, h::QueryPermissions, kMetadata},
+      {{"dbs", "{db}", "users", "{user}", "permissions"}, V::get, Op::kPlain, h::ListPermissions, kMetadata},
+      {{"dbs", "{db}", "users", "{user}", "permissions", "{id}"}, V::get, Op::kPlain, h::ReadPermission, kMetadata},
+      {{"dbs", "{db}", "users", "{user}", "permissions", "{id}"}, V::put, Op::kPlain, h::ReplacePermission, kMetadataChange},
+      {{"dbs", "{db}", "users", "{user}", "permissions", "{id}"}, V::delete_, Op::kPlain, h::DeletePermission, kMetadataChange},
 
-      {{"dbs", "{db}", "clientencryptionkeys"}, V::post, Op::kPlain, h::CreateClientEncryptionKey},
-      {{"dbs", "{db}", "clientencryptionkeys"}, V::post, Op::kQuery, h::QueryClientEncryptionKeys},
-      {{"dbs", "{db}", "clientencryptionkeys"}, V::get, Op::kPlain, h::ListClientEncryptionKeys},
-      {{"dbs", "{db}", "clientencryptionkeys", "{id}"}, V::get, Op::kPlain, h::ReadClientEncryptionKey},
-      {{"dbs", "{db}", "clientencryptionkeys", "{id}"}, V::put, Op::kPlain, h::ReplaceClientEncryptionKey},
+      {{"dbs", "{db}", "clientencryptionkeys"}, V::post, Op::kPlain, h::CreateClientEncryptionKey, kMetadataChange},
+      {{"dbs", "{db}", "clientencryptionkeys"}, V::post, Op::kQuery, h::QueryClientEncryptionKeys, kMetadata},
+      {{"dbs", "{db}", "clientencryptionkeys"}, V::get, Op::kPlain, h::ListClientEncryptionKeys, kMetadata},
+      {{"dbs", "{db}", "clientencryptionkeys", "{id}"}, V::get, Op::kPlain, h::ReadClientEncryptionKey, kMetadata},
+      {{"dbs", "{db}", "clientencryptionkeys", "{id}"}, V::put, Op::kPlain, h::ReplaceClientEncryptionKey, kMetadataChange},
 
-      {{"offers"}, V::get, Op::kPlain, h::ListOffers},
-      {{"offers"}, V::post, Op::kQuery, h::QueryOffers},
-      {{"offers", "{id}"}, V::get, Op::kPlain, h::ReadOffer},
-      {{"offers", "{id}"}, V::put, Op::kPlain, h::ReplaceOffer},
+      {{"offers"}, V::get, Op::kPlain, h::ListOffers, kMetadata},
+      {{"offers"}, V::post, Op::kQuery, h::QueryOffers, kMetadata},
+      {{"offers", "{id}"}, V::get, Op::kPlain, h::ReadOffer, kMetadata},
+      {{"offers", "{id}"}, V::put, Op::kPlain, h::ReplaceOffer, kMetadataChange},
   };
   return kRoutes;
 }
@@ -124,6 +148,22 @@ bool Matches(const std::vector<std::string_view>& pattern, const std::vector<std
 
 }  // namespace
 
+bool SplitPath(std::string_view path, std::vector<std::string>& out) {
+  path = path.substr(0, path.find('?'));
+  size_t i = 0;
+  while (i < path.size()) {
+    size_t end = path.find('/', i);
+    if (end == std::string_view::npos) end = path.size();
+    if (end > i) {
+      auto decoded = util::PercentDecode(path.substr(i, end - i));
+      if (!decoded) return false;
+      out.push_back(std::move(*decoded));
+    }
+    i = end + 1;
+  }
+  return true;
+}
+
 Operation OperationOf(const Request& req) {
   switch (req.method()) {
     case V::post: {
@@ -133,7 +173,12 @@ Operation OperationOf(const Request& req) {
       if (ct != req.end() &&
           util::ToLower(std::string_view(ct->value().data(), ct->value().size())).starts_with("application/query+json"))
         return Op::kQuery;
-      if (BoolHeader(req, "x-ms-cosmos-is-batch-request")) return Op::kBatch;
+      if (BoolHeader(req, "x-ms-cosmos-is-batch-request")) {
+        auto atomic = req.find("x-ms-cosmos-batch-atomic");
+        const bool bulk = atomic != req.end() &&
+                          util::EqualsIgnoreCase(std::string_view(atomic->value().data(), atomic->value().size()), "false");
+        return bulk ? Op::kBulk : Op::kBatch;
+      }
       if (BoolHeader(req, "x-ms-documentdb-is-upsert")) return Op::kUpsert;
       return Op::kPlain;
     }
@@ -184,6 +229,15 @@ RouteResult FindRoute(const std::vector<std::string>& segments, beast_http::verb
     }
   }
   return out;
+}
+
+const std::vector<Route>& Routes() { return Table(); }
+
+const Route* RouteOf(const Request& req) {
+  std::string_view target(req.target().data(), req.target().size());
+  std::vector<std::string> segments;
+  if (!SplitPath(target, segments)) return nullptr;
+  return FindRoute(segments, req.method(), OperationOf(req)).route;
 }
 
 std::vector<std::pair<std::string, std::string>> BindParams(const Route& route, const std::vector<std::string>& segments) {

@@ -35,29 +35,6 @@ TEST(FaultPaths, GlobsMatchWholeSegments) {
   EXPECT_FALSE(PathMatches("/dbs/db", "/dbs/db/colls/c"));
 }
 
-TEST(FaultOperationTypes, FromVerbHeadersAndPath) {
-  const std::vector<std::string> docs = {"dbs", "d", "colls", "c", "docs"};
-  const std::vector<std::string> doc = {"dbs", "d", "colls", "c", "docs", "x"};
-  EXPECT_EQ(OperationTypeOf({"POST"}, docs), "CreateItem");
-  EXPECT_EQ(OperationTypeOf({"POST", false, false, true}, docs), "UpsertItem");
-  EXPECT_EQ(OperationTypeOf({"POST", true}, docs), "QueryItem");
-  EXPECT_EQ(OperationTypeOf({"POST", true, true}, docs), "MetadataQueryPlan");
-  EXPECT_EQ(OperationTypeOf({"POST", false, false, false, true}, docs), "Batch");
-  EXPECT_EQ(OperationTypeOf({"GET"}, docs), "ReadFeed");
-  EXPECT_EQ(OperationTypeOf({"GET", false, false, false, false, true}, docs), "ChangeFeed");
-  EXPECT_EQ(OperationTypeOf({"GET"}, doc), "ReadItem");
-  EXPECT_EQ(OperationTypeOf({"PUT"}, doc), "ReplaceItem");
-  EXPECT_EQ(OperationTypeOf({"DELETE"}, doc), "DeleteItem");
-  EXPECT_EQ(OperationTypeOf({"PATCH"}, doc), "PatchItem");
-  EXPECT_EQ(OperationTypeOf({"GET"}, {}), "MetadataDatabaseAccount");
-  EXPECT_EQ(OperationTypeOf({"GET"}, {"dbs", "d", "colls", "c"}), "MetadataContainer");
-  EXPECT_EQ(OperationTypeOf({"GET"}, {"dbs", "d", "colls", "c", "pkranges"}), "MetadataPartitionKeyRange");
-  EXPECT_EQ(OperationTypeOf({"POST"}, {"dbs", "d", "colls", "c", "sprocs", "s"}), "ExecuteStoredProcedure");
-  EXPECT_EQ(OperationTypeOf({"GET"}, {"dbs", "d"}), "Metadata");
-  EXPECT_TRUE(IsDataPlane("ReadItem"));
-  EXPECT_FALSE(IsDataPlane("MetadataQueryPlan"));
-}
-
 TEST(FaultRules, BadRulesAreRefusedWithWhatIsWrong) {
   Injector in;
   EXPECT_NE(AddError(in, R"({"result":{"serverErrorType":"Timeout"}})").find("A fault rule needs an"), std::string::npos);

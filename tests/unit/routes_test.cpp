@@ -3,6 +3,7 @@
 
 #include "handlers/handlers.h"
 #include "http/rid_links.h"
+#include "faults/faults.h"
 #include "http/routes.h"
 
 namespace cosmos::testing {
@@ -29,9 +30,91 @@ TEST(Routes, OperationComesFromTheHeaders) {
   EXPECT_EQ(http::OperationOf(Req(V::post, {{"x-ms-documentdb-is-upsert", "true"}})), Operation::kUpsert);
   EXPECT_EQ(http::OperationOf(Req(V::post, {{"x-ms-documentdb-is-upsert", "false"}})), Operation::kPlain);
   EXPECT_EQ(http::OperationOf(Req(V::post, {{"x-ms-cosmos-is-batch-request", "True"}})), Operation::kBatch);
+  EXPECT_EQ(http::OperationOf(Req(V::post, {{"x-ms-cosmos-is-batch-request", "True"}, {"x-ms-cosmos-batch-atomic", "True"}})),
+            Operation::kBatch);
+  EXPECT_EQ(http::OperationOf(Req(V::post, {{"x-ms-cosmos-is-batch-request", "True"}, {"x-ms-cosmos-batch-atomic", "False"}})),
+            Operation::kBulk);
   EXPECT_EQ(http::OperationOf(Req(V::get, {{"A-IM", "Incremental Feed"}})), Operation::kChangeFeed);
   // Headers of another verb's operation change nothing.
   EXPECT_EQ(http::OperationOf(Req(V::get, {{"x-ms-documentdb-isquery", "True"}})), Operation::kPlain);
+}
+
+// Each operation's facts, as its route row names them.
+const http::OperationFacts& FactsOf(V verb, const std::string& target,
+                                    std::vector<std::pair<std::string, std::string>> headers = {}) {
+  http::Request r{verb, target, 11};
+  for (auto& [k, v] : headers) r.set(k, v);
+  const http::Route* route = http::RouteOf(r);
+  static const http::OperationFacts kNone{"(no route)"};
+  return route ? route->facts : kNone;
+}
+
+TEST(Routes, FaultTypesFromTheRouteTable) {
+  const std::string docs = "/dbs/d/colls/c/docs", doc = "/dbs/d/colls/c/docs/x";
+  EXPECT_EQ(FactsOf(V::post, docs).fault_type, "CreateItem");
+  EXPECT_EQ(FactsOf(V::post, docs, {{"x-ms-documentdb-is-upsert", "true"}}).fault_type, "UpsertItem");
+  EXPECT_EQ(FactsOf(V::post, docs, {{"x-ms-documentdb-isquery", "true"}}).fault_type, "QueryItem");
+  EXPECT_EQ(FactsOf(V::post, docs, {{"x-ms-cosmos-is-query-plan-request", "true"}}).fault_type, "MetadataQueryPlan");
+  EXPECT_EQ(FactsOf(V::post, docs, {{"x-ms-cosmos-is-batch-request", "true"}}).fault_type, "Batch");
+  EXPECT_EQ(FactsOf(V::post, docs, {{"x-ms-cosmos-is-batch-request", "true"}, {"x-ms-cosmos-batch-atomic", "false"}})
+                .fault_type,
+            "Batch");
+  EXPECT_EQ(FactsOf(V::get, docs).fault_type, "ReadFeed");
+  EXPECT_EQ(FactsOf(V::get, docs, {{"A-IM", "Incremental Feed"}}).fault_type, "ChangeFeed");
+  EXPECT_EQ(FactsOf(V::get, doc).fault_type, "ReadItem");
+  EXPECT_EQ(FactsOf(V::put, doc).fault_type, "ReplaceItem");
+  EXPECT_EQ(FactsOf(V::delete_, doc).fault_type, "DeleteItem");
+  EXPECT_EQ(FactsOf(V::patch, doc).fault_type, "PatchItem");
+  EXPECT_EQ(FactsOf(V::get, "/").fault_type, "MetadataDatabaseAccount");
+  EXPECT_EQ(FactsOf(V::get, "/dbs/d/colls/c").fault_type, "MetadataContainer");
+  EXPECT_EQ(FactsOf(V::get, "/dbs/d/colls/c/pkranges").fault_type, "MetadataPartitionKeyRange");
+  EXPECT_EQ(FactsOf(V::post, "/dbs/d/colls/c/sprocs/s").fault_type, "ExecuteStoredProcedure");
+  EXPECT_EQ(FactsOf(V::get, "/dbs/d").fault_type, "Metadata");
+  EXPECT_TRUE(FactsOf(V::get, doc).data_plane);
+  EXPECT_FALSE(FactsOf(V::post, docs, {{"x-ms-cosmos-is-query-plan-request", "true"}}).data_plane);
+  // Every row names a type fault rules accept, and partitions answer exactly the non-Metadata ones.
+  for (const auto& r : http::Routes()) {
+    EXPECT_TRUE(faults::IsOperationType(r.facts.fault_type)) << r.facts.fault_type;
+    EXPECT_EQ(r.facts.data_plane, !r.facts.fault_type.starts_with("Metadata")) << r.facts.fault_type;
+  }
+}
+
+TEST(Routes, ReportNamesAndMetadataChangesFromTheRouteTable) {
+  const std::string docs = "/dbs/d/colls/c/docs", doc = "/dbs/d/colls/c/docs/x";
+  EXPECT_EQ(FactsOf(V::post, docs).report_name, "create");
+  EXPECT_EQ(FactsOf(V::post, docs, {{"x-ms-documentdb-is-upsert", "true"}}).report_name, "upsert");
+  EXPECT_EQ(FactsOf(V::get, doc).report_name, "read");
+  EXPECT_EQ(FactsOf(V::get, docs).report_name, "readFeed");
+  EXPECT_EQ(FactsOf(V::put, doc).report_name, "replace");
+  EXPECT_EQ(FactsOf(V::delete_, doc).report_name, "delete");
+  EXPECT_EQ(FactsOf(V::patch, doc).report_name, "patch");
+  EXPECT_EQ(FactsOf(V::post, docs, {{"x-ms-documentdb-isquery", "true"}}).report_name, "query");
+  EXPECT_EQ(FactsOf(V::post, docs, {{"x-ms-cosmos-is-batch-request", "true"}}).report_name, "batch");
+  EXPECT_EQ(FactsOf(V::post, docs, {{"x-ms-cosmos-is-batch-request", "true"}, {"x-ms-cosmos-batch-atomic", "false"}})
+                .report_name,
+            "bulk");
+  EXPECT_EQ(FactsOf(V::get, docs, {{"A-IM", "Incremental Feed"}}).report_name, "changeFeed");
+  EXPECT_EQ(FactsOf(V::post, "/dbs/d/colls/c/sprocs/s").report_name, "storedProcedure");
+  EXPECT_EQ(FactsOf(V::post, "/dbs/d/colls/c/operations/partitionkeydelete").report_name,
+            "deleteAllItemsForPartitionKey");
+  // What persistence records whole after a success: creating, replacing, deleting metadata.
+  for (auto [verb, target] : std::vector<std::pair<V, std::string>>{
+           {V::post, "/dbs"}, {V::delete_, "/dbs/d"}, {V::post, "/dbs/d/colls"}, {V::put, "/dbs/d/colls/c"},
+           {V::delete_, "/dbs/d/colls/c"}, {V::post, "/dbs/d/colls/c/udfs"}, {V::put, "/dbs/d/colls/c/triggers/t"},
+           {V::delete_, "/dbs/d/colls/c/sprocs/s"}, {V::post, "/dbs/d/users"}, {V::put, "/dbs/d/users/u"},
+           {V::post, "/dbs/d/users/u/permissions"}, {V::delete_, "/dbs/d/users/u/permissions/p"},
+           {V::post, "/dbs/d/clientencryptionkeys"}, {V::put, "/dbs/d/clientencryptionkeys/k"},
+           {V::put, "/offers/o"}}) {
+    EXPECT_TRUE(FactsOf(verb, target).changes_metadata) << target;
+  }
+  for (auto [verb, target] : std::vector<std::pair<V, std::string>>{
+           {V::get, "/dbs"}, {V::get, "/dbs/d/colls/c"}, {V::post, "/dbs/d/colls/c/docs"},
+           {V::delete_, "/dbs/d/colls/c/docs/x"}, {V::post, "/dbs/d/colls/c/sprocs/s"},
+           {V::delete_, "/dbs/d/colls/c/conflicts/x"}, {V::post, "/dbs/d/colls/c/operations/partitionkeydelete"}}) {
+    EXPECT_FALSE(FactsOf(verb, target).changes_metadata) << target;
+  }
+  EXPECT_FALSE(FactsOf(V::post, "/dbs", {{"x-ms-documentdb-isquery", "true"}}).changes_metadata);
+  EXPECT_TRUE(FactsOf(V::post, "/dbs", {{"x-ms-documentdb-is-upsert", "true"}}).changes_metadata);
 }
 
 TEST(Routes, OneHandlerPerOperation) {
