@@ -85,7 +85,7 @@ struct OperationFacts {
   std::string_view fault_type = "Metadata";
   // Its name in the RU report ("create", "read", "query", ...; docs/emulator-stats.md); empty for
   // operations that reach no partition.
-  std::string_view report_name;
+  std::string_view report_name = {};
   // Answered by partitions: its fault rules are matched where it is routed to them, with their
   // range ids (handlers::Admit), not before its handler runs.
   bool data_plane = false;

@@ -17,26 +17,26 @@ bool BoolHeader(const Request& req, std::string_view name) {
 
 // The operations' facts (OperationFacts): fault type, report name, data plane, point, changes
 // metadata.
-constexpr OperationFacts kAccount{"MetadataDatabaseAccount"};
-constexpr OperationFacts kMetadata{"Metadata"};  // metadata read, listed or queried (or conflicts)
-constexpr OperationFacts kMetadataChange{"Metadata", "", false, false, true};
-constexpr OperationFacts kContainerRead{"MetadataContainer"};  // the container itself
-constexpr OperationFacts kContainerChange{"MetadataContainer", "", false, false, true};
-constexpr OperationFacts kRanges{"MetadataPartitionKeyRange"};
-constexpr OperationFacts kDeleteByPartitionKey{"Metadata", "deleteAllItemsForPartitionKey"};
-constexpr OperationFacts kCreateItem{"CreateItem", "create", true, true};
-constexpr OperationFacts kUpsertItem{"UpsertItem", "upsert", true, true};
-constexpr OperationFacts kQueryItems{"QueryItem", "query", true};
-constexpr OperationFacts kQueryPlan{"MetadataQueryPlan"};
-constexpr OperationFacts kBatch{"Batch", "batch", true};
-constexpr OperationFacts kBulk{"Batch", "bulk", true};
-constexpr OperationFacts kReadFeed{"ReadFeed", "readFeed", true};
-constexpr OperationFacts kChangeFeed{"ChangeFeed", "changeFeed", true};
-constexpr OperationFacts kReadItem{"ReadItem", "read", true, true};
-constexpr OperationFacts kReplaceItem{"ReplaceItem", "replace", true, true};
-constexpr OperationFacts kDeleteItem{"DeleteItem", "delete", true, true};
-constexpr OperationFacts kPatchItem{"PatchItem", "patch", true, true};
-constexpr OperationFacts kExecute{"ExecuteStoredProcedure", "storedProcedure", true};
+constexpr OperationFacts kAccount{.fault_type = "MetadataDatabaseAccount"};
+constexpr OperationFacts kMetadata{.fault_type = "Metadata"};  // metadata read, listed or queried (or conflicts)
+constexpr OperationFacts kMetadataChange{.fault_type = "Metadata", .changes_metadata = true};
+constexpr OperationFacts kContainerRead{.fault_type = "MetadataContainer"};  // the container itself
+constexpr OperationFacts kContainerChange{.fault_type = "MetadataContainer", .changes_metadata = true};
+constexpr OperationFacts kRanges{.fault_type = "MetadataPartitionKeyRange"};
+constexpr OperationFacts kDeleteByPartitionKey{.fault_type = "Metadata", .report_name = "deleteAllItemsForPartitionKey"};
+constexpr OperationFacts kCreateItem{.fault_type = "CreateItem", .report_name = "create", .data_plane = true, .point = true};
+constexpr OperationFacts kUpsertItem{.fault_type = "UpsertItem", .report_name = "upsert", .data_plane = true, .point = true};
+constexpr OperationFacts kQueryItems{.fault_type = "QueryItem", .report_name = "query", .data_plane = true};
+constexpr OperationFacts kQueryPlan{.fault_type = "MetadataQueryPlan"};
+constexpr OperationFacts kBatch{.fault_type = "Batch", .report_name = "batch", .data_plane = true};
+constexpr OperationFacts kBulk{.fault_type = "Batch", .report_name = "bulk", .data_plane = true};
+constexpr OperationFacts kReadFeed{.fault_type = "ReadFeed", .report_name = "readFeed", .data_plane = true};
+constexpr OperationFacts kChangeFeed{.fault_type = "ChangeFeed", .report_name = "changeFeed", .data_plane = true};
+constexpr OperationFacts kReadItem{.fault_type = "ReadItem", .report_name = "read", .data_plane = true, .point = true};
+constexpr OperationFacts kReplaceItem{.fault_type = "ReplaceItem", .report_name = "replace", .data_plane = true, .point = true};
+constexpr OperationFacts kDeleteItem{.fault_type = "DeleteItem", .report_name = "delete", .data_plane = true, .point = true};
+constexpr OperationFacts kPatchItem{.fault_type = "PatchItem", .report_name = "patch", .data_plane = true, .point = true};
+constexpr OperationFacts kExecute{.fault_type = "ExecuteStoredProcedure", .report_name = "storedProcedure", .data_plane = true};
 
 const std::vector<Route>& Table() {
   static const std::vector<Route> kRoutes = {

@@ -45,7 +45,7 @@ const http::OperationFacts& FactsOf(V verb, const std::string& target,
   http::Request r{verb, target, 11};
   for (auto& [k, v] : headers) r.set(k, v);
   const http::Route* route = http::RouteOf(r);
-  static const http::OperationFacts kNone{"(no route)"};
+  static const http::OperationFacts kNone{.fault_type = "(no route)"};
   return route ? route->facts : kNone;
 }
 
