@@ -115,7 +115,7 @@ struct NumberHandler {
   // (DropRepeatedNames); documents without repeats and with objects of up to 64 names never are.
   uint64_t filter[kMaxDepth + 2] = {};
   size_t starts[kMaxDepth + 2] = {};
-  std::vector<uint64_t> hashes;
+  std::vector<uint64_t> hashes = {};
   int depth = 0;
   bool maybe_repeated = false;
   bool Null() { return d.Null(); }

@@ -382,7 +382,9 @@ TEST_F(BatchTest, BulkOperationsPastTheBudgetAnswer429) {
     EXPECT_EQ(d[i]["requestCharge"].GetDouble(), 0.0) << i;
     ASSERT_TRUE(d[i].HasMember("retryAfterMilliseconds") && d[i]["retryAfterMilliseconds"].IsInt()) << i;
     const int wait = d[i]["retryAfterMilliseconds"].GetInt();
-    if (i == admitted) EXPECT_EQ(wait, retry_after);
+    if (i == admitted) {
+      EXPECT_EQ(wait, retry_after);
+    }
     EXPECT_GE(wait, previous) << i;
     previous = wait;
     EXPECT_FALSE(d[i].HasMember("resourceBody"));

@@ -190,7 +190,7 @@ TEST_F(ConformanceSmallTest, MalformedOfferIdIs400) {
   auto list = Get("/offers").Json();
   const std::string id = list["Offers"][0]["id"].GetString();
   EXPECT_EQ(Get("/offers/" + id).status(), 200);
-  for (const std::string bad : {id + "x", std::string("undefined"), std::string("abc")}) {
+  for (const std::string& bad : {id + "x", std::string("undefined"), std::string("abc")}) {
     auto r = Get("/offers/" + bad);
     EXPECT_EQ(r.status(), 400) << bad << " " << r;
     EXPECT_EQ(r.Code(), "BadRequest");

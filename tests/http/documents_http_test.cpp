@@ -326,7 +326,7 @@ TEST_F(DocumentsTest, IdsTheGatewayCannotAddress) {
       EXPECT_EQ(r.Code(), "Unauthorized") << r;
     }
   }
-  for (const std::string& id : {"With\\rCarriageReturn", "With\\tTab", "With\\nLineFeed"}) {
+  for (const std::string id : {"With\\rCarriageReturn", "With\\tTab", "With\\nLineFeed"}) {
     ASSERT_EQ(Create("{\"id\":\"" + id + "\",\"pk\":\"a\"}").status(), 201) << id;
   }
   for (const char* path : {"With%0DCarriageReturn", "With%09Tab", "With%0ALineFeed"}) {

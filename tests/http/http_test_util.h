@@ -99,8 +99,8 @@ inline std::ostream& operator<<(std::ostream& os, const Reply& r) { return os <<
 struct SignOptions {
   bool sign = true;                 // add an Authorization header
   bool url_encode = true;           // percent-encode the Authorization value
-  std::optional<std::string> date;  // x-ms-date to send (default: now)
-  std::optional<std::string> key;   // decoded key to sign with (default: the account key)
+  std::optional<std::string> date = {};  // x-ms-date to send (default: now)
+  std::optional<std::string> key = {};   // decoded key to sign with (default: the account key)
   bool send_date = true;            // send the x-ms-date header at all
 };
 

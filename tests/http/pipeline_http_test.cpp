@@ -127,7 +127,7 @@ TEST_F(PipelineTest, EmulatorAadTokenServesAsTheMasterKey) {
   EXPECT_EQ(ok.status(), 200) << ok;
   EXPECT_EQ(call(util::PercentEncode("type=aad&ver=1.0&sig=" + good)).status(), 200);
   EXPECT_EQ(Call(bh::verb::post, "/dbs", R"({"id":"aad"})", {{"authorization", "type=aad&ver=1.0&sig=" + good}},
-                 SignOptions{false})
+                 NoSignature())
                 .status(),
             201);
   for (const std::string& bad : {token("CosmosEmulatorPrimaryMaster", "not the key", now + 7200),

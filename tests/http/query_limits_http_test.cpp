@@ -206,7 +206,7 @@ TEST_F(QueryLimitsTest, ErrorBodiesEchoingInvalidBytesAreJson) {
 
 // The service answers OPTIONS 403 {"code":"Forbidden"} (recording cosmos-203); ours carries a message.
 TEST_F(QueryLimitsTest, OptionsAnswers403WithAMessage) {
-  auto r = Call(boost::beast::http::verb::options, "/", "", {}, testing::SignOptions{false});
+  auto r = Call(boost::beast::http::verb::options, "/", "", {}, testing::NoSignature());
   EXPECT_EQ(r.status(), 403) << r;
   EXPECT_EQ(r.Code(), "Forbidden");
   ExpectErrorBody(r);

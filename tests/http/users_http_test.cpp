@@ -480,7 +480,7 @@ TEST_F(UsersTest, ForgedAndGarbledTokensAre401) {
   // Signed with another key.
   std::string mac = util::Base64Encode(util::HmacSha256("another key", "resource-token\n" + claims));
   ExpectBadToken(ReadDoc("type=resource&ver=1&sig=" + mac + ";" + claims + ";", "a", R"(["x"])"));
-  for (const std::string bad : {std::string("type=resource&ver=1&sig=abc"), std::string("type=resource&ver=1&sig="),
+  for (const std::string& bad : {std::string("type=resource&ver=1&sig=abc"), std::string("type=resource&ver=1&sig="),
                                 "type=resource&ver=2&" + t.substr(t.find("sig=")),
                                 t.substr(0, t.size() - 1), t + "x;"}) {
     ExpectBadToken(ReadDoc(bad, "a", R"(["x"])"));

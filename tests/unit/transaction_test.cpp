@@ -224,10 +224,10 @@ TEST_F(TransactionTest, WritesAreCheckedAgainstWhatTheTransactionSees) {
   EXPECT_EQ(StatusOf([&] { Staged(*tx, WriteKind::kReplace, "b", 3); }), 404);
   EXPECT_EQ(StatusOf([&] { Staged(*tx, WriteKind::kDelete, "b", 3); }), 404);
   // If-Match against the etag the transaction sees.
-  EXPECT_EQ(StatusOf([&] { Staged(*tx, WriteKind::kReplace, "a", 3, Preconditions{"\"stale\""}); }), 412);
-  auto a2 = Staged(*tx, WriteKind::kReplace, "a", 3, Preconditions{a.item->etag});
-  EXPECT_EQ(StatusOf([&] { Staged(*tx, WriteKind::kReplace, "a", 4, Preconditions{a.item->etag}); }), 412);
-  EXPECT_EQ(StatusOf([&] { Staged(*tx, WriteKind::kDelete, "a", 0, Preconditions{a2.item->etag}); }), 0);
+  EXPECT_EQ(StatusOf([&] { Staged(*tx, WriteKind::kReplace, "a", 3, Preconditions{.if_match = "\"stale\"", .if_none_match = {}}); }), 412);
+  auto a2 = Staged(*tx, WriteKind::kReplace, "a", 3, Preconditions{.if_match = a.item->etag, .if_none_match = {}});
+  EXPECT_EQ(StatusOf([&] { Staged(*tx, WriteKind::kReplace, "a", 4, Preconditions{.if_match = a.item->etag, .if_none_match = {}}); }), 412);
+  EXPECT_EQ(StatusOf([&] { Staged(*tx, WriteKind::kDelete, "a", 0, Preconditions{.if_match = a2.item->etag, .if_none_match = {}}); }), 0);
   // A rejected write stages nothing: the committed partition gets only what succeeded.
   EXPECT_EQ(tx->Commit(100), 6u);  // after 2: b create, b delete, a replace, a delete
   EXPECT_EQ(p_.Read(kA, "a", 100, kPolicy), nullptr);

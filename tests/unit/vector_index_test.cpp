@@ -108,7 +108,9 @@ struct Fixture {
     // Every item tied with the k-th may come before it in another order of reading: kept too.
     if (defined.size() > k) {
       for (const auto& s : defined) {
-        if (s.score == defined[k - 1].score) EXPECT_TRUE(got.count(s.seq)) << "tie " << s.seq;
+        if (s.score == defined[k - 1].score) {
+          EXPECT_TRUE(got.count(s.seq)) << "tie " << s.seq;
+        }
       }
     }
     return found->size();
