@@ -112,7 +112,7 @@ struct NumberHandler {
   // Duplicate member names, found as the text is read: each open object's names as 64-bit hashes
   // (`hashes` from `starts[depth]` on) and a 64-bit filter of them; a name whose filter bit is set
   // is compared with the object's hashes. When one repeats, the document is walked once
-  // (DropRepeatedNames); documents without repeats and with objects of up to 64 names never are.
+  // (DropRepeatedNames); documents without repeats and with objects of up to 256 names never are.
   uint64_t filter[kMaxDepth + 2] = {};
   size_t starts[kMaxDepth + 2] = {};
   std::vector<uint64_t> hashes = {};
@@ -140,7 +140,7 @@ struct NumberHandler {
       const uint64_t bit = 1ull << (h & 63);
       if ((filter[depth] & bit) != 0 && !maybe_repeated) {
         // An object of many names is left to the walk (a hash map), so the scan stays short.
-        if (hashes.size() - starts[depth] >= 64) maybe_repeated = true;
+        if (hashes.size() - starts[depth] >= 256) maybe_repeated = true;
         for (size_t i = starts[depth]; i < hashes.size() && !maybe_repeated; ++i) maybe_repeated = hashes[i] == h;
       }
       filter[depth] |= bit;
