@@ -1,5 +1,5 @@
 // A library preloaded into the emulator (LD_PRELOAD) by the tests of what the emulator does when
-// its disk fails (tests/sdk/js/io-errors.test.mjs): it makes the system calls on the files of one
+// its disk fails (tests/sdk/js/durability.test.mjs): it makes the system calls on the files of one
 // directory fail the way a failing or read-only disk makes them fail, while the process runs.
 //
 //   COSMOS_IO_FAULTS_DIR   the directory whose files fail (the emulator's data directory)
