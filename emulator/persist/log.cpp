@@ -172,6 +172,7 @@ struct LogScan {
   uint64_t first_seq = 0;             // the first record's sequence number in the file (0: none)
   uint64_t last_seq = 0;              // the last one kept (the snapshot's when none)
   uint64_t good = 0;                  // the bytes of the header and the records kept
+  std::string data;                   // the file as read (recovery reuses it: read once)
   std::string why;                    // what ends the log before its end, with where
   bool torn = false;                  // ... and it is a torn tail
   Found after;                        // whole records after the end
@@ -180,9 +181,11 @@ struct LogScan {
 LogScan ScanLog(const std::string& path, uint64_t snapshot_seq) {
   LogScan out;
   out.last_seq = snapshot_seq;
-  auto data = ReadFile(path);
-  if (!data) return out;
+  auto file = ReadFile(path);
+  if (!file) return out;
   out.present = true;
+  out.data = std::move(*file);
+  const std::string* data = &out.data;
   out.bytes = data->size();
   if (data->size() >= 12 && std::memcmp(data->data(), kLogMagic, sizeof kLogMagic) == 0 &&
       GetU32(data->data() + 8) == kLogVersion && data->size() >= kLogHeaderBytes) {
@@ -324,7 +327,6 @@ void Log::Recover(Recovered& recovered, Recovery recovery) {
   LogScan log = ScanLog(log_path, snap.present ? snap.seq : 0);
   const uint64_t snap_seq = snap.present ? snap.seq : 0;
   const uint64_t log_records = log.records.size();
-  const std::string log_bytes = Plural(log.bytes, "byte", "bytes");
 
   // The log needs a snapshot it does not have: it follows a checkpoint (its header says so, or its
   // first record is not the next one) that this snapshot does not reach.
@@ -335,7 +337,7 @@ void Log::Recover(Recovered& recovered, Recovery recovery) {
                                           std::to_string(snap_seq)
                                     : "the snapshot " + snap_path + " is missing but the log " + log_path +
                                           " continues from it (record " + std::to_string(needs) + ")";
-    const Found all = WholeRecordsFrom(ReadFile(log_path).value_or(""), log.header_bytes);
+    const Found all = WholeRecordsFrom(log.data, log.header_bytes);
     what += ": the log's " + Plural(log.bytes - log.header_bytes, "byte", "bytes") + " from byte " +
             std::to_string(log.header_bytes) + ", holding " +
             RecordsText(all.count, all.first, all.last) + ", cannot be applied without it";
@@ -347,7 +349,7 @@ void Log::Recover(Recovered& recovered, Recovery recovery) {
     log.last_seq = snap_seq;
   } else if (snap.present && log.header_bytes == 0) {
     // Beside a snapshot the log is never missing or empty: a checkpoint replaces it whole.
-    const std::string what = "the log " + log_path + (log.present ? " is " + log_bytes + " long, shorter than its header,"
+    const std::string what = "the log " + log_path + (log.present ? " is " + Plural(log.bytes, "byte", "bytes") + " long, shorter than its header,"
                                                                   : std::string(" is missing")) +
                              " beside the snapshot " + snap_path + " (records 1 to " + std::to_string(snap_seq) +
                              "): every write logged after the snapshot would be lost";
@@ -364,7 +366,7 @@ void Log::Recover(Recovered& recovered, Recovery recovery) {
     if (!salvage)
       throw PersistError(Stopped(what + " that would be lost; " + Plural(log_records, "record", "records") +
                                  (log_records == 1 ? " before it is whole" : " before it are whole")));
-    const std::string kept = ReadFile(log_path).value_or("").substr(log.header_bytes, log.good - log.header_bytes);
+    const std::string kept = log.data.substr(log.header_bytes, log.good - log.header_bytes);
     SetAside("wal.log", aside);
     dropped.push_back(what + ": dropped them and kept the " + Plural(log_records, "record", "records") +
                       " before it; the whole log was set aside");

@@ -64,6 +64,15 @@ bool Fails(const char* mode, bool applies) {
 
 bool OpensToWrite(int flags) { return (flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC)) != 0; }
 
+using OpenFn = int (*)(const char*, int, ...);
+
+// open() and open64() alike: the mode argument is there only with O_CREAT or O_TMPFILE.
+int Open(OpenFn next, const char* path, int flags, va_list ap) {
+  const mode_t mode = (flags & (O_CREAT | O_TMPFILE)) ? va_arg(ap, mode_t) : 0;
+  if (OpensToWrite(flags) && Fails("erofs", Under(path))) return -1;
+  return next(path, flags, mode);
+}
+
 }  // namespace
 
 extern "C" {
@@ -87,29 +96,21 @@ int fdatasync(int fd) {
 }
 
 int open(const char* path, int flags, ...) {
-  static auto next = Next<int (*)(const char*, int, ...)>("open");
-  mode_t mode = 0;
-  if (flags & (O_CREAT | O_TMPFILE)) {
-    va_list ap;
-    va_start(ap, flags);
-    mode = va_arg(ap, mode_t);
-    va_end(ap);
-  }
-  if (OpensToWrite(flags) && Fails("erofs", Under(path))) return -1;
-  return next(path, flags, mode);
+  static auto next = Next<OpenFn>("open");
+  va_list ap;
+  va_start(ap, flags);
+  const int fd = Open(next, path, flags, ap);
+  va_end(ap);
+  return fd;
 }
 
 int open64(const char* path, int flags, ...) {
-  static auto next = Next<int (*)(const char*, int, ...)>("open64");
-  mode_t mode = 0;
-  if (flags & (O_CREAT | O_TMPFILE)) {
-    va_list ap;
-    va_start(ap, flags);
-    mode = va_arg(ap, mode_t);
-    va_end(ap);
-  }
-  if (OpensToWrite(flags) && Fails("erofs", Under(path))) return -1;
-  return next(path, flags, mode);
+  static auto next = Next<OpenFn>("open64");
+  va_list ap;
+  va_start(ap, flags);
+  const int fd = Open(next, path, flags, ap);
+  va_end(ap);
+  return fd;
 }
 
 int rename(const char* from, const char* to) {

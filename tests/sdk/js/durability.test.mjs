@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { EMULATOR_BIN, LOCAL, newClient, rawRequest, startEmulator } from "./harness.mjs";
+import { EMULATOR_BIN, LOCAL, newClient, pkHeader, rawRequest, startEmulator } from "./harness.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const FAULTS_LIB = process.env.COSMOS_IO_FAULTS_LIB || resolve(here, "../../../build/tests/cosmos_io_faults.so");
@@ -38,6 +38,24 @@ function refusedStart(dir, extra = []) {
   assert.equal(lines.length, 1, r.stderr);
   return lines[0];
 }
+
+// An emulator on a fresh data directory whose disk fails on demand: write the mode's file
+// (tests/io_faults) to make it fail.
+async function withFailingDisk(t) {
+  assert.ok(existsSync(FAULTS_LIB), `${FAULTS_LIB} (built with the tests)`);
+  const dir = freshDir(t);
+  const mode = join(freshDir(t), "mode");
+  writeFileSync(mode, "");
+  const env = await startEmulator(["--data-dir", dir, "--protocol", "http"], {
+    env: { LD_PRELOAD: FAULTS_LIB, COSMOS_IO_FAULTS_DIR: dir, COSMOS_IO_FAULTS_FILE: mode },
+  });
+  t.after(() => env.stop());
+  return { dir, mode, env };
+}
+
+// A request of `env`'s with the partition key header when `pk` is given.
+const send = (env, method, path, pk, body) =>
+  rawRequest(env, { method, path, body, headers: pk ? { "x-ms-documentdb-partitionkey": pkHeader(pk) } : {} });
 
 async function withItems(dir, count, { args = [] } = {}) {
   const env = await startEmulator(["--data-dir", dir, "--protocol", "http", ...args]);
@@ -139,17 +157,9 @@ test("snapshot.bin missing beside a log that follows it, and wal.log missing bes
 });
 
 test("the disk failing: EIO on write is answered 500, the write is never seen, later changes are refused", { skip: !LOCAL, timeout: 60000 }, async (t) => {
-  assert.ok(existsSync(FAULTS_LIB), `${FAULTS_LIB} (built with the tests)`);
-  const dir = freshDir(t);
-  const mode = join(freshDir(t), "mode");
-  writeFileSync(mode, "");
-  const env = await startEmulator(["--data-dir", dir, "--protocol", "http"], {
-    env: { LD_PRELOAD: FAULTS_LIB, COSMOS_IO_FAULTS_DIR: dir, COSMOS_IO_FAULTS_FILE: mode },
-  });
-  t.after(() => env.stop());
-  const post = (path, body, pk) =>
-    rawRequest(env, { method: "POST", path, body, headers: pk ? { "x-ms-documentdb-partitionkey": JSON.stringify([pk]) } : {} });
-  const get = (path, pk) => rawRequest(env, { path, headers: pk ? { "x-ms-documentdb-partitionkey": JSON.stringify([pk]) } : {} });
+  const { dir, mode, env } = await withFailingDisk(t);
+  const post = (path, body, pk) => send(env, "POST", path, pk, body);
+  const get = (path, pk) => send(env, "GET", path, pk);
   assert.equal((await post("/dbs", { id: "d" })).status, 201);
   assert.equal((await post("/dbs/d/colls", { id: "c", partitionKey: { paths: ["/pk"] } })).status, 201);
   assert.equal((await post("/dbs/d/colls/c/docs", { id: "a", pk: "p" }, "p")).status, 201);
@@ -179,20 +189,14 @@ test("the disk failing: EIO on write is answered 500, the write is never seen, l
   await new Promise((r) => setTimeout(r, 200));
   const after = await startEmulator(["--data-dir", dir, "--protocol", "http"]);
   t.after(() => after.stop());
-  const r = (path, pk) => rawRequest(after, { path, headers: pk ? { "x-ms-documentdb-partitionkey": JSON.stringify([pk]) } : {} });
+  const r = (path, pk) => send(after, "GET", path, pk);
   assert.equal((await r("/dbs/d/colls/c/docs/a", "p")).status, 200);
   assert.equal((await r("/dbs/d/colls/c/docs/b", "p")).status, 404);
   assert.equal((await r("/dbs/d2")).status, 404);
 });
 
 test("the disk failing: EIO on fdatasync is answered 500 and later writes are refused", { skip: !LOCAL, timeout: 60000 }, async (t) => {
-  const dir = freshDir(t);
-  const mode = join(freshDir(t), "mode");
-  writeFileSync(mode, "");
-  const env = await startEmulator(["--data-dir", dir, "--protocol", "http"], {
-    env: { LD_PRELOAD: FAULTS_LIB, COSMOS_IO_FAULTS_DIR: dir, COSMOS_IO_FAULTS_FILE: mode },
-  });
-  t.after(() => env.stop());
+  const { mode, env } = await withFailingDisk(t);
   const client = newClient(env);
   t.after(() => client.dispose());
   const { database } = await client.databases.create({ id: "d" });
