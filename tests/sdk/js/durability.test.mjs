@@ -84,8 +84,7 @@ async function countItems(dir, args = []) {
 test("a flipped byte at 10% of wal.log stops the start, changes no file; --recover salvage keeps the records before it", { skip: !LOCAL, timeout: 120000 }, async (t) => {
   const dir = freshDir(t);
   const env = await withItems(dir, 500);
-  process.kill(env.pid, "SIGKILL"); // no checkpoint: every write is in the log
-  await new Promise((r) => setTimeout(r, 200));
+  await env.kill(); // no checkpoint: every write is in the log
   const log = join(dir, "wal.log");
   const bytes = readFileSync(log);
   const at = Math.floor(bytes.length / 10);
@@ -127,8 +126,7 @@ test("snapshot.bin missing beside a log that follows it, and wal.log missing bes
   const env = await withItems(dir, 0);
   const c = newClient(env).database("d").container("c");
   for (let i = 0; i < 5; ++i) await c.items.create({ id: `late${i}`, pk: "q" });
-  process.kill(env.pid, "SIGKILL");
-  await new Promise((r) => setTimeout(r, 200));
+  await env.kill();
   const snapshot = readFileSync(join(dir, "snapshot.bin"));
   unlinkSync(join(dir, "snapshot.bin"));
   const before = sha(join(dir, "wal.log"));
@@ -185,8 +183,7 @@ test("the disk failing: EIO on write is answered 500, the write is never seen, l
   assert.equal((await get("/dbs/d/colls/c2")).status, 404);
 
   // After a restart on a good disk: what was acknowledged, nothing else.
-  process.kill(env.pid, "SIGKILL");
-  await new Promise((r) => setTimeout(r, 200));
+  await env.kill();
   const after = await startEmulator(["--data-dir", dir, "--protocol", "http"]);
   t.after(() => after.stop());
   const r = (path, pk) => send(after, "GET", path, pk);

@@ -75,6 +75,14 @@ export async function startEmulator(extraArgs = [], { scheme = "http", env = {},
     key: WELL_KNOWN_KEY,
     pid: child.pid,
     log: () => output,
+    // kill -9, resolved once the process is gone (its data directory's lock released).
+    kill: async () => {
+      process.off("exit", killOnExit);
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((r) => child.once("exit", r));
+      child.kill("SIGKILL");
+      await exited;
+    },
     stop: async () => {
       process.off("exit", killOnExit);
       if (child.exitCode !== null || child.signalCode !== null) return;
