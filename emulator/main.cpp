@@ -31,6 +31,7 @@
 #include "faults/faults.h"
 #include "http/context.h"
 #include "http/emulator_pages.h"
+#include "http/headers.h"
 #include "http/pipeline.h"
 #include "scripting/engine.h"
 #include "server/server.h"
@@ -437,6 +438,7 @@ int main(int argc, char** argv) {
     }
   }
   cosmos::http::Services services{account, config, limiter, stats, wall_clock, &faults};
+  cosmos::seed::ServeImport(services);  // POST /_emulator/import
   account.set_clock(&wall_clock);  // databases', containers' and offers' _ts read the clock items' do
 
   // Persistence: recover what the data directory holds before anything is served.
@@ -493,7 +495,7 @@ int main(int argc, char** argv) {
       line.precision(3);
       line << "cosmos-emulator: " << (c.secure ? "https " : "http ") << req.method_string() << " " << req.target()
            << " " << res.result_int();
-      if (auto it = res.find("x-ms-request-charge"); it != res.end()) line << " " << it->value() << " RU";
+      if (auto it = res.find(cosmos::http::headers::kRequestCharge); it != res.end()) line << " " << it->value() << " RU";
       line << " " << std::fixed << ms << " ms";
       Line(std::cout, line.str());
       return res;

@@ -8,6 +8,7 @@
 #include "handlers/common.h"
 #include "handlers/handlers.h"
 #include "handlers/items.h"
+#include "http/headers.h"
 #include "util/util.h"
 
 namespace cosmos::handlers {
@@ -191,7 +192,7 @@ Result Answer(const RequestContext& ctx, const std::vector<OpResult>& results, c
   }
   r.status = all_ok ? 200 : 207;
   r.body = ResultsJson(results, ReturnsMinimal(ctx), !atomic);
-  r.headers.emplace_back("x-ms-item-count", std::to_string(results.size()));
+  r.headers.emplace_back(headers::kItemCount, std::to_string(results.size()));
   ItemHeaders(r, ctx, c, p, lsn);
   r.charge = charge::Round2(total);
   return r;
@@ -217,7 +218,7 @@ Result Atomic(Services& s, RequestContext& ctx, store::ContainerPtr c) {
   // with it in these words (the Python SDK's test_batch_subpartition). (Other keys short of the
   // definition are refused by HeaderKey.)
   const auto& def = c->partition_key();
-  auto header = ctx.Header("x-ms-documentdb-partitionkey");
+  auto header = ctx.scope().partition_key;
   store::PartitionKeyValue key = header && def.kind == "MultiHash" ? store::ParsePartitionKeyHeader(def, *header, true)
                                                                     : HeaderKey(ctx, *c);
   if (def.kind == "MultiHash" && key.components.size() < def.paths.size()) {
@@ -266,20 +267,20 @@ Result Atomic(Services& s, RequestContext& ctx, store::ContainerPtr c) {
   // The failing operation's substatus travels in the response header (its result carries none).
   const int substatus = failed ? results[*failed].substatus : 0;
   Result r = Answer(ctx, results, *c, *t.partition, lsn, true);
-  if (substatus) r.headers.emplace_back("x-ms-substatus", std::to_string(substatus));
+  if (substatus) r.headers.emplace_back(headers::kSubstatus, std::to_string(substatus));
   return r;
 }
 
 // Each operation on its own, in the addressed partition key range (or logical partition).
 Result NonAtomic(Services& s, RequestContext& ctx, store::ContainerPtr c) {
   json::Document ops = ParseOperations(ctx);
-  const bool continue_on_error = ctx.BoolHeader("x-ms-cosmos-batch-continue-on-error");
+  const bool continue_on_error = ctx.BoolHeader(headers::kBatchContinueOnError);
   std::optional<store::PartitionKeyValue> header_key;
   store::PhysicalPartition* partition = nullptr;
-  if (ctx.Header("x-ms-documentdb-partitionkey")) {
+  if (ctx.scope().partition_key) {
     header_key = HeaderKey(ctx, *c);
     partition = &c->PartitionFor(*header_key);
-  } else if (auto range = ctx.Header("x-ms-documentdb-partitionkeyrangeid")) {
+  } else if (auto range = ctx.scope().range_id) {
     partition = c->PartitionById(*range);
     if (!partition) throw RangeGone(*range);
   } else {

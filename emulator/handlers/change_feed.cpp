@@ -14,6 +14,7 @@
 #include "common/errors.h"
 #include "handlers/common.h"
 #include "handlers/handlers.h"
+#include "http/headers.h"
 #include "util/util.h"
 
 namespace cosmos::handlers {
@@ -24,10 +25,10 @@ enum class Mode { kLatestVersion, kAllVersionsAndDeletes };
 constexpr std::string_view kWireFormat = "2021-09-15";
 
 Mode ModeOf(const RequestContext& ctx) {
-  std::string_view aim = *ctx.Header("a-im");
+  std::string_view aim = *ctx.Header(headers::kAIm);
   if (util::EqualsIgnoreCase(aim, "Incremental Feed")) return Mode::kLatestVersion;
   if (util::EqualsIgnoreCase(aim, "Full-Fidelity Feed")) {
-    auto wire = ctx.Header("x-ms-cosmos-changefeed-wire-format-version");
+    auto wire = ctx.Header(headers::kChangeFeedWireFormatVersion);
     if (wire && *wire != kWireFormat)
       throw errors::BadRequest("The change feed wire format version '" + std::string(*wire) +
                                "' is not supported; use " + std::string(kWireFormat) + ".");
@@ -45,7 +46,7 @@ CosmosError InvalidContinuation(std::string_view token) {
 std::vector<uint64_t> StartPositions(const RequestContext& ctx, const std::vector<store::PhysicalPartition*>& parts,
                                      Mode mode) {
   std::vector<uint64_t> start(parts.size(), 0);
-  auto inm = ctx.Header("if-none-match");
+  auto inm = ctx.Header(headers::kIfNoneMatch);
   if (inm && *inm == "*") {  // from now
     for (size_t i = 0; i < parts.size(); ++i) start[i] = parts[i]->lsn();
     return start;
@@ -224,8 +225,8 @@ Result ReadChangeFeed(Services& s, RequestContext& ctx) {
   for (auto& d : docs) kbs.push_back(static_cast<double>(d.size()) / 1024.0);
 
   Result r;
-  r.headers.emplace_back("etag", Etag(parts, resume));
-  r.headers.emplace_back("x-ms-item-count", std::to_string(docs.size()));
+  r.headers.emplace_back(headers::kETag, Etag(parts, resume));
+  r.headers.emplace_back(headers::kItemCount, std::to_string(docs.size()));
   SessionHeaders(r, ctx, *c, parts);
   r.charge = charge::ChangeFeed(kbs, ReadConsistency(s, ctx));
   if (docs.empty()) {

@@ -5,6 +5,7 @@
 
 #include "charge/charge.h"
 #include "common/errors.h"
+#include "http/headers.h"
 #include "http/inject.h"
 #include "query/executor.h"
 #include "query/parse_cache.h"
@@ -57,7 +58,7 @@ json::Document ParseObjectBody(const std::string& body) {
 }
 
 std::optional<std::optional<size_t>> MaxItemCount(const http::RequestContext& ctx) {
-  auto h = ctx.Header("x-ms-max-item-count");
+  auto h = ctx.Header(headers::kMaxItemCount);
   if (!h) return std::nullopt;
   auto v = util::ParseInteger<long long>(*h);
   if (!v || *v < -1)
@@ -70,7 +71,7 @@ std::optional<std::optional<size_t>> MaxItemCount(const http::RequestContext& ct
 }
 
 void CheckCrossPartitionAllowed(const http::RequestContext& ctx, const store::Container& c) {
-  if (c.partition_key().system_key || ctx.BoolHeader("x-ms-documentdb-query-enablecrosspartition")) return;
+  if (c.partition_key().system_key || ctx.BoolHeader(headers::kEnableCrossPartition)) return;
   throw CosmosError(400, 0, "BadRequest",
                     "Cross partition query is required but disabled. Please set "
                     "x-ms-documentdb-query-enablecrosspartition to true, specify x-ms-documentdb-partitionkey, or "
@@ -145,17 +146,6 @@ QueryBody ParseQueryBody(const std::string& body) {
   return q;
 }
 
-int64_t ValidTtl(const json::Value& v) {
-  constexpr int64_t kMaxTtl = 2147483647;
-  if (v.IsInt64()) {
-    const int64_t n = v.GetInt64();
-    if (n == -1 || (n >= 1 && n <= kMaxTtl)) return n;
-  }
-  throw errors::BadRequest("The input ttl '" + (v.IsString() ? std::string(v.GetString(), v.GetStringLength()) : json::Write(v)) +
-                           "' is invalid. Ensure to provide a nonzero positive integer less than or equal to '" +
-                           std::to_string(kMaxTtl) + "', or '-1' which means never expire.");
-}
-
 std::string FeedJson(const std::string& rid, const char* key, const std::vector<std::string>& items) {
   std::string out = "{\"_rid\":";
   json::WriteString(out, rid);
@@ -175,16 +165,16 @@ std::string FeedJson(const std::string& rid, const char* key, const std::vector<
 std::vector<std::string> Page(const http::RequestContext& ctx, std::vector<std::string> all, http::Result& r) {
   const size_t max_items = MaxItemCount(ctx).value_or(std::nullopt).value_or(all.size());
   size_t start = 0;
-  if (auto h = ctx.Header("x-ms-continuation"); h && !h->empty()) {
+  if (auto h = ctx.Header(headers::kContinuation); h && !h->empty()) {
     auto v = util::ParseInteger<size_t>(*h);
     if (!v || *v > all.size()) throw CosmosError(400, 0, "BadRequest", "Invalid Continuation Token");
     start = *v;
   }
   size_t end = std::min(all.size(), start + max_items);
-  if (end < all.size()) r.headers.emplace_back("x-ms-continuation", std::to_string(end));
+  if (end < all.size()) r.headers.emplace_back(headers::kContinuation, std::to_string(end));
   std::vector<std::string> out(std::make_move_iterator(all.begin() + static_cast<std::ptrdiff_t>(start)),
                                std::make_move_iterator(all.begin() + static_cast<std::ptrdiff_t>(end)));
-  r.headers.emplace_back("x-ms-item-count", std::to_string(out.size()));
+  r.headers.emplace_back(headers::kItemCount, std::to_string(out.size()));
   return out;
 }
 
@@ -205,12 +195,12 @@ store::Throughput CheckedThroughput(int64_t ru, bool autoscale) {
 }
 
 std::optional<store::Throughput> ThroughputFromHeaders(const http::RequestContext& ctx) {
-  if (auto h = ctx.Header("x-ms-offer-throughput")) {
+  if (auto h = ctx.Header(headers::kOfferThroughput)) {
     auto parsed = util::ParseInteger<int>(*h);
     if (!parsed) throw errors::BadRequest("The x-ms-offer-throughput header must be an integer.");
     return CheckedThroughput(*parsed, false);
   }
-  if (auto h = ctx.Header("x-ms-cosmos-offer-autopilot-settings")) {
+  if (auto h = ctx.Header(headers::kOfferAutopilotSettings)) {
     json::Document d;
     if (json::Parse(*h, d) != json::ParseStatus::kOk || !d.IsObject() || !d.HasMember("maxThroughput") ||
         !d["maxThroughput"].IsInt())
@@ -223,11 +213,11 @@ std::optional<store::Throughput> ThroughputFromHeaders(const http::RequestContex
 // Headers every item response carries: session token and the container it belongs to.
 void ItemHeaders(http::Result& r, const http::RequestContext& ctx, const store::Container& c, const store::PhysicalPartition& p,
                  uint64_t lsn) {
-  r.headers.emplace_back("x-ms-session-token", p.range_id() + ":-1#" + std::to_string(lsn));
-  r.headers.emplace_back("x-ms-content-path", c.rid());
-  r.headers.emplace_back("x-ms-alt-content-path", "dbs/" + ctx.Param("db") + "/colls/" + ctx.Param("coll"));
-  r.headers.emplace_back("x-ms-documentdb-partitionkeyrangeid", p.range_id());
-  r.headers.emplace_back("lsn", std::to_string(lsn));
+  r.headers.emplace_back(headers::kSessionToken, p.range_id() + ":-1#" + std::to_string(lsn));
+  r.headers.emplace_back(headers::kContentPath, c.rid());
+  r.headers.emplace_back(headers::kAltContentPath, "dbs/" + ctx.Param("db") + "/colls/" + ctx.Param("coll"));
+  r.headers.emplace_back(headers::kPartitionKeyRangeId, p.range_id());
+  r.headers.emplace_back(headers::kLsn, std::to_string(lsn));
 }
 
 void SessionHeaders(http::Result& r, const http::RequestContext& ctx, const store::Container& c,
@@ -241,9 +231,9 @@ void SessionHeaders(http::Result& r, const http::RequestContext& ctx, const stor
     if (!token.empty()) token += ',';
     token += p->range_id() + ":-1#" + std::to_string(p->lsn());
   }
-  if (!token.empty()) r.headers.emplace_back("x-ms-session-token", token);
-  r.headers.emplace_back("x-ms-content-path", c.rid());
-  r.headers.emplace_back("x-ms-alt-content-path", "dbs/" + ctx.Param("db") + "/colls/" + ctx.Param("coll"));
+  if (!token.empty()) r.headers.emplace_back(headers::kSessionToken, token);
+  r.headers.emplace_back(headers::kContentPath, c.rid());
+  r.headers.emplace_back(headers::kAltContentPath, "dbs/" + ctx.Param("db") + "/colls/" + ctx.Param("coll"));
 }
 
 namespace {
@@ -281,7 +271,7 @@ std::optional<uint64_t> SessionLsn(std::string_view v) {
 // would break the common delete-and-recreate test fixture) or one no write of this emulator ever
 // produced: only the latter answers 404/1002, as a replica that never catches up would.
 void CheckSessionToken(const http::RequestContext& ctx, const std::vector<store::PhysicalPartition*>& parts) {
-  auto h = ctx.Header("x-ms-session-token");
+  auto h = ctx.Header(headers::kSessionToken);
   if (!h || h->empty()) return;
   std::string_view all = *h;
   while (!all.empty()) {
@@ -312,8 +302,8 @@ void Admit(http::Services& s, http::RequestContext& ctx, const store::ContainerP
   u.operation = ctx.facts().report_name;
   u.partitions = std::move(parts);
   u.addressed = u.partitions.size();
-  u.by_range = !ctx.Header("x-ms-documentdb-partitionkey") && ctx.Header("x-ms-documentdb-partitionkeyrangeid");
-  auto cont = ctx.Header("x-ms-continuation");
+  u.by_range = ctx.scope().by_range();
+  auto cont = ctx.Header(headers::kContinuation);
   u.first_page = !cont || cont->empty();
   http::InjectFault(s, ctx, u.partitions);
   const bool read = ctx.verb() == http::beast_http::verb::get || u.operation == "query";
@@ -334,7 +324,7 @@ CosmosError RangeGone(std::string_view range) {
 }
 
 std::optional<std::string> IfMatchHeader(const http::RequestContext& ctx) {
-  auto h = ctx.Header("if-match");
+  auto h = ctx.Header(headers::kIfMatch);
   if (!h || h->empty()) return std::nullopt;
   return std::string(*h);
 }
@@ -342,11 +332,12 @@ std::optional<std::string> IfMatchHeader(const http::RequestContext& ctx) {
 Routed RouteRequest(const http::RequestContext& ctx, const store::ContainerPtr& c) {
   Routed r;
   const auto& def = c->partition_key();
-  auto start = ctx.Header("x-ms-start-epk");
-  auto end = ctx.Header("x-ms-end-epk");
+  const auto& scope = ctx.scope();
+  auto start = scope.start_epk;
+  auto end = scope.end_epk;
   if ((start.has_value() != end.has_value()) || (start && !(*start < *end)))
     throw errors::BadRequest("x-ms-start-epk and x-ms-end-epk must be given together, the start below the end.");
-  if (auto h = ctx.Header("x-ms-documentdb-partitionkey")) {
+  if (auto h = scope.partition_key) {
     store::PartitionKeyValue key = store::ParsePartitionKeyHeader(def, *h, /*allow_prefix=*/true);
     if (key.components.size() < def.paths.size()) {  // a prefix of a hierarchical key
       std::string min = store::EffectivePartitionKey(def, key);
@@ -356,7 +347,7 @@ Routed RouteRequest(const http::RequestContext& ctx, const store::ContainerPtr& 
       r.pk = key.Canonical();
       r.partitions.push_back(&c->PartitionFor(key));
     }
-  } else if (auto range = ctx.Header("x-ms-documentdb-partitionkeyrangeid")) {
+  } else if (auto range = scope.range_id) {
     store::PhysicalPartition* p = c->PartitionById(*range);
     if (p == nullptr) throw RangeGone(*range);
     r.partitions.push_back(p);
@@ -373,7 +364,7 @@ Routed RouteRequest(const http::RequestContext& ctx, const store::ContainerPtr& 
 }
 
 store::PartitionKeyValue HeaderKey(const http::RequestContext& ctx, const store::Container& c) {
-  auto h = ctx.Header("x-ms-documentdb-partitionkey");
+  auto h = ctx.scope().partition_key;
   if (!h) {
     if (c.partition_key().system_key) return store::ParsePartitionKeyHeader(c.partition_key(), "[]");
     throw errors::PartitionKeyComponents();
@@ -384,7 +375,7 @@ store::PartitionKeyValue HeaderKey(const http::RequestContext& ctx, const store:
 // Strong and Bounded Staleness reads cost double: the account's level, unless the request weakens it.
 charge::Consistency ReadConsistency(const http::Services& s, const http::RequestContext& ctx) {
   std::string_view level = s.config.consistency;
-  if (auto h = ctx.Header("x-ms-consistency-level")) level = *h;
+  if (auto h = ctx.Header(headers::kConsistencyLevel)) level = *h;
   return util::EqualsIgnoreCase(level, "Strong") || util::EqualsIgnoreCase(level, "BoundedStaleness")
              ? charge::Consistency::kStrong
              : charge::Consistency::kWeak;
@@ -418,14 +409,14 @@ http::Result QueryResources(http::Services& s, http::RequestContext& ctx, const 
   scope.now_seconds = now;
   query::PageRequest req;
   req.max_items = MaxItemCount(ctx).value_or(100).value_or(SIZE_MAX);
-  if (auto h = ctx.Header("x-ms-continuation"); h && !h->empty()) req.continuation = std::string(*h);
+  if (auto h = ctx.Header(headers::kContinuation); h && !h->empty()) req.continuation = std::string(*h);
   req.query_text = body.text;
   req.now_ms = s.clock.UnixMs();
   query::Page page = query::ExecutePage(*plan, scope, req);
   http::Result r;
   r.body = FeedJson(rid, key, page.rows);
-  r.headers.emplace_back("x-ms-item-count", std::to_string(page.rows.size()));
-  if (page.continuation) r.headers.emplace_back("x-ms-continuation", *page.continuation);
+  r.headers.emplace_back(headers::kItemCount, std::to_string(page.rows.size()));
+  if (page.continuation) r.headers.emplace_back(headers::kContinuation, *page.continuation);
   r.charge = charge::MetadataRead();
   return r;
 }

@@ -17,6 +17,8 @@
 
 namespace cosmos::handlers {
 
+namespace headers = http::headers;  // header names (http/headers.h)
+
 // A missing database or container is a metadata lookup that failed: 404, charged as the service does.
 CosmosError MetadataNotFound();
 
@@ -62,10 +64,6 @@ enum class IdKind { kResourceName, kItem };
 void ValidateId(const json::Value& doc, IdKind kind = IdKind::kResourceName);
 std::string IdOf(const json::Value& doc);
 
-// A time to live given in a body (an item's "ttl", a container's "defaultTtl"): -1 (never expire)
-// or a whole number of seconds from 1 to 2147483647. Anything else, null included, is 400 with the
-// service's message naming the value as written.
-int64_t ValidTtl(const json::Value& v);
 
 // A query request's body: {"query": "...", "parameters": [{"name": "@p", "value": ...}]}, or a
 // bare query text (the service takes both). Throws 400 when malformed or a parameter is unnamed.
@@ -90,8 +88,7 @@ std::string FeedJson(const std::string& rid, const char* key, const std::vector<
 // the list); sets the continuation header on `r` when more remain. Throws 400 on bad values.
 std::vector<std::string> Page(const http::RequestContext& ctx, std::vector<std::string> all, http::Result& r);
 
-// The emulator's own container-create header choosing the physical partition count, and its limit.
-inline constexpr const char* kPartitionCountHeader = "x-cosmos-emulator-partition-count";
+// The most physical partitions the emulator's own container-create header may ask for.
 inline constexpr int kMaxPartitionCount = 1024;
 
 // Manual RU/s, or an autoscale maximum, as the service accepts them (store::Throughput's limits);

@@ -5,6 +5,7 @@
 #include "charge/charge.h"
 #include "handlers/common.h"
 #include "handlers/handlers.h"
+#include "http/headers.h"
 
 namespace cosmos::handlers {
 
@@ -20,7 +21,7 @@ Result QueryConflicts(Services& s, RequestContext& ctx) {
   auto c = ResolveContainer(s, ctx);
   // Conflicts are kept in the container's partitions: a query that names none of them is a cross
   // partition query (the Python SDK's test_partition_key expects the 400).
-  const bool scoped = ctx.Header("x-ms-documentdb-partitionkey") || ctx.Header("x-ms-documentdb-partitionkeyrangeid");
+  const bool scoped = ctx.scope().partition_key || ctx.scope().range_id;
   if (!scoped) CheckCrossPartitionAllowed(ctx, *c);
   return QueryResources(s, ctx, "Conflicts", c->rid(), {});
 }

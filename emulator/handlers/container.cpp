@@ -6,90 +6,16 @@
 #include "handlers/common.h"
 #include "handlers/encryption.h"
 #include "handlers/handlers.h"
-#include "query/computed_properties.h"
+#include "http/headers.h"
+#include "query/container_settings.h"
 #include "util/util.h"
 
 namespace cosmos::handlers {
 namespace {
 
-// The longest retention the service offers for all versions and deletes (30 days).
-constexpr int64_t kMaxChangeFeedRetentionMinutes = 30 * 24 * 60;
-
 constexpr const char* kUniqueKeyChange =
     "The unique index cannot be modified. To change the unique index, remove the collection and re-create a new one.";
 
-// Reads the settings a create or replace may set; rejects features this emulator does not enforce.
-store::ContainerSettings SettingsFromBody(const json::Value& body) {
-  store::ContainerSettings st;
-  auto ip = body.FindMember("indexingPolicy");
-  auto geo_config = body.FindMember("geospatialConfig");
-  st.indexing = store::IndexingPolicy::FromJson(ip == body.MemberEnd() ? nullptr : &ip->value,
-                                                geo_config == body.MemberEnd() ? nullptr : &geo_config->value);
-  // Present, defaultTtl must be -1 or 1..2^31-1 (null too is refused, as the service does).
-  auto ttl = body.FindMember("defaultTtl");
-  if (ttl != body.MemberEnd()) st.default_ttl = ValidTtl(ttl->value);
-  auto uk = body.FindMember("uniqueKeyPolicy");
-  if (uk != body.MemberEnd() && !uk->value.IsNull())
-    st.unique_keys = std::make_shared<const store::UniqueKeyPolicy>(store::UniqueKeyPolicy::FromJson(&uk->value));
-  auto& a = st.extra.GetAllocator();
-  st.extra.SetObject();
-  // Computed properties are kept as given (and left out when there are none); a replace sets them anew.
-  if (auto cp = body.FindMember("computedProperties"); cp != body.MemberEnd() && !cp->value.IsNull()) {
-    st.computed = query::ComputedPropertiesFromJson(cp->value, st.indexing);
-    if (st.computed) st.extra.AddMember("computedProperties", json::Value(cp->value, a), a);
-  }
-  // The vector embedding policy is kept as given; the vector indexes must name its paths.
-  std::shared_ptr<store::VectorPolicy> vectors;
-  if (auto vep = body.FindMember("vectorEmbeddingPolicy"); vep != body.MemberEnd() && !vep->value.IsNull()) {
-    vectors = std::make_shared<store::VectorPolicy>(store::VectorPolicy::FromJson(vep->value));
-    st.extra.AddMember("vectorEmbeddingPolicy", json::Value(vep->value, a), a);
-  }
-  // The full-text policy too; the full-text indexes must name its paths. Both may change with a replace.
-  if (auto ftp = body.FindMember("fullTextPolicy"); ftp != body.MemberEnd() && !ftp->value.IsNull()) {
-    st.full_text = std::make_shared<const store::FullTextPolicy>(store::FullTextPolicy::FromJson(ftp->value));
-    st.extra.AddMember("fullTextPolicy", json::Value(ftp->value, a), a);
-  }
-  if (ip != body.MemberEnd() && ip->value.IsObject()) {
-    if (auto vi = ip->value.FindMember("vectorIndexes"); vi != ip->value.MemberEnd() && !vi->value.IsNull())
-      store::CheckVectorIndexes(vi->value, vectors.get());
-    if (auto fi = ip->value.FindMember("fullTextIndexes"); fi != ip->value.MemberEnd() && !fi->value.IsNull())
-      store::CheckFullTextIndexes(fi->value, st.full_text.get());
-  }
-  st.vectors = std::move(vectors);
-  auto crp = body.FindMember("conflictResolutionPolicy");
-  if (crp != body.MemberEnd() && crp->value.IsObject()) {
-    st.extra.AddMember("conflictResolutionPolicy", json::Value(crp->value, a), a);
-  } else {
-    json::Value v(rapidjson::kObjectType);
-    v.AddMember("mode", "LastWriterWins", a);
-    v.AddMember("conflictResolutionPath", "/_ts", a);
-    v.AddMember("conflictResolutionProcedure", "", a);
-    st.extra.AddMember("conflictResolutionPolicy", v, a);
-  }
-  // changeFeedPolicy.retentionDuration: minutes the all-versions-and-deletes feed keeps changes.
-  auto cfp = body.FindMember("changeFeedPolicy");
-  if (cfp != body.MemberEnd() && !cfp->value.IsNull()) {
-    const json::Value* rd = nullptr;
-    if (cfp->value.IsObject()) {
-      auto it = cfp->value.FindMember("retentionDuration");
-      if (it != cfp->value.MemberEnd()) rd = &it->value;
-    }
-    if (!rd || !rd->IsInt64() || rd->GetInt64() < 0 || rd->GetInt64() > kMaxChangeFeedRetentionMinutes)
-      throw errors::BadRequest("The changeFeedPolicy is invalid: retentionDuration must be a whole number of minutes "
-                               "from 0 to " + std::to_string(kMaxChangeFeedRetentionMinutes) + ".");
-    if (rd->GetInt64() > 0) st.change_feed_retention_minutes = rd->GetInt64();
-    st.extra.AddMember("changeFeedPolicy", json::Value(cfp->value, a), a);
-  }
-  auto geo = body.FindMember("geospatialConfig");
-  if (geo != body.MemberEnd() && geo->value.IsObject()) {
-    st.extra.AddMember("geospatialConfig", json::Value(geo->value, a), a);
-  } else {
-    json::Value v(rapidjson::kObjectType);
-    v.AddMember("type", "Geography", a);
-    st.extra.AddMember("geospatialConfig", v, a);
-  }
-  return st;
-}
 
 // Adds the body's clientEncryptionPolicy (checked, normalised) to the settings; returns its JSON.
 std::optional<std::string> AddClientEncryptionPolicy(const json::Value& body, const store::Database& db,
@@ -120,11 +46,11 @@ store::PartitionKeyDefinition PartitionKeyFromBody(const json::Value& body, cons
 
 // The emulator's own header: how many physical partitions the new container gets (1-1024).
 std::optional<int> PartitionCountFromHeader(const RequestContext& ctx) {
-  auto h = ctx.Header(kPartitionCountHeader);
+  auto h = ctx.Header(headers::kPartitionCount);
   if (!h) return std::nullopt;
   auto v = util::ParseInteger<int>(*h);
   if (!v || *v < 1 || *v > kMaxPartitionCount)
-    throw errors::BadRequest(std::string("The ") + kPartitionCountHeader + " header must be an integer from 1 to " +
+    throw errors::BadRequest(std::string("The ") + headers::kPartitionCount + " header must be an integer from 1 to " +
                              std::to_string(kMaxPartitionCount) + ".");
   return v;
 }
@@ -172,16 +98,16 @@ void QuotaHeaders(Services& s, const store::Container& c, Result& r) {
   const size_t udfs = scripts.List(store::ScriptKind::kUserDefinedFunction).size();
   const size_t sprocs = scripts.List(store::ScriptKind::kStoredProcedure).size();
   const size_t triggers = scripts.List(store::ScriptKind::kTrigger).size();
-  r.headers.emplace_back("x-ms-resource-quota",
+  r.headers.emplace_back(headers::kResourceQuota,
                          "functions=25;storedProcedures=100;triggers=25;documentSize=10240;documentsSize=10485760;"
                          "documentsCount=-1;collectionSize=10485760;");
-  r.headers.emplace_back("x-ms-resource-usage",
+  r.headers.emplace_back(headers::kResourceUsage,
                          "functions=" + std::to_string(udfs) + ";storedProcedures=" + std::to_string(sprocs) +
                              ";triggers=" + std::to_string(triggers) + ";documentSize=" +
                              std::to_string(bytes / (1024 * 1024)) + ";documentsSize=" + std::to_string(kb) +
                              ";documentsCount=" + std::to_string(count) + ";collectionSize=" + std::to_string(kb) +
                              ";");
-  r.headers.emplace_back("x-ms-documentdb-collection-index-transformation-progress", "100");
+  r.headers.emplace_back(headers::kIndexTransformationProgress, "100");
 }
 
 // What a container read with x-ms-documentdb-populatepartitionstatistics: true adds to the body, in
@@ -206,22 +132,12 @@ void AddPartitionStatistics(Services& s, const store::Container& c, std::string&
 
 }  // namespace
 
-store::ContainerSettings StoredContainerSettings(const json::Value& doc) {
-  store::ContainerSettings st = SettingsFromBody(doc);
-  // Checked against the database's keys when it was set; kept as it was.
-  if (auto cep = doc.FindMember("clientEncryptionPolicy"); cep != doc.MemberEnd() && cep->value.IsObject()) {
-    auto& a = st.extra.GetAllocator();
-    st.extra.AddMember("clientEncryptionPolicy", json::Value(cep->value, a), a);
-  }
-  return st;
-}
-
 Result CreateContainer(Services& s, RequestContext& ctx) {
   auto db = ResolveDatabase(s, ctx.Param("db"));
   json::Document body = ParseObjectBody(ctx.body());
   ValidateId(body);
   auto pk = PartitionKeyFromBody(body, *db);
-  auto settings = SettingsFromBody(body);
+  auto settings = query::ContainerSettingsFromJson(body);
   AddClientEncryptionPolicy(body, *db, settings);
   auto throughput = ThroughputFromHeaders(ctx);
   auto partitions = PartitionCountFromHeader(ctx);
@@ -230,7 +146,7 @@ Result CreateContainer(Services& s, RequestContext& ctx) {
     auto c = s.account.CreateContainer(*db, IdOf(body), std::move(pk), std::move(settings), throughput, partitions);
     r.status = 201;
     r.body = c->ToJson();
-    r.headers.emplace_back("etag", c->etag());
+    r.headers.emplace_back(headers::kETag, c->etag());
   } catch (CosmosError& e) {
     e.charge = charge::RejectedWrite();
     throw;
@@ -260,9 +176,9 @@ Result ReadContainer(Services& s, RequestContext& ctx) {
   auto c = ResolveContainer(s, ctx);  // a 404 is charged as a metadata lookup
   Result r;
   r.body = c->ToJson();
-  r.headers.emplace_back("etag", c->etag());
-  if (ctx.BoolHeader("x-ms-documentdb-populatequotainfo")) QuotaHeaders(s, *c, r);
-  if (ctx.BoolHeader("x-ms-documentdb-populatepartitionstatistics")) AddPartitionStatistics(s, *c, r.body);
+  r.headers.emplace_back(headers::kETag, c->etag());
+  if (ctx.BoolHeader(headers::kPopulateQuotaInfo)) QuotaHeaders(s, *c, r);
+  if (ctx.BoolHeader(headers::kPopulatePartitionStatistics)) AddPartitionStatistics(s, *c, r.body);
   r.charge = charge::MetadataRead();
   return r;
 }
@@ -279,7 +195,7 @@ Result ReplaceContainer(Services& s, RequestContext& ctx) {
     if (def.paths != c->partition_key().paths || def.kind != c->partition_key().kind)
       throw errors::BadRequest("The partition key of a container cannot be changed.");
   }
-  auto settings = SettingsFromBody(body);
+  auto settings = query::ContainerSettingsFromJson(body);
   // The client encryption policy is fixed at creation: a replace must repeat it unchanged.
   auto cep = AddClientEncryptionPolicy(body, *ResolveDatabase(s, ctx.Param("db")), settings);
   std::optional<std::string> current_cep;
@@ -309,13 +225,13 @@ Result ReplaceContainer(Services& s, RequestContext& ctx) {
   const bool has = settings.unique_keys && !settings.unique_keys->empty();
   if (had != has || (had && !settings.unique_keys->SameKeys(*current))) throw errors::Forbidden(errors::Wrap(kUniqueKeyChange));
   if (!settings.unique_keys) settings.unique_keys = current;
-  if (auto precondition = ctx.Header("if-match"); precondition && *precondition != "*" && *precondition != c->etag())
+  if (auto precondition = ctx.Header(headers::kIfMatch); precondition && *precondition != "*" && *precondition != c->etag())
     throw errors::PreconditionFailed();
   int64_t ts = s.clock.UnixSeconds();
   c->Replace(std::move(settings), ts, s.account.NewEtag(ts));
   Result r;
   r.body = c->ToJson();
-  r.headers.emplace_back("etag", c->etag());
+  r.headers.emplace_back(headers::kETag, c->etag());
   r.charge = charge::MetadataWrite();
   return r;
 }

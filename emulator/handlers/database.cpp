@@ -3,6 +3,7 @@
 #include "common/errors.h"
 #include "handlers/common.h"
 #include "handlers/handlers.h"
+#include "http/headers.h"
 
 namespace cosmos::handlers {
 
@@ -15,7 +16,7 @@ Result CreateDatabase(Services& s, RequestContext& ctx) {
     auto db = s.account.CreateDatabase(IdOf(body), throughput);
     r.status = 201;
     r.body = db->ToJson();
-    r.headers.emplace_back("etag", db->etag());
+    r.headers.emplace_back(headers::kETag, db->etag());
   } catch (CosmosError& e) {
     e.charge = charge::RejectedWrite();
     throw;
@@ -43,7 +44,7 @@ Result ReadDatabase(Services& s, RequestContext& ctx) {
   auto db = ResolveDatabase(s, ctx.Param("db"));  // a 404 is charged as a metadata lookup
   Result r;
   r.body = db->ToJson();
-  r.headers.emplace_back("etag", db->etag());
+  r.headers.emplace_back(headers::kETag, db->etag());
   r.charge = charge::MetadataRead();
   return r;
 }

@@ -9,8 +9,10 @@
 #include "handlers/items.h"
 #include "handlers/patch.h"
 #include "handlers/scripts.h"
+#include "http/headers.h"
 #include "json/cosmos_binary.h"
 #include "query/condition.h"
+#include "store/ttl.h"
 #include "util/util.h"
 
 namespace cosmos::handlers {
@@ -43,7 +45,7 @@ charge::ItemFacts Facts(const store::Item& item, const store::ContainerSettings&
 std::optional<int64_t> ItemTtl(const json::Value& doc) {
   auto it = doc.FindMember("ttl");
   if (it == doc.MemberEnd()) return std::nullopt;
-  return ValidTtl(it->value);
+  return store::ValidTtl(it->value);
 }
 
 std::shared_ptr<store::Item> DraftItem(const json::Value& user, const std::string& pk, const std::string& epk) {
@@ -112,18 +114,28 @@ PartitionWrite Into(Services& s, store::Transaction& tx) {
                    const store::PhysicalPartition::Maker& make) { return tx.Write(kind, id, pre, s.clock.UnixSeconds(), make); };
 }
 
+CheckedItem CheckItemWrite(const store::PartitionKeyDefinition& def, const json::Value& doc,
+                           const ItemExpectation& expect) {
+  ValidateId(doc, IdKind::kItem);
+  CheckedItem item;
+  item.id = IdOf(doc);
+  item.key = store::ExtractPartitionKey(def, doc);
+  item.pk = item.key.Canonical();
+  if (expect) expect(item);
+  item.ttl = ItemTtl(doc);
+  return item;
+}
+
 store::WriteResult WriteItem(Services& s, const Target& t, store::WriteKind kind, const json::Value& body,
                              const std::optional<std::string>& expected_id, const store::Preconditions& pre,
                              const PartitionWrite& write) {
   return ChargedWrite([&] {
-    ValidateId(body, IdKind::kItem);
-    const std::string id = IdOf(body);
-    if (expected_id && id != *expected_id)
-      throw errors::BadRequest("The id in the request body does not match the id in the URL.");
-    if (store::ExtractPartitionKey(t.c->partition_key(), body).Canonical() != t.pk)
-      throw errors::PartitionKeyMismatch();
-    ItemTtl(body);
-    return write(kind, id, pre, [&](const store::ItemPtr&, uint64_t seq, uint64_t lsn) {
+    const CheckedItem item = CheckItemWrite(t.c->partition_key(), body, [&](const CheckedItem& i) {
+      if (expected_id && i.id != *expected_id)
+        throw errors::BadRequest("The id in the request body does not match the id in the URL.");
+      if (i.pk != t.pk) throw errors::PartitionKeyMismatch();
+    });
+    return write(kind, item.id, pre, [&](const store::ItemPtr&, uint64_t seq, uint64_t lsn) {
       return MakeItem(s, *t.c, body, t.pk, t.epk, seq, lsn, s.config.max_item_bytes);
     });
   });
@@ -210,7 +222,7 @@ Result WriteResponse(int status, const store::WriteResult& w, const Target& t, c
   r.status = status;
   if (w.item) {
     if (!ReturnsMinimal(ctx)) r.body = w.item->Text();
-    r.headers.emplace_back("etag", w.item->etag);
+    r.headers.emplace_back(headers::kETag, w.item->etag);
   }
   ItemHeaders(r, ctx, *t.c, *t.partition, w.lsn);
   r.charge = charge;
@@ -348,11 +360,11 @@ Result ReadDocument(Services& s, RequestContext& ctx) {
     throw e;
   }
   Result r;
-  r.headers.emplace_back("etag", item->etag);
+  r.headers.emplace_back(headers::kETag, item->etag);
   ItemHeaders(r, ctx, *t.c, *t.partition, t.partition->lsn());
   // A read needs only the size: index terms are a write-charge input.
   r.charge = charge::PointRead({item->kb(), 0}, ReadConsistency(s, ctx));
-  if (auto inm = ctx.Header("if-none-match"); inm && (*inm == item->etag || *inm == "*")) {
+  if (auto inm = ctx.Header(headers::kIfNoneMatch); inm && (*inm == item->etag || *inm == "*")) {
     r.status = 304;
     return r;
   }
@@ -401,7 +413,7 @@ Result ReadDocumentFeed(Services& s, RequestContext& ctx) {
   // Default page 100 items; -1 ("as many as fit") is bounded at 1000.
   const size_t max_items = MaxItemCount(ctx).value_or(100).value_or(1000);
   FeedResume resume;
-  if (auto h = ctx.Header("x-ms-continuation"); h && !h->empty()) resume = ParseFeedContinuation(*h, parts);
+  if (auto h = ctx.Header(headers::kContinuation); h && !h->empty()) resume = ParseFeedContinuation(*h, parts);
   size_t pi = resume.index;
   uint64_t after = resume.after;
   std::vector<std::string> items;
@@ -438,8 +450,8 @@ Result ReadDocumentFeed(Services& s, RequestContext& ctx) {
   }
   Result r;
   r.body = FeedJson(c->rid(), "Documents", items);
-  r.headers.emplace_back("x-ms-item-count", std::to_string(items.size()));
-  if (next) r.headers.emplace_back("x-ms-continuation", *next);
+  r.headers.emplace_back(headers::kItemCount, std::to_string(items.size()));
+  if (next) r.headers.emplace_back(headers::kContinuation, *next);
   SessionHeaders(r, ctx, *c, parts);
   r.charge = charge::FeedPage(items.size(), kb, ReadConsistency(s, ctx));
   return r;

@@ -10,6 +10,7 @@
 #include "handlers/common.h"
 #include "handlers/encryption.h"
 #include "handlers/handlers.h"
+#include "http/headers.h"
 #include "util/util.h"
 
 namespace cosmos::handlers {
@@ -29,7 +30,7 @@ Result KeyResult(const store::Database& db, const store::ClientEncryptionKey& k,
   Result r;
   r.status = status;
   r.body = KeyJson(db, k);
-  r.headers.emplace_back("etag", k.etag);
+  r.headers.emplace_back(headers::kETag, k.etag);
   r.charge = charge;
   return r;
 }
@@ -121,10 +122,10 @@ Result ReadClientEncryptionKey(Services& s, RequestContext& ctx) {
   auto db = ResolveDatabase(s, ctx.Param("db"));
   auto k = ResolveKey(*db, ctx.Param("id"));
   // If-None-Match with the current etag: 304 (the SDKs ask so when they refresh a cached key).
-  if (auto inm = ctx.Header("if-none-match"); inm && (*inm == k.etag || *inm == "*")) {
+  if (auto inm = ctx.Header(headers::kIfNoneMatch); inm && (*inm == k.etag || *inm == "*")) {
     Result r;
     r.status = 304;
-    r.headers.emplace_back("etag", k.etag);
+    r.headers.emplace_back(headers::kETag, k.etag);
     r.charge = charge::MetadataRead();
     return r;
   }

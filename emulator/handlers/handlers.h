@@ -25,8 +25,6 @@ Result QueryContainers(Services& s, RequestContext& ctx);
 Result ReadContainer(Services& s, RequestContext& ctx);
 Result ReplaceContainer(Services& s, RequestContext& ctx);
 Result DeleteContainer(Services& s, RequestContext& ctx);
-// The settings of a container from its representation (ToJson), as persistence keeps it.
-store::ContainerSettings StoredContainerSettings(const json::Value& doc);
 // pkrange.cpp
 Result ListPartitionKeyRanges(Services& s, RequestContext& ctx);
 // POST /_emulator/containers/{db}/{coll}/split (docs/faults.md): splits the range the body names

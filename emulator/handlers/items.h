@@ -28,6 +28,20 @@ using PartitionWrite = std::function<store::WriteResult(store::WriteKind, const 
 PartitionWrite Direct(http::Services& s, const Target& t);
 PartitionWrite Into(http::Services& s, store::Transaction& tx);
 
+// An item a whole-item write carries, checked as every such write checks it, wherever it comes
+// from (the item routes, batch and bulk, stored procedures, seeding and import): its id
+// (ValidateId, IdKind::kItem), then what the caller expects of its id and key (`expect`: the URL's
+// id, the target's partition key; it throws its own 400), then its own ttl (ItemTtl).
+struct CheckedItem {
+  std::string id;
+  store::PartitionKeyValue key;  // from the definition's paths (undefined components when absent)
+  std::string pk;                // key.Canonical()
+  std::optional<int64_t> ttl;
+};
+using ItemExpectation = std::function<void(const CheckedItem&)>;
+CheckedItem CheckItemWrite(const store::PartitionKeyDefinition& def, const json::Value& doc,
+                           const ItemExpectation& expect = nullptr);
+
 // Writes `body` as a whole item (create, upsert or replace) after validating it: id, partition key
 // (400/1001 when it is not the target's), ttl; `expected_id`: the id a replace addresses, which the
 // body must carry. A failure after the write reached the partition is charged as the service does.

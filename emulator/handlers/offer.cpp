@@ -10,6 +10,7 @@
 #include "common/errors.h"
 #include "handlers/common.h"
 #include "handlers/handlers.h"
+#include "http/headers.h"
 #include "query/executor.h"
 #include "query/parse_cache.h"
 #include "util/util.h"
@@ -17,8 +18,6 @@
 namespace cosmos::handlers {
 namespace {
 
-constexpr const char* kMigrateToAutopilot = "x-ms-cosmos-migrate-offer-to-autopilot";
-constexpr const char* kMigrateToManual = "x-ms-cosmos-migrate-offer-to-manual-throughput";
 
 using Limits = store::Throughput;  // the accepted RU/s: Limits::kManualMin, Limits::kAutoscaleStep, ...
 // Migrating manual throughput to autoscale: the maximum is at least this (and at least the
@@ -106,7 +105,7 @@ const json::Value* Member(const json::Value& obj, const char* name) {
 CosmosError ModeSwitch(bool to_autoscale) {
   return errors::BadRequest(
       std::string("The offer cannot be changed from ") + (to_autoscale ? "manual to autoscale" : "autoscale to manual") +
-      " throughput by a replace alone: send the " + (to_autoscale ? kMigrateToAutopilot : kMigrateToManual) +
+      " throughput by a replace alone: send the " + (to_autoscale ? headers::kMigrateOfferToAutopilot : headers::kMigrateOfferToManual) +
       ": true header.");
 }
 
@@ -132,9 +131,9 @@ Result ReadOffer(Services& s, RequestContext& ctx) {
   auto offer = ResolveOffer(s, ctx.Param("id"));
   Result r;
   r.body = OfferJson(*offer);
-  r.headers.emplace_back("etag", offer->etag());
+  r.headers.emplace_back(headers::kETag, offer->etag());
   // The lowest value a replace may set: manual RU/s, or the autoscale maximum.
-  r.headers.emplace_back("x-ms-cosmos-min-throughput",
+  r.headers.emplace_back(headers::kMinThroughput,
                          std::to_string(offer->throughput().autoscale ? Limits::kAutoscaleMin : Limits::kManualMin));
   r.charge = charge::MetadataRead();
   return r;
@@ -159,10 +158,10 @@ Result ReplaceOffer(Services& s, RequestContext& ctx) {
   names("_rid", offer->id());
   names("resource", offer->resource_self());
   names("offerResourceId", offer->resource_rid());
-  const bool to_autoscale = ctx.BoolHeader(kMigrateToAutopilot);
-  const bool to_manual = ctx.BoolHeader(kMigrateToManual);
+  const bool to_autoscale = ctx.BoolHeader(headers::kMigrateOfferToAutopilot);
+  const bool to_manual = ctx.BoolHeader(headers::kMigrateOfferToManual);
   if (to_autoscale && to_manual)
-    throw errors::BadRequest(std::string("The ") + kMigrateToAutopilot + " and " + kMigrateToManual +
+    throw errors::BadRequest(std::string("The ") + headers::kMigrateOfferToAutopilot + " and " + headers::kMigrateOfferToManual +
                              " headers cannot be used together.");
   const store::Throughput current = offer->throughput();
   store::Throughput next;
@@ -205,7 +204,7 @@ Result ReplaceOffer(Services& s, RequestContext& ctx) {
   }
   Result r;
   r.body = OfferJson(*offer);
-  r.headers.emplace_back("etag", offer->etag());
+  r.headers.emplace_back(headers::kETag, offer->etag());
   r.charge = charge::MetadataWrite();
   return r;
 }

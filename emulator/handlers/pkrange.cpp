@@ -2,6 +2,7 @@
 #include "charge/charge.h"
 #include "handlers/common.h"
 #include "handlers/handlers.h"
+#include "http/headers.h"
 #include "util/util.h"
 
 namespace cosmos::handlers {
@@ -15,9 +16,9 @@ Result ListPartitionKeyRanges(Services& s, RequestContext& ctx) {
   // a child names as parents, and a listing that held both would overlap).
   const std::string etag = c->ranges_etag();
   Result r;
-  r.headers.emplace_back("etag", etag);
+  r.headers.emplace_back(headers::kETag, etag);
   r.charge = charge::MetadataRead();
-  if (auto inm = ctx.Header("if-none-match"); inm && ctx.Header("a-im") && *inm == etag) {
+  if (auto inm = ctx.Header(headers::kIfNoneMatch); inm && ctx.Header(headers::kAIm) && *inm == etag) {
     r.status = 304;
     return r;
   }
@@ -46,7 +47,7 @@ Result ListPartitionKeyRanges(Services& s, RequestContext& ctx) {
     items.push_back(json::Write(d));
   }
   r.body = FeedJson(c->rid(), "PartitionKeyRanges", items);
-  r.headers.emplace_back("x-ms-item-count", std::to_string(items.size()));
+  r.headers.emplace_back(headers::kItemCount, std::to_string(items.size()));
   return r;
 }
 

@@ -10,6 +10,7 @@
 #include "handlers/common.h"
 #include "handlers/handlers.h"
 #include "handlers/scripts.h"
+#include "http/headers.h"
 #include "query/executor.h"
 #include "query/index_use.h"
 #include "query/parse_cache.h"
@@ -200,7 +201,7 @@ Result QueryPlan(Services& s, RequestContext& ctx) {
   Result r;
   // ORDER BY RANK components: plain TOP queries when the client says it handles them so.
   bool skip_rewrite = false;
-  if (auto features = ctx.Header("x-ms-cosmos-supported-query-features")) {
+  if (auto features = ctx.Header(headers::kSupportedQueryFeatures)) {
     for (auto f : util::Split(*features, ',')) skip_rewrite = skip_rewrite || util::Trim(f) == "HybridSearchSkipOrderByRewrite";
   }
   r.body = query::QueryPlanJson(*ast, body.params, c->partition_key(), c->settings()->vectors.get(), skip_rewrite);
@@ -227,7 +228,7 @@ Result QueryDocuments(Services& s, RequestContext& ctx) {
 
   // ORDER BY RANK (full-text and hybrid search) always runs through its plan: the SDKs fetch it
   // when the gateway answers 400/1004 with it, whether or not the query names a partition key.
-  if (ast->order_by_rank && !ctx.Header("x-ms-documentdb-partitionkeyrangeid") && !ctx.Header("x-ms-start-epk"))
+  if (ast->order_by_rank && !ctx.scope().range_id && !ctx.scope().start_epk)
     RefuseWithPlan(*ast, body, *c);
   ContainerUdfs udfs(s, *c);
   auto settings = c->settings();
@@ -241,14 +242,14 @@ Result QueryDocuments(Services& s, RequestContext& ctx) {
   scope.default_ttl = settings->default_ttl;
   if (s.config.query_indexes) scope.indexing = &settings->indexing;
   scope.parallel = {s.config.query_threads, s.config.query_parallel_min_items, s.config.query_parallel_part_items};
-  const bool scoped = ctx.Header("x-ms-documentdb-partitionkey") || ctx.Header("x-ms-documentdb-partitionkeyrangeid") ||
-                      ctx.Header("x-ms-start-epk") || (!plan->sources.empty() && PinnedToOnePartitionKey(*ast, body, *c));
+  const bool scoped =
+      ctx.scope().scoped() || (!plan->sources.empty() && PinnedToOnePartitionKey(*ast, body, *c));
   if (!scoped && !plan->sources.empty()) CheckCrossPartitionAllowed(ctx, *c);
   if (!scoped && !c->partition_key().system_key && !plan->sources.empty()) CheckGatewayServable(*ast, body, *c);
   // The backend refuses what the container's index cannot serve (the query plan above never does:
   // the gateway does not know the policy). The settings snapshot is the current one, so a policy
   // replace takes effect on the next request.
-  query::CheckIndexSupport(*plan, settings->indexing, ctx.BoolHeader("x-ms-documentdb-query-enable-scan"));
+  query::CheckIndexSupport(*plan, settings->indexing, ctx.BoolHeader(headers::kEnableScan));
   Routed routed = RouteRequest(ctx, c);
   if (routed.all) {
     // The gateway sends the query only to the ranges its partition-key filter allows.
@@ -275,7 +276,7 @@ Result QueryDocuments(Services& s, RequestContext& ctx) {
 
   query::PageRequest req;
   req.max_items = MaxItemCount(ctx).value_or(100).value_or(SIZE_MAX);
-  if (auto h = ctx.Header("x-ms-continuation"); h && !h->empty()) req.continuation = std::string(*h);
+  if (auto h = ctx.Header(headers::kContinuation); h && !h->empty()) req.continuation = std::string(*h);
   req.query_text = sql::ToStringWithoutWhere(*ast);
   req.now_ms = s.clock.UnixMs();
   req.udfs = &udfs;
@@ -289,8 +290,7 @@ Result QueryDocuments(Services& s, RequestContext& ctx) {
   // aggregates and DISTINCT pages may end at the deadline with their partial result, as the
   // service's do. A query scoped by its partition key is answered whole (the SDKs pass its pages
   // through as they come).
-  req.client_merges = !ctx.Header("x-ms-documentdb-partitionkey") &&
-                      (ctx.Header("x-ms-documentdb-partitionkeyrangeid") || ctx.Header("x-ms-start-epk"));
+  req.client_merges = !ctx.scope().partition_key && (ctx.scope().range_id || ctx.scope().start_epk);
 
   Metrics metrics;
   metrics.compile_ms = MsSince(started);
@@ -302,8 +302,8 @@ Result QueryDocuments(Services& s, RequestContext& ctx) {
   Result r;
   r.body = FeedJson(c->rid(), "Documents", page.rows);
   metrics.write_ms = MsSince(writing);
-  r.headers.emplace_back("x-ms-item-count", std::to_string(page.rows.size()));
-  if (page.continuation) r.headers.emplace_back("x-ms-continuation", *page.continuation);
+  r.headers.emplace_back(headers::kItemCount, std::to_string(page.rows.size()));
+  if (page.continuation) r.headers.emplace_back(headers::kContinuation, *page.continuation);
   // The partitions the page touched are what it used; the session token covers them.
   std::vector<store::PhysicalPartition*> touched;
   for (size_t i : page.facts.partitions_touched) touched.push_back(scope.partitions[i]);
@@ -311,7 +311,7 @@ Result QueryDocuments(Services& s, RequestContext& ctx) {
   ctx.usage.partitions = touched;
   SessionHeaders(r, ctx, *c, touched);
   r.charge = QueryCharge(*plan, use, page.facts, ReadConsistency(s, ctx), settings->vectors.get(), scope);
-  if (ctx.BoolHeader("x-ms-documentdb-populatequerymetrics")) {
+  if (ctx.BoolHeader(headers::kPopulateQueryMetrics)) {
     metrics.retrieved = page.facts.docs_loaded + page.facts.docs_scanned;
     metrics.retrieved_bytes = (page.facts.kb_loaded + page.facts.kb_scanned) * 1024.0;
     metrics.output = page.rows.size();
@@ -320,10 +320,10 @@ Result QueryDocuments(Services& s, RequestContext& ctx) {
                           : metrics.retrieved == 0
                               ? 1.0
                               : static_cast<double>(page.facts.docs_loaded) / static_cast<double>(metrics.retrieved);
-    r.headers.emplace_back("x-ms-documentdb-query-metrics", QueryMetricsHeader(metrics));
+    r.headers.emplace_back(headers::kQueryMetrics, QueryMetricsHeader(metrics));
   }
-  if (ctx.BoolHeader("x-ms-cosmos-populateindexmetrics")) {
-    r.headers.emplace_back("x-ms-cosmos-index-utilization",
+  if (ctx.BoolHeader(headers::kPopulateIndexMetrics)) {
+    r.headers.emplace_back(headers::kIndexUtilization,
                            IndexUtilizationHeader(*plan, settings->indexing, req.now_ms, &udfs));
   }
   return r;

@@ -12,7 +12,9 @@
 #include "common/errors.h"
 #include "handlers/common.h"
 #include "handlers/handlers.h"
+#include "handlers/items.h"
 #include "handlers/scripts.h"
+#include "http/headers.h"
 #include "json/json.h"
 #include "query/parse_cache.h"
 #include "scripting/engine.h"
@@ -277,13 +279,12 @@ class ScriptHost : public scripting::Host {
       return ThrowReply("The document body must be an object or a string representing a JSON-serialized object.");
     const json::Value& doc = d->value;
     return ChargedWrite([&] {
-      ValidateId(doc, IdKind::kItem);
-      const std::string id = IdOf(doc);
-      if (target && id != target->id) throw errors::BadRequest("The id in the document does not match the id in the link.");
-      if (store::ExtractPartitionKey(c_->partition_key(), doc).Canonical() != tx_.pk())
-        throw errors::BadRequest(kOtherPartition);
-      ItemTtl(doc);
-      auto w = tx_.Write(kind, id, EtagOf(options), now, [&](const store::ItemPtr&, uint64_t seq, uint64_t lsn) {
+      const CheckedItem item = CheckItemWrite(c_->partition_key(), doc, [&](const CheckedItem& i) {
+        if (target && i.id != target->id)
+          throw errors::BadRequest("The id in the document does not match the id in the link.");
+        if (i.pk != tx_.pk()) throw errors::BadRequest(kOtherPartition);
+      });
+      auto w = tx_.Write(kind, item.id, EtagOf(options), now, [&](const store::ItemPtr&, uint64_t seq, uint64_t lsn) {
         return MakeItem(s_, *c_, doc, tx_.pk(), epk_, seq, lsn, s_.config.max_item_bytes);
       });
       auto facts = Facts(*w.item, *settings_);
@@ -451,7 +452,7 @@ Result ScriptResponse(int status, const store::Container& c, ScriptKind kind, co
   Result out;
   out.status = status;
   out.body = ScriptJson(c, kind, r);
-  out.headers.emplace_back("etag", r.etag);
+  out.headers.emplace_back(headers::kETag, r.etag);
   out.charge = ru;
   return out;
 }
@@ -461,7 +462,7 @@ std::string AltLink(const RequestContext& ctx) { return "dbs/" + ctx.Param("db")
 }  // namespace
 
 std::optional<std::pair<std::string, std::string>> ScriptLogHeader(const RequestContext& ctx, const std::string& log) {
-  if (!ctx.BoolHeader("x-ms-documentdb-script-enable-logging")) return std::nullopt;
+  if (!ctx.BoolHeader(headers::kScriptEnableLogging)) return std::nullopt;
   std::string out;
   static const char* kHex = "0123456789ABCDEF";
   for (unsigned char c : log) {
@@ -473,7 +474,7 @@ std::optional<std::pair<std::string, std::string>> ScriptLogHeader(const Request
       out += kHex[c & 15];
     }
   }
-  return std::make_pair(std::string("x-ms-documentdb-script-log-results"), out);
+  return std::make_pair(std::string(headers::kScriptLogResults), out);
 }
 
 // ---- Script resources ----
@@ -527,7 +528,7 @@ Result ListScripts(Services& s, RequestContext& ctx) {
   Result out;
   auto page = Page(ctx, std::move(all), out);
   out.body = FeedJson(c->rid(), FeedKey(kind), page);
-  out.headers.emplace_back("x-ms-item-count", std::to_string(page.size()));
+  out.headers.emplace_back(headers::kItemCount, std::to_string(page.size()));
   out.charge = charge::MetadataRead();
   return out;
 }
@@ -538,7 +539,7 @@ Result ReadScript(Services& s, RequestContext& ctx) {
   auto r = c->scripts().Find(kind, ctx.Param("id"));
   if (!r) throw MetadataNotFound();
   Result out = ScriptResponse(200, *c, kind, *r, charge::MetadataRead());
-  if (auto inm = ctx.Header("if-none-match"); inm && *inm == r->etag) {
+  if (auto inm = ctx.Header(headers::kIfNoneMatch); inm && *inm == r->etag) {
     out.status = 304;
     out.body.clear();
   }
@@ -573,7 +574,7 @@ Result DeleteScript(Services& s, RequestContext& ctx) {
 
 Result ExecuteStoredProcedure(Services& s, RequestContext& ctx) {
   auto c = ResolveContainer(s, ctx);
-  if (ctx.Header("x-ms-documentdb-pre-trigger-include") || ctx.Header("x-ms-documentdb-post-trigger-include"))
+  if (ctx.Header(headers::kPreTriggerInclude) || ctx.Header(headers::kPostTriggerInclude))
     throw errors::BadRequest("Triggers cannot be included in a stored procedure execution.");
   auto sproc = c->scripts().Find(ScriptKind::kStoredProcedure, ctx.Param("id"));
   if (!sproc) throw MetadataNotFound();
@@ -595,7 +596,7 @@ Result ExecuteStoredProcedure(Services& s, RequestContext& ctx) {
   e.self_link = c->self();
   e.alt_link = alt;
   e.params_json = std::move(params);
-  e.logging = ctx.BoolHeader("x-ms-documentdb-script-enable-logging");
+  e.logging = ctx.BoolHeader(headers::kScriptEnableLogging);
   scripting::Limits limits = LimitsOf(s);
   limits.cancelled = ctx.cancel_flag();  // a client that went away stops its script
   host.Bound(std::chrono::steady_clock::now() + limits.timeout, limits.cancelled);
@@ -639,8 +640,8 @@ Triggers RequestTriggers(const RequestContext& ctx, const store::Container& c) {
     }
     return found;
   };
-  t.pre = one("x-ms-documentdb-pre-trigger-include", "Pre");
-  t.post = one("x-ms-documentdb-post-trigger-include", "Post");
+  t.pre = one(headers::kPreTriggerInclude, "Pre");
+  t.post = one(headers::kPostTriggerInclude, "Post");
   return t;
 }
 
@@ -689,7 +690,7 @@ TriggeredWrite RunTriggered(Services& s, RequestContext& ctx, const store::Conta
   e.self_link = c->self();
   e.alt_link = alt;
   e.operation_type = OperationName(op);
-  e.logging = ctx.BoolHeader("x-ms-documentdb-script-enable-logging");
+  e.logging = ctx.BoolHeader(headers::kScriptEnableLogging);
   if (body) e.request_body = json::Write(*body);
   auto run = [&](const store::ScriptPtr& t, scripting::Kind kind) {
     e.kind = kind;

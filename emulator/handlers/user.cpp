@@ -8,6 +8,7 @@
 #include "handlers/common.h"
 #include "handlers/handlers.h"
 #include "http/auth.h"
+#include "http/headers.h"
 #include "query/executor.h"
 #include "query/parse_cache.h"
 #include "store/partition_key.h"
@@ -16,7 +17,6 @@
 namespace cosmos::handlers {
 namespace {
 
-constexpr const char* kExpiryHeader = "x-ms-documentdb-expiry-seconds";
 // A token's lifetime: an hour unless the request asks for 10 minutes to 24 hours (what the
 // service accepts, whatever its documentation says).
 constexpr int64_t kDefaultExpirySeconds = 3600;
@@ -36,11 +36,11 @@ std::string UserJson(const store::Database& db, const store::User& u) {
 
 // The token lifetime a request asks for, checked before anything is written.
 int64_t ExpirySeconds(const RequestContext& ctx) {
-  auto h = ctx.Header(kExpiryHeader);
+  auto h = ctx.Header(headers::kExpirySeconds);
   if (!h) return kDefaultExpirySeconds;
   auto v = util::ParseInteger<int64_t>(*h);
   if (!v || *v > kMaxExpirySeconds)
-    throw errors::BadRequest("Value '" + std::string(*h) + "' specified for the header '" + kExpiryHeader +
+    throw errors::BadRequest("Value '" + std::string(*h) + "' specified for the header '" + headers::kExpirySeconds +
                              "' is invalid.");
   if (*v < kMinExpirySeconds) throw errors::InvalidInput();
   return *v;
@@ -179,7 +179,7 @@ Result PermissionResult(Services& s, const store::Database& db, const store::Use
   Result r;
   r.status = status;
   r.body = PermissionJson(s, db, u, p, lifetime);
-  r.headers.emplace_back("etag", p.etag);
+  r.headers.emplace_back(headers::kETag, p.etag);
   r.charge = charge;
   return r;
 }
@@ -219,7 +219,7 @@ Result WriteUser(Services& s, RequestContext& ctx, bool upsert) {
   });
   auto u = ResolveUser(*db, id);
   r.body = UserJson(*db, u);
-  r.headers.emplace_back("etag", u.etag);
+  r.headers.emplace_back(headers::kETag, u.etag);
   return r;
 }
 
@@ -243,7 +243,7 @@ Result ReadUser(Services& s, RequestContext& ctx) {
   auto u = ResolveUser(*db, ctx.Param("user"));
   Result r;
   r.body = UserJson(*db, u);
-  r.headers.emplace_back("etag", u.etag);
+  r.headers.emplace_back(headers::kETag, u.etag);
   r.charge = charge::MetadataRead();
   return r;
 }
@@ -263,7 +263,7 @@ Result ReplaceUser(Services& s, RequestContext& ctx) {
   auto u = ResolveUser(*db, id);
   Result r;
   r.body = UserJson(*db, u);
-  r.headers.emplace_back("etag", u.etag);
+  r.headers.emplace_back(headers::kETag, u.etag);
   r.charge = charge::MetadataWrite();
   return r;
 }

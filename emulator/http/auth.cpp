@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "common/errors.h"
+#include "http/headers.h"
 #include "http/rid_links.h"
 #include "json/json.h"
 #include "store/partition_key.h"
@@ -253,7 +254,7 @@ void RefuseIdsTheGatewayCannotAddress(const RequestContext& ctx) {
 
 std::optional<ResourceToken> Authenticate(const RequestContext& ctx, const Config& config) {
   RefuseIdsTheGatewayCannotAddress(ctx);
-  auto header = ctx.Header("authorization");
+  auto header = ctx.Header(headers::kAuthorization);
   if (!header || header->empty())
     throw errors::Unauthorized(
         "Required Header authorization is missing. Ensure a valid Authorization token is passed.");
@@ -292,7 +293,7 @@ std::optional<ResourceToken> Authenticate(const RequestContext& ctx, const Confi
     throw errors::Unauthorized(
         "The input authorization token can't serve the request. The authorization header must be of the form "
         "type=master&ver=1.0&sig=<signature>.");
-  auto date = ctx.Header("x-ms-date");
+  auto date = ctx.Header(headers::kDate);
   if (!date || date->empty()) date = ctx.Header("date");
   if (!date || date->empty())
     throw errors::Unauthorized("The request must carry an x-ms-date header (RFC 1123 date).");
@@ -341,7 +342,7 @@ bool IsQuery(const RequestContext& ctx) {
 
 // Whether the request's x-ms-documentdb-partitionkey names exactly the token's partition key.
 bool SameKey(const RequestContext& ctx, const store::Container& c, const std::string& pk) {
-  auto h = ctx.Header("x-ms-documentdb-partitionkey");
+  auto h = ctx.scope().partition_key;
   if (!h) return false;
   return store::ParsePartitionKeyHeader(c.partition_key(), *h, /*allow_prefix=*/true).Canonical() == pk;
 }

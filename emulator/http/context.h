@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "http/headers.h"
 #include "stats/report.h"
 #include "store/store.h"
 #include "throughput/limiter.h"
@@ -55,6 +56,17 @@ struct Config {
   std::string gateway_port;       // the port the gateway listens on (the explorer port's links)
 };
 
+struct Services;
+
+// POST /_emulator/import's answer (docs/seeding.md): its status and JSON body.
+struct ImportAnswer {
+  int status = 200;
+  std::string body;
+};
+// The import endpoint, served by the seeding layer above this one (seed::Import): whoever builds
+// the Services registers it (seed::ServeImport); unregistered, the path is not served.
+using ImportFn = ImportAnswer (*)(Services&, std::string_view target, std::string_view body);
+
 // Everything a handler may use besides the request.
 struct Services {
   store::Account& account;
@@ -63,6 +75,7 @@ struct Services {
   stats::Report& stats;
   util::WallClock& clock;  // item timestamps, time to live, change-feed start times
   faults::Injector* faults = nullptr;  // fault-injection rules (docs/faults.md); null: none
+  ImportFn import = nullptr;           // POST /_emulator/import; null: not served
 };
 
 // What a request asks for beyond its verb and path.
@@ -98,9 +111,25 @@ struct OperationFacts {
 };
 
 // One parsed request. Header lookups are case-insensitive.
+// What part of a container a request addresses, as its headers name it: read once, when its
+// context is made. handlers::RouteRequest turns it into the container's partitions.
+struct RequestScope {
+  std::optional<std::string_view> partition_key;  // x-ms-documentdb-partitionkey, as sent (JSON)
+  std::optional<std::string_view> range_id;       // x-ms-documentdb-partitionkeyrangeid
+  std::optional<std::string_view> start_epk;      // x-ms-start-epk
+  std::optional<std::string_view> end_epk;        // x-ms-end-epk
+  // One partition key range without a key: the SDKs' per-range feeds and queries.
+  bool by_range() const { return !partition_key && range_id; }
+  // Narrower than the whole container (a key, a range or an EPK range).
+  bool scoped() const { return partition_key || range_id || start_epk; }
+};
+
 class RequestContext {
  public:
-  RequestContext(const Request& raw, std::vector<std::string> segments) : raw_(raw), segments_(std::move(segments)) {}
+  RequestContext(const Request& raw, std::vector<std::string> segments) : raw_(raw), segments_(std::move(segments)) {
+    scope_ = {Header(headers::kPartitionKey), Header(headers::kPartitionKeyRangeId), Header(headers::kStartEpk),
+              Header(headers::kEndEpk)};
+  }
 
   const Request& raw() const { return raw_; }
   beast_http::verb verb() const { return raw_.method(); }
@@ -123,6 +152,8 @@ class RequestContext {
   const OperationFacts& facts() const { return facts_; }
   void set_facts(const OperationFacts& facts) { facts_ = facts; }
   const std::string& body() const { return raw_.body(); }
+  // The part of a container its headers address (views of the request's header values).
+  const RequestScope& scope() const { return scope_; }
   // True once the client has gone away (closed or reset its connection) while the request runs:
   // long work (a query, a script) may stop early. The flag is the server's (null: never set).
   bool cancelled() const { return cancelled_ && cancelled_->load(std::memory_order_relaxed); }
@@ -161,6 +192,7 @@ class RequestContext {
   const std::atomic<bool>* cancelled_ = nullptr;
   Operation operation_ = Operation::kPlain;
   OperationFacts facts_;
+  RequestScope scope_;
 };
 
 // What a handler produced; the pipeline adds the common headers.

@@ -3,9 +3,9 @@
 #include <cstdio>
 #include <functional>
 
+#include "common/well_known_key.h"
 #include "http/explorer_assets.h"
 #include "json/json.h"
-#include "settings/settings.h"
 #include "util/util.h"
 
 namespace cosmos::http {
@@ -66,7 +66,7 @@ std::string Escape(std::string_view text) {
 // Whether the unauthenticated page may show the master key: only the published well-known one. A
 // key of the user's own stays off it (the Data Explorer asks for it instead).
 bool PageShowsKey(const Config& config) {
-  return config.master_key_b64 == settings::kWellKnownKey;
+  return config.master_key_b64 == kWellKnownKey;
 }
 
 // The account's connection details as an HTML table: what an SDK needs.

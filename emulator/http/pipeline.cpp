@@ -8,7 +8,9 @@
 #include <chrono>
 #include <optional>
 
+#include "http/headers.h"
 #include "common/errors.h"
+#include "common/well_known_key.h"
 #include "faults/faults.h"
 #include "handlers/handlers.h"
 #include "http/auth.h"
@@ -17,9 +19,7 @@
 #include "http/rid_links.h"
 #include "http/routes.h"
 #include "json/json.h"
-#include "seed/seed.h"
 #include "server/server.h"
-#include "settings/settings.h"
 #include "util/util.h"
 
 namespace cosmos::http {
@@ -48,7 +48,7 @@ int ConsistencyRank(std::string_view level) {
 }
 
 void CheckConsistency(const RequestContext& ctx, const Config& config) {
-  auto h = ctx.Header("x-ms-consistency-level");
+  auto h = ctx.Header(headers::kConsistencyLevel);
   if (!h) return;
   int rank = ConsistencyRank(*h);
   if (rank < 0) throw CosmosError(400, 0, "BadRequest", "Invalid value '" + std::string(*h) + "' for the x-ms-consistency-level header.");
@@ -63,8 +63,8 @@ void CheckConsistency(const RequestContext& ctx, const Config& config) {
 
 void CommonHeaders(Response& res, const std::string& activity_id, double charge) {
   res.set(beast_http::field::server, "cosmos-emulator");
-  res.set("x-ms-activity-id", activity_id);
-  res.set("x-ms-request-charge", json::FormatNumber(charge));
+  res.set(headers::kActivityId, activity_id);
+  res.set(headers::kRequestCharge, json::FormatNumber(charge));
   res.set(beast_http::field::date, util::FormatRfc1123(std::chrono::system_clock::now()));
 }
 
@@ -194,7 +194,7 @@ void AuthenticateEmulatorWrite(Services& services, const Request& req, std::stri
 // own it is read only with a signature of one of the account's keys (read-only keys too), as any
 // read of the account is; with the published well-known key, which protects nothing, it stays open.
 void AuthenticateReportRead(Services& services, const Request& req, std::string_view target) {
-  if (services.config.master_key_b64 == settings::kWellKnownKey) return;
+  if (services.config.master_key_b64 == kWellKnownKey) return;
   AuthenticateEmulatorWrite(services, req, target);
 }
 
@@ -247,10 +247,10 @@ bool EmulatorEndpoint(Services& services, const Request& req, std::string_view t
     if (verb != beast_http::verb::post) throw errors::MethodNotAllowed();
     AuthenticateEmulatorWrite(services, req, target);
     res.body() = handlers::SplitContainer(services, segments[2], segments[3], req.body());
-  } else if (path == kImportPath) {
+  } else if (path == kImportPath && services.import) {
     if (verb != beast_http::verb::post) throw errors::MethodNotAllowed();
     AuthenticateEmulatorWrite(services, req, target);
-    seed::ImportResult imported = seed::Import(services, target, req.body());
+    ImportAnswer imported = services.import(services, target, req.body());
     res.result(static_cast<unsigned>(imported.status));
     res.body() = std::move(imported.body);
   } else if (target == kHealthPath && verb == beast_http::verb::get) {
@@ -282,7 +282,7 @@ bool EmulatorEndpoint(Services& services, const Request& req, std::string_view t
 // container of that name is now another one (deleted and re-created, perhaps with another policy)
 // the request is refused with 400/1024, and the client refreshes its policy and retries.
 void CheckIntendedContainer(Services& services, const RequestContext& ctx) {
-  auto h = ctx.Header("x-ms-cosmos-intended-collection-rid");
+  auto h = ctx.Header(headers::kIntendedCollectionRid);
   if (!h || h->empty()) return;
   const auto& seg = ctx.segments();
   if (seg.size() < 5 || seg[0] != "dbs" || seg[2] != "colls") return;
@@ -312,8 +312,8 @@ bool AnswersAtOnce(const Request& req, bool item_writes) {
   if (!route || !route->facts.point) return false;
   if (verb == beast_http::verb::get) return true;
   if (!item_writes) return false;
-  return req.find("x-ms-documentdb-pre-trigger-include") == req.end() &&
-         req.find("x-ms-documentdb-post-trigger-include") == req.end();
+  return req.find(headers::kPreTriggerInclude) == req.end() &&
+         req.find(headers::kPostTriggerInclude) == req.end();
 }
 
 namespace {
@@ -430,7 +430,7 @@ Response HandleRequest(Services& services, const Request& req, bool secure, cons
     res.result(static_cast<unsigned>(result.status));
     CommonHeaders(res, activity_id, result.charge);
     if (result.status >= 200 && result.status < 300) {
-      if (std::string owner = OwnerPath(ctx->segments()); !owner.empty()) res.set("x-ms-alt-content-path", owner);
+      if (std::string owner = OwnerPath(ctx->segments()); !owner.empty()) res.set(headers::kAltContentPath, owner);
     }
     for (auto& [k, v] : result.headers) res.set(k, v);
     if (result.status != 204 && result.status != 304) {
@@ -448,8 +448,8 @@ Response HandleRequest(Services& services, const Request& req, bool secure, cons
     res.result(static_cast<unsigned>(e.status));
     CommonHeaders(res, activity_id, e.charge);
     res.set(beast_http::field::content_type, "application/json");
-    if (e.substatus) res.set("x-ms-substatus", std::to_string(e.substatus));
-    if (e.retry_after_ms) res.set("x-ms-retry-after-ms", std::to_string(e.retry_after_ms));
+    if (e.substatus) res.set(headers::kSubstatus, std::to_string(e.substatus));
+    if (e.retry_after_ms) res.set(headers::kRetryAfterMs, std::to_string(e.retry_after_ms));
     for (const auto& [name, value] : e.headers) res.set(name, value);
     if (ctx && ctx->response_delay_ms > 0) res.set(server::kDelayMsHeader, std::to_string(ctx->response_delay_ms));
     res.body() = ErrorBody(e.code, e.what(), activity_id, e.additional_error_info);

@@ -1,5 +1,6 @@
 #include "http/routes.h"
 
+#include "http/headers.h"
 #include "handlers/handlers.h"
 #include "util/util.h"
 
@@ -167,23 +168,23 @@ bool SplitPath(std::string_view path, std::vector<std::string>& out) {
 Operation OperationOf(const Request& req) {
   switch (req.method()) {
     case V::post: {
-      if (BoolHeader(req, "x-ms-cosmos-is-query-plan-request")) return Op::kQueryPlan;
-      if (BoolHeader(req, "x-ms-documentdb-isquery")) return Op::kQuery;
+      if (BoolHeader(req, headers::kIsQueryPlanRequest)) return Op::kQueryPlan;
+      if (BoolHeader(req, headers::kIsQuery)) return Op::kQuery;
       auto ct = req.find(beast_http::field::content_type);
       if (ct != req.end() &&
           util::ToLower(std::string_view(ct->value().data(), ct->value().size())).starts_with("application/query+json"))
         return Op::kQuery;
-      if (BoolHeader(req, "x-ms-cosmos-is-batch-request")) {
-        auto atomic = req.find("x-ms-cosmos-batch-atomic");
+      if (BoolHeader(req, headers::kIsBatchRequest)) {
+        auto atomic = req.find(headers::kBatchAtomic);
         const bool bulk = atomic != req.end() &&
                           util::EqualsIgnoreCase(std::string_view(atomic->value().data(), atomic->value().size()), "false");
         return bulk ? Op::kBulk : Op::kBatch;
       }
-      if (BoolHeader(req, "x-ms-documentdb-is-upsert")) return Op::kUpsert;
+      if (BoolHeader(req, headers::kIsUpsert)) return Op::kUpsert;
       return Op::kPlain;
     }
     case V::get:
-      return req.find("a-im") != req.end() ? Op::kChangeFeed : Op::kPlain;
+      return req.find(headers::kAIm) != req.end() ? Op::kChangeFeed : Op::kPlain;
     default:
       return Op::kPlain;
   }

@@ -1,5 +1,4 @@
 #include "persist/state.h"
-#include "util/util.h"
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
@@ -7,12 +6,20 @@
 #include <chrono>
 #include <unordered_map>
 
-#include "handlers/handlers.h"
+#include "persist/records.h"
+#include "query/container_settings.h"
+#include "util/util.h"
 
 namespace cosmos::persist {
 namespace {
 
-using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
+using records::GetBool;
+using records::GetInt;
+using records::GetStr;
+using records::GetU64;
+using records::JsonWriter;
+using records::Member;
+using records::Unreadable;
 
 // ---- writing records ---------------------------------------------------------------------------
 
@@ -34,19 +41,7 @@ void Bool(JsonWriter& w, const char* key, bool v) {
 }
 
 // An item's own values besides its JSON (which follows the header, after a newline).
-void ItemFields(JsonWriter& w, const store::Item& it) {
-  w.StartObject();
-  Str(w, "id", it.id);
-  Str(w, "pk", it.pk);
-  Str(w, "e", it.epk);
-  U64(w, "s", it.seq);
-  U64(w, "l", it.lsn);
-  Int(w, "ts", it.ts);
-  Str(w, "et", it.etag);
-  Str(w, "rid", it.rid);
-  if (it.ttl) Int(w, "ttl", *it.ttl);
-  w.EndObject();
-}
+void ItemFields(JsonWriter& w, const store::Item& it) { records::WriteObject(w, it, records::ItemFields{}); }
 
 const char* KindCode(store::ChangeKind k) {
   switch (k) {
@@ -58,14 +53,7 @@ const char* KindCode(store::ChangeKind k) {
 }
 
 // "i": one change of a partition, as the log keeps it.
-void SplitFields(JsonWriter& w, const store::RangeSplit& sp) {
-  Str(w, "p", sp.parent);
-  Str(w, "at", sp.at);
-  Str(w, "l", sp.left);
-  Str(w, "r", sp.right);
-  Int(w, "ts", sp.ts);
-  Str(w, "e", sp.etag);
-}
+void SplitFields(JsonWriter& w, const store::RangeSplit& sp) { records::SplitFields{}(sp, records::FieldWriter{w}); }
 
 // "s": a range of container "c" split (in the log between the parent's last change and the
 // children's first).
@@ -112,18 +100,8 @@ void OfferJson(JsonWriter& w, const store::OfferPtr& o) {
     w.Null();
     return;
   }
-  const auto st = o->Capture();
-  w.StartObject();
-  Str(w, "id", o->id());
-  Str(w, "self", o->resource_self());
-  Str(w, "rrid", o->resource_rid());
-  Int(w, "ru", st.throughput.ru);
-  Bool(w, "auto", st.throughput.autoscale);
-  Int(w, "max", st.max_ever);
-  Int(w, "ts", st.ts);
-  Str(w, "etag", st.etag);
-  Int(w, "lr", st.last_replace);
-  w.EndObject();
+  const records::OfferRecord r{o->id(), o->resource_self(), o->resource_rid(), o->Capture()};
+  records::WriteObject(w, r, records::OfferFields{});
 }
 
 // "d": a database as it now is, with everything in it but the items.
@@ -156,45 +134,17 @@ std::string DatabaseRecord(const store::Account& account, const store::Database&
   w.StartArray();
   for (const auto& e : db.users().All()) {
     w.StartObject();
-    Str(w, "id", e.user.id);
-    Str(w, "rid", e.user.rid);
-    Str(w, "etag", e.user.etag);
-    Int(w, "ts", e.user.ts);
+    records::UserFields{}(e.user, records::FieldWriter{w});
     w.Key("perms");
     w.StartArray();
-    for (const auto& p : e.permissions) {
-      w.StartObject();
-      Str(w, "id", p->id);
-      Str(w, "rid", p->rid);
-      Str(w, "mode", p->mode);
-      Str(w, "res", p->resource);
-      Str(w, "rpk", p->resource_pk_json);
-      Str(w, "db", p->scope.db_rid);
-      Str(w, "coll", p->scope.coll_rid);
-      Str(w, "kind", p->scope.kind);
-      Str(w, "child", p->scope.child_id);
-      Str(w, "pk", p->scope.pk);
-      Str(w, "etag", p->etag);
-      Int(w, "ts", p->ts);
-      w.EndObject();
-    }
+    for (const auto& p : e.permissions) records::WriteObject(w, *p, records::PermissionFields{});
     w.EndArray();
     w.EndObject();
   }
   w.EndArray();
   w.Key("keys");
   w.StartArray();
-  for (const auto& k : db.encryption_keys().List()) {
-    w.StartObject();
-    Str(w, "id", k.id);
-    Str(w, "rid", k.rid);
-    Str(w, "alg", k.encryption_algorithm);
-    Str(w, "wk", k.wrapped_key);
-    Str(w, "meta", k.key_wrap_metadata);
-    Str(w, "etag", k.etag);
-    Int(w, "ts", k.ts);
-    w.EndObject();
-  }
+  for (const auto& k : db.encryption_keys().List()) records::WriteObject(w, k, records::EncryptionKeyFields{});
   w.EndArray();
   w.Key("colls");
   w.StartArray();
@@ -229,13 +179,7 @@ std::string DatabaseRecord(const store::Account& account, const store::Database&
       for (const auto& sc : c->scripts().List(static_cast<store::ScriptKind>(kind))) {
         w.StartObject();
         Int(w, "k", kind);
-        Str(w, "id", sc->id);
-        Str(w, "body", sc->body);
-        Str(w, "tt", sc->trigger_type);
-        Str(w, "to", sc->trigger_operation);
-        Str(w, "rid", sc->rid);
-        Str(w, "etag", sc->etag);
-        Int(w, "ts", sc->ts);
+        records::ScriptFields{}(*sc, records::FieldWriter{w});
         w.EndObject();
       }
     }
@@ -324,43 +268,10 @@ void Frame(std::string& out, const std::string& record) {
 
 // ---- reading records ---------------------------------------------------------------------------
 
-// A record that passed its checksum but cannot be understood: the files are not this emulator's
-// (or a newer one's), and recovery stops rather than guess.
-struct Unreadable : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-const json::Value& Member(const json::Value& v, const char* key) {
-  if (!v.IsObject()) throw Unreadable(std::string("expected an object holding \"") + key + "\"");
-  auto it = v.FindMember(key);
-  if (it == v.MemberEnd()) throw Unreadable(std::string("\"") + key + "\" is missing");
-  return it->value;
-}
-std::string GetStr(const json::Value& v, const char* key) {
-  const auto& m = Member(v, key);
-  if (!m.IsString()) throw Unreadable(std::string("\"") + key + "\" is not a string");
-  return std::string(m.GetString(), m.GetStringLength());
-}
-int64_t GetInt(const json::Value& v, const char* key) {
-  const auto& m = Member(v, key);
-  if (!m.IsInt64()) throw Unreadable(std::string("\"") + key + "\" is not an integer");
-  return m.GetInt64();
-}
-
 store::RangeSplit ReadSplit(const json::Value& h) {
-  return {GetStr(h, "p"), GetStr(h, "at"), GetStr(h, "l"), GetStr(h, "r"), GetInt(h, "ts"), GetStr(h, "e")};
-}
-
-uint64_t GetU64(const json::Value& v, const char* key) {
-  const auto& m = Member(v, key);
-  if (!m.IsUint64()) throw Unreadable(std::string("\"") + key + "\" is not an unsigned integer");
-  return m.GetUint64();
-}
-bool GetBool(const json::Value& v, const char* key, bool otherwise) {
-  auto it = v.FindMember(key);
-  if (it == v.MemberEnd()) return otherwise;
-  if (!it->value.IsBool()) throw Unreadable(std::string("\"") + key + "\" is not a boolean");
-  return it->value.GetBool();
+  store::RangeSplit sp;
+  records::SplitFields{}(sp, records::FieldReader{h});
+  return sp;
 }
 
 // The header (JSON) and the item texts that follow it, one per line.
@@ -387,15 +298,7 @@ store::ItemPtr ReadItem(const json::Value& f, std::string_view text) {
   if (json::Parse(text, item->Draft()) != json::ParseStatus::kOk || !item->Draft().IsObject())
     throw Unreadable("an item's JSON does not parse");
   item->Seal();
-  item->id = GetStr(f, "id");
-  item->pk = GetStr(f, "pk");
-  item->epk = GetStr(f, "e");
-  item->seq = GetU64(f, "s");
-  item->lsn = GetU64(f, "l");
-  item->ts = GetInt(f, "ts");
-  item->etag = GetStr(f, "et");
-  item->rid = GetStr(f, "rid");
-  if (f.HasMember("ttl")) item->ttl = GetInt(f, "ttl");
+  records::ReadObject(f, *item, records::ItemFields{});
   return item;
 }
 
@@ -408,16 +311,10 @@ store::ChangeKind KindOf(const std::string& code) {
 
 store::OfferPtr ReadOffer(const json::Value& v) {
   if (v.IsNull()) return nullptr;
-  store::Offer::State st;
-  st.throughput.ru = static_cast<int>(GetInt(v, "ru"));
-  st.throughput.autoscale = GetBool(v, "auto", false);
-  st.max_ever = static_cast<int>(GetInt(v, "max"));
-  st.ts = GetInt(v, "ts");
-  st.etag = GetStr(v, "etag");
-  st.last_replace = GetInt(v, "lr");
-  auto o = std::make_shared<store::Offer>(GetStr(v, "id"), GetStr(v, "self"), GetStr(v, "rrid"), st.throughput, st.ts,
-                                          st.etag);
-  o->Restore(st);
+  records::OfferRecord r;
+  records::ReadObject(v, r, records::OfferFields{});
+  auto o = std::make_shared<store::Offer>(r.id, r.self, r.resource_rid, r.state.throughput, r.state.ts, r.state.etag);
+  o->Restore(r.state);
   return o;
 }
 
@@ -492,17 +389,10 @@ void Persistence::Recovery::ApplyDatabase(const json::Value& h, uint64_t seq) {
   std::vector<store::UserSet::UserEntry> users;
   for (const auto& u : Member(h, "users").GetArray()) {
     store::UserSet::UserEntry e;
-    e.user = store::User{GetStr(u, "id"), GetStr(u, "rid"), GetStr(u, "etag"), GetInt(u, "ts")};
+    records::ReadObject(u, e.user, records::UserFields{});
     for (const auto& p : Member(u, "perms").GetArray()) {
       auto perm = std::make_shared<store::Permission>();
-      perm->id = GetStr(p, "id");
-      perm->rid = GetStr(p, "rid");
-      perm->mode = GetStr(p, "mode");
-      perm->resource = GetStr(p, "res");
-      perm->resource_pk_json = GetStr(p, "rpk");
-      perm->scope = {GetStr(p, "db"), GetStr(p, "coll"), GetStr(p, "kind"), GetStr(p, "child"), GetStr(p, "pk")};
-      perm->etag = GetStr(p, "etag");
-      perm->ts = GetInt(p, "ts");
+      records::ReadObject(p, *perm, records::PermissionFields{});
       e.permissions.push_back(std::move(perm));
     }
     users.push_back(std::move(e));
@@ -511,8 +401,7 @@ void Persistence::Recovery::ApplyDatabase(const json::Value& h, uint64_t seq) {
 
   std::vector<store::ClientEncryptionKey> keys;
   for (const auto& k : Member(h, "keys").GetArray()) {
-    keys.push_back({GetStr(k, "id"), GetStr(k, "rid"), GetStr(k, "alg"), GetStr(k, "wk"), GetStr(k, "meta"),
-                    GetStr(k, "etag"), GetInt(k, "ts")});
+    records::ReadObject(k, keys.emplace_back(), records::EncryptionKeyFields{});
   }
   db->encryption_keys().Restore(std::move(keys), static_cast<uint32_t>(GetU64(n, "k")));
 
@@ -526,7 +415,7 @@ void Persistence::Recovery::ApplyDatabase(const json::Value& h, uint64_t seq) {
     store::ContainerPtr c = db->FindContainerByRid(crid);
     auto own_offer = ReadOffer(Member(entry, "offer"));
     if (c) {
-      c->Replace(handlers::StoredContainerSettings(doc), ts, etag);
+      c->Replace(query::StoredContainerSettings(doc), ts, etag);
       if (own_offer && c->offer()) c->offer()->Restore(own_offer->Capture());
     } else {
       const int64_t cts = GetInt(entry, "cts");
@@ -534,9 +423,9 @@ void Persistence::Recovery::ApplyDatabase(const json::Value& h, uint64_t seq) {
       store::OfferPtr shared = own_offer ? nullptr : db->offer();
       c = std::make_shared<store::Container>(GetStr(doc, "id"), crid, db->rid(),
                                              store::PartitionKeyDefinition::FromJson(Member(doc, "partitionKey")),
-                                             handlers::StoredContainerSettings(doc), cts, etag, own_offer, shared,
+                                             query::StoredContainerSettings(doc), cts, etag, own_offer, shared,
                                              parts);
-      if (ts != cts) c->Replace(handlers::StoredContainerSettings(doc), ts, etag);
+      if (ts != cts) c->Replace(query::StoredContainerSettings(doc), ts, etag);
       if (auto sp = entry.FindMember("splits"); sp != entry.MemberEnd() && sp->value.IsArray()) {
         for (const auto& one : sp->value.GetArray()) c->ReplaySplit(ReadSplit(one));
       }
@@ -548,13 +437,7 @@ void Persistence::Recovery::ApplyDatabase(const json::Value& h, uint64_t seq) {
       const int64_t kind = GetInt(sc, "k");
       if (kind < 0 || kind > 2) throw Unreadable("unknown script kind");
       auto script = std::make_shared<store::ScriptResource>();
-      script->id = GetStr(sc, "id");
-      script->body = GetStr(sc, "body");
-      script->trigger_type = GetStr(sc, "tt");
-      script->trigger_operation = GetStr(sc, "to");
-      script->rid = GetStr(sc, "rid");
-      script->etag = GetStr(sc, "etag");
-      script->ts = GetInt(sc, "ts");
+      records::ReadObject(sc, *script, records::ScriptFields{});
       lists[kind].push_back(std::move(script));
     }
     c->scripts().Restore(lists, static_cast<uint32_t>(GetU64(entry, "n")));

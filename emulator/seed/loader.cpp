@@ -204,6 +204,17 @@ std::string PlainMessage(const std::string& message) {
   return it->value[0].GetString();
 }
 
+namespace {
+
+// A good record made ready for writing, by any thread: placed and drafted (handlers::DraftItem).
+struct Prepared {
+  store::Placement at;
+  std::shared_ptr<store::Item> draft;
+  std::string error;  // not empty: it could not be read again
+};
+
+}  // namespace
+
 struct Loader::Impl {
   http::Services& s;
   Options options;
@@ -215,6 +226,11 @@ struct Loader::Impl {
   Impl(http::Services& services, Options o) : s(services), options(std::move(o)) {
     if (options.threads == 0) options.threads = std::max(1u, std::thread::hardware_concurrency());
   }
+
+  // Apply's steps, one record at a time (below).
+  void Prepare(const Record& r, Prepared& p, json::Allocator& pool) const;
+  bool Write(const Record& r, Prepared& p);
+  void AddWriteFailures(std::vector<std::pair<uint32_t, std::string>> failures, Outcome& out) const;
 
   std::string_view TextOf(const Record& r) const {
     return jobs[r.job].sources[r.source].text.substr(r.offset, r.length);
@@ -332,14 +348,14 @@ struct Loader::Impl {
       bad("not a JSON object (each item must be one)");
       return;
     }
+    const auto& def = job.c->partition_key();
+    handlers::CheckedItem item;
     try {
-      handlers::ValidateId(doc, handlers::IdKind::kItem);
-      handlers::ItemTtl(doc);
+      item = handlers::CheckItemWrite(def, doc);  // as the item routes check it
     } catch (const CosmosError& e) {
       bad(PlainMessage(e.what()));
       return;
     }
-    const auto& def = job.c->partition_key();
     if (!def.system_key) {
       for (size_t k = 0; k < def.parts.size(); ++k) {
         const json::Value* v = store::FindKeyPath(doc, def.parts[k]);
@@ -354,8 +370,8 @@ struct Loader::Impl {
         }
       }
     }
-    const store::PartitionKeyValue key = store::ExtractPartitionKey(def, doc);
-    const std::string pk = key.Canonical();
+    const store::PartitionKeyValue& key = item.key;
+    const std::string& pk = item.pk;
     // With its system properties the stored item may outgrow the limit (numbers written out in
     // full can take up to about six times their text): those near it are built as a write would
     // build them, and thrown away.
@@ -369,7 +385,7 @@ struct Loader::Impl {
     }
     r.text = pk;
     r.text += '\x1f';
-    r.text += handlers::IdOf(doc);
+    r.text += item.id;
     r.state = State::kGood;
   }
 
@@ -455,6 +471,58 @@ const Outcome& Loader::Check() {
   return outcome_;
 }
 
+// Parses, places and drafts one good record (any thread).
+void Loader::Impl::Prepare(const Record& r, Prepared& p, json::Allocator& pool) const {
+  const Job& job = jobs[r.job];
+  p.error.clear();
+  try {
+    json::Document doc(&pool);
+    if (json::Parse(TextOf(r), doc) != json::ParseStatus::kOk || !doc.IsObject())
+      throw std::runtime_error("not valid JSON any more (the file changed while it was read)");
+    const store::PartitionKeyValue key = store::ExtractPartitionKey(job.c->partition_key(), doc);
+    p.at = job.c->Locate(key);
+    p.draft = handlers::DraftItem(doc, key.Canonical(), p.at.epk);
+  } catch (const std::exception& e) {
+    p.error = e.what();
+  }
+  pool.Clear();
+}
+
+// Writes a prepared record as a REST upsert writes it (handlers::WriteItem: the same stored image
+// and the same write); true when it created the item. Throws what the write throws.
+bool Loader::Impl::Write(const Record& r, Prepared& p) {
+  if (!p.error.empty()) throw std::runtime_error(p.error);
+  std::shared_ptr<store::Item> draft = std::move(p.draft);
+  handlers::Target t;
+  t.c = jobs[r.job].c;
+  t.pk = draft->pk;
+  t.epk = draft->epk;
+  t.settings = t.c->settings();
+  t.partition = p.at.partition;
+  const store::WriteResult w = handlers::Direct(s, t)(
+      store::WriteKind::kUpsert, draft->id, store::Preconditions{},
+      [&](const store::ItemPtr&, uint64_t seq, uint64_t lsn) {
+        return handlers::FinishItem(s, *t.c, draft, seq, lsn, s.config.max_item_bytes);
+      });
+  return w.created;
+}
+
+// The records that could not be written, (record, why), added to the outcome in input order.
+void Loader::Impl::AddWriteFailures(std::vector<std::pair<uint32_t, std::string>> failures, Outcome& out) const {
+  if (failures.empty()) return;
+  std::sort(failures.begin(), failures.end());
+  std::vector<ItemError> more;
+  for (auto& [i, why] : failures) {
+    ItemError e = ErrorOf(records[i]);
+    e.message = "could not be written: " + why;
+    more.push_back(std::move(e));
+  }
+  out.error_count += more.size();
+  for (auto& e : more) {
+    if (out.errors.size() < options.max_errors_kept) out.errors.push_back(std::move(e));
+  }
+}
+
 const Outcome& Loader::Apply() {
   Impl& m = *impl_;
   if (!m.checked || m.applied) throw std::logic_error("Loader::Apply needs one Check first");
@@ -478,11 +546,6 @@ const Outcome& Loader::Apply() {
   const size_t chunks = (order.size() + kChunk - 1) / kChunk;
   const unsigned threads = std::max(1u, std::min<unsigned>(m.options.threads, static_cast<unsigned>(chunks)));
 
-  struct Prepared {
-    store::Placement at;
-    std::shared_ptr<store::Item> draft;
-    std::string error;  // not empty: it could not be read again
-  };
   struct Slot {
     std::vector<Prepared> items = std::vector<Prepared>(kChunk);
     bool ready = false;  // prepared, not yet written
@@ -507,21 +570,7 @@ const Outcome& Loader::Apply() {
     Slot& slot = slots[k % slots.size()];
     const size_t from = k * kChunk, to = std::min(order.size(), from + kChunk);
     for (size_t n = from; n < to; ++n) {
-      Prepared& p = slot.items[n - from];
-      const Record& r = records[order[n]];
-      const Job& job = m.jobs[r.job];
-      p.error.clear();
-      try {
-        json::Document doc(&pool);
-        if (json::Parse(m.TextOf(r), doc) != json::ParseStatus::kOk || !doc.IsObject())
-          throw std::runtime_error("not valid JSON any more (the file changed while it was read)");
-        const store::PartitionKeyValue key = store::ExtractPartitionKey(job.c->partition_key(), doc);
-        p.at = job.c->Locate(key);
-        p.draft = handlers::DraftItem(doc, key.Canonical(), p.at.epk);
-      } catch (const std::exception& e) {
-        p.error = e.what();
-      }
-      pool.Clear();
+      m.Prepare(records[order[n]], slot.items[n - from], pool);
     }
     {
       std::lock_guard lock(mu);
@@ -543,24 +592,9 @@ const Outcome& Loader::Apply() {
     const size_t from = k * kChunk, to = std::min(order.size(), from + kChunk);
     for (size_t n = from; n < to; ++n) {
       const uint32_t i = order[n];
-      Prepared& p = slot.items[n - from];
       last.store(i, std::memory_order_relaxed);
       try {
-        if (!p.error.empty()) throw std::runtime_error(p.error);
-        std::shared_ptr<store::Item> draft = std::move(p.draft);
-        handlers::Target t;
-        t.c = m.jobs[records[i].job].c;
-        t.pk = draft->pk;
-        t.epk = draft->epk;
-        t.settings = t.c->settings();
-        t.partition = p.at.partition;
-        // As a REST upsert writes (handlers::WriteItem): the same stored image and the same write.
-        const store::WriteResult w = handlers::Direct(m.s, t)(
-            store::WriteKind::kUpsert, draft->id, store::Preconditions{},
-            [&](const store::ItemPtr&, uint64_t seq, uint64_t lsn) {
-              return handlers::FinishItem(m.s, *t.c, draft, seq, lsn, m.s.config.max_item_bytes);
-            });
-        if (w.created) created.fetch_add(1, std::memory_order_relaxed);
+        if (m.Write(records[i], slot.items[n - from])) created.fetch_add(1, std::memory_order_relaxed);
         written.fetch_add(1, std::memory_order_relaxed);
       } catch (const CosmosError& e) {
         failures.emplace_back(i, PlainMessage(e.what()));
@@ -627,19 +661,7 @@ const Outcome& Loader::Apply() {
   outcome_.loaded = written.load();
   outcome_.created = created.load();
   outcome_.replaced = outcome_.loaded - outcome_.created;
-  if (!failures.empty()) {
-    std::sort(failures.begin(), failures.end());
-    std::vector<ItemError> more;
-    for (auto& [i, why] : failures) {
-      ItemError e = m.ErrorOf(records[i]);
-      e.message = "could not be written: " + why;
-      more.push_back(std::move(e));
-    }
-    outcome_.error_count += more.size();
-    for (auto& e : more) {
-      if (outcome_.errors.size() < m.options.max_errors_kept) outcome_.errors.push_back(std::move(e));
-    }
-  }
+  m.AddWriteFailures(std::move(failures), outcome_);
   return outcome_;
 }
 

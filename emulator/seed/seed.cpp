@@ -14,6 +14,7 @@
 #include <memory>
 #include <sstream>
 
+#include "http/headers.h"
 #include "common/errors.h"
 #include "handlers/common.h"
 #include "handlers/handlers.h"
@@ -157,8 +158,8 @@ http::Result CallCreate(http::Services& s, http::Result (*handler)(http::Service
 
 std::vector<std::pair<std::string, std::string>> ThroughputHeaders(const std::optional<store::Throughput>& t) {
   if (!t) return {};
-  if (t->autoscale) return {{"x-ms-cosmos-offer-autopilot-settings", "{\"maxThroughput\":" + std::to_string(t->ru) + "}"}};
-  return {{"x-ms-offer-throughput", std::to_string(t->ru)}};
+  if (t->autoscale) return {{http::headers::kOfferAutopilotSettings, "{\"maxThroughput\":" + std::to_string(t->ru) + "}"}};
+  return {{http::headers::kOfferThroughput, std::to_string(t->ru)}};
 }
 
 // What a seed created, so that a failed seed can take it away again.
@@ -475,7 +476,7 @@ SeedReport Seed(http::Services& s, const std::string& path, const SeedOptions& o
         t.db = s.account.FindDatabase(e.database);
       }
       auto headers = ThroughputHeaders(e.throughput);
-      if (e.partition_count) headers.emplace_back(handlers::kPartitionCountHeader, std::to_string(*e.partition_count));
+      if (e.partition_count) headers.emplace_back(http::headers::kPartitionCount, std::to_string(*e.partition_count));
       CallCreate(s, handlers::CreateContainer, {"dbs", e.database, "colls"}, {{"db", e.database}},
                  "{\"id\":" + json::Quote(e.container) + ",\"partitionKey\":" + e.partition_key_json + "}", headers);
       created.Container(e.database, e.container);

@@ -85,10 +85,10 @@ SeedReport Seed(http::Services& s, const std::string& path, const SeedOptions& o
 // POST /_emulator/import: `target` is the request target (path and query string), `body` the items
 // (JSON lines, or a JSON array). Answers the JSON response; throws CosmosError for a request it
 // refuses (400, 404). docs/seeding.md.
-struct ImportResult {
-  int status = 200;
-  std::string body;
-};
+using ImportResult = http::ImportAnswer;
 ImportResult Import(http::Services& s, std::string_view target, std::string_view body);
+
+// Serves POST /_emulator/import through `s` (the gateway calls Import for it).
+inline void ServeImport(http::Services& s) { s.import = &Import; }
 
 }  // namespace cosmos::seed

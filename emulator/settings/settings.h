@@ -12,13 +12,12 @@
 #include <string_view>
 #include <vector>
 
+#include "common/well_known_key.h"
 #include "server/server.h"
 
 namespace cosmos::settings {
 
-// The emulator's published master key (every official emulator's), the default --key.
-inline constexpr std::string_view kWellKnownKey =
-    "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
+using cosmos::kWellKnownKey;  // common/well_known_key.h: the default --key
 
 // A setting that cannot be honoured; what() is the one-line reason (exit code 2).
 class SettingsError : public std::runtime_error {

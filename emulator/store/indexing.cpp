@@ -94,6 +94,90 @@ bool IsSystemProperty(std::string_view name) {
   return name == "_rid" || name == "_self" || name == "_etag" || name == "_attachments";
 }
 
+// compositeIndexes (not null): each an array of at least two distinct paths, ascending or
+// descending, as the service checks them.
+void ReadCompositeIndexes(const json::Value& indexes, IndexingPolicy& p) {
+  if (!indexes.IsArray()) throw Invalid("compositeIndexes must be an array.");
+  for (rapidjson::SizeType i = 0; i < indexes.Size(); ++i) {
+    const json::Value& idx = indexes[i];
+    if (!idx.IsArray()) throw Invalid("each composite index must be an array of paths.");
+    if (idx.Size() < 2)
+      throw errors::BadRequest("The composite index at 'indexingPolicy.additionalIndexes.composite['" +
+                               std::to_string(i) + "']' must have at least 2 paths.");
+    std::vector<std::vector<std::string>> paths;
+    std::vector<bool> descending;
+    std::vector<std::string> seen;
+    for (rapidjson::SizeType j = 0; j < idx.Size(); ++j) {
+      const json::Value& e = idx[j];
+      if (!e.IsObject() || !e.HasMember("path") || !e["path"].IsString())
+        throw Invalid("composite index entries must be objects with a string path.");
+      const std::string path = e["path"].GetString();
+      paths.push_back(SplitPath(path, false));
+      if (std::find(seen.begin(), seen.end(), path) != seen.end())
+        throw errors::BadRequest("The following path '" + path + "' was specified more than once in "
+                                 "'additionalIndexes.composite[" + std::to_string(i) + "][" + std::to_string(j) +
+                                 "]'. Remove the duplicated field.");
+      seen.push_back(path);
+      bool desc = false;
+      auto order = e.FindMember("order");
+      if (order != e.MemberEnd()) {
+        std::string o = order->value.IsString() ? order->value.GetString() : json::Write(order->value);
+        std::string lower = o;
+        for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        if (lower != "ascending" && lower != "descending")
+          throw errors::BadRequest("The composite order '" + o +
+                                   "' is invalid. Choose between 'ascending' and 'descending'.");
+        desc = lower == "descending";
+      }
+      descending.push_back(desc);
+    }
+    p.composites.push_back(std::move(paths));
+    p.composite_descending.push_back(std::move(descending));
+  }
+}
+
+// spatialIndexes (not null): paths with their GeoJSON types, and a bounding box (required when the
+// container's geospatialConfig type is Geometry).
+void ReadSpatialIndexes(const json::Value& indexes, const json::Value* geospatial_config, IndexingPolicy& p) {
+  if (!indexes.IsArray()) throw Invalid("spatialIndexes must be an array.");
+  const bool geometry = geospatial_config && geospatial_config->IsObject() &&
+                        geospatial_config->HasMember("type") && (*geospatial_config)["type"].IsString() &&
+                        std::string((*geospatial_config)["type"].GetString()) == "Geometry";
+  for (auto& e : indexes.GetArray()) {
+    if (!e.IsObject() || !e.HasMember("path") || !e["path"].IsString())
+      throw Invalid("spatialIndexes entries must be objects with a string path.");
+    const std::string path = e["path"].GetString();
+    auto segs = SplitIndexPath(path);
+    auto types = e.FindMember("types");
+    if (types == e.MemberEnd() || !types->value.IsArray() || types->value.Empty())
+      throw Invalid("the spatial index at path '" + path + "' needs a non-empty types array.");
+    for (auto& t : types->value.GetArray()) {
+      const std::string name = t.IsString() ? t.GetString() : json::Write(t);
+      if (name != "Point" && name != "LineString" && name != "Polygon" && name != "MultiPolygon")
+        throw Invalid("the spatial type '" + name +
+                      "' is not one of 'Point', 'LineString', 'Polygon' and 'MultiPolygon'.");
+    }
+    auto bb = e.FindMember("boundingBox");
+    if (bb != e.MemberEnd() && !bb->value.IsNull()) {
+      bool ok = bb->value.IsObject();
+      double box[4] = {0, 0, 0, 0};
+      const char* names[4] = {"xmin", "ymin", "xmax", "ymax"};
+      for (int k = 0; ok && k < 4; ++k) {
+        auto m = bb->value.FindMember(names[k]);
+        ok = m != bb->value.MemberEnd() && m->value.IsNumber();
+        if (ok) box[k] = m->value.GetDouble();
+      }
+      if (!ok || !(box[0] < box[2]) || !(box[1] < box[3]))
+        throw Invalid("the boundingBox of the spatial index at path '" + path +
+                      "' needs numbers xmin < xmax and ymin < ymax.");
+    } else if (geometry) {
+      throw Invalid("the spatial index at path '" + path +
+                    "' needs a boundingBox because the container's geospatialConfig type is Geometry.");
+    }
+    p.spatial.push_back(std::move(segs));
+  }
+}
+
 }  // namespace
 
 IndexingPolicy IndexingPolicy::FromJson(const json::Value* v, const json::Value* geospatial_config) {
@@ -182,85 +266,12 @@ IndexingPolicy IndexingPolicy::FromJson(const json::Value* v, const json::Value*
 
   auto ci = v->FindMember("compositeIndexes");
   if (ci != v->MemberEnd() && !ci->value.IsNull()) {
-    if (!ci->value.IsArray()) throw Invalid("compositeIndexes must be an array.");
-    for (rapidjson::SizeType i = 0; i < ci->value.Size(); ++i) {
-      const json::Value& idx = ci->value[i];
-      if (!idx.IsArray()) throw Invalid("each composite index must be an array of paths.");
-      if (idx.Size() < 2)
-        throw errors::BadRequest("The composite index at 'indexingPolicy.additionalIndexes.composite['" +
-                                 std::to_string(i) + "']' must have at least 2 paths.");
-      std::vector<std::vector<std::string>> paths;
-      std::vector<bool> descending;
-      std::vector<std::string> seen;
-      for (rapidjson::SizeType j = 0; j < idx.Size(); ++j) {
-        const json::Value& e = idx[j];
-        if (!e.IsObject() || !e.HasMember("path") || !e["path"].IsString())
-          throw Invalid("composite index entries must be objects with a string path.");
-        const std::string path = e["path"].GetString();
-        paths.push_back(SplitPath(path, false));
-        if (std::find(seen.begin(), seen.end(), path) != seen.end())
-          throw errors::BadRequest("The following path '" + path + "' was specified more than once in "
-                                   "'additionalIndexes.composite[" + std::to_string(i) + "][" + std::to_string(j) +
-                                   "]'. Remove the duplicated field.");
-        seen.push_back(path);
-        bool desc = false;
-        auto order = e.FindMember("order");
-        if (order != e.MemberEnd()) {
-          std::string o = order->value.IsString() ? order->value.GetString() : json::Write(order->value);
-          std::string lower = o;
-          for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-          if (lower != "ascending" && lower != "descending")
-            throw errors::BadRequest("The composite order '" + o +
-                                     "' is invalid. Choose between 'ascending' and 'descending'.");
-          desc = lower == "descending";
-        }
-        descending.push_back(desc);
-      }
-      p.composites.push_back(std::move(paths));
-      p.composite_descending.push_back(std::move(descending));
-    }
+    ReadCompositeIndexes(ci->value, p);
     p.raw.AddMember("compositeIndexes", json::Value(ci->value, a), a);
   }
-
   auto si = v->FindMember("spatialIndexes");
   if (si != v->MemberEnd() && !si->value.IsNull()) {
-    if (!si->value.IsArray()) throw Invalid("spatialIndexes must be an array.");
-    const bool geometry = geospatial_config && geospatial_config->IsObject() &&
-                          geospatial_config->HasMember("type") && (*geospatial_config)["type"].IsString() &&
-                          std::string((*geospatial_config)["type"].GetString()) == "Geometry";
-    for (auto& e : si->value.GetArray()) {
-      if (!e.IsObject() || !e.HasMember("path") || !e["path"].IsString())
-        throw Invalid("spatialIndexes entries must be objects with a string path.");
-      const std::string path = e["path"].GetString();
-      auto segs = SplitIndexPath(path);
-      auto types = e.FindMember("types");
-      if (types == e.MemberEnd() || !types->value.IsArray() || types->value.Empty())
-        throw Invalid("the spatial index at path '" + path + "' needs a non-empty types array.");
-      for (auto& t : types->value.GetArray()) {
-        const std::string name = t.IsString() ? t.GetString() : json::Write(t);
-        if (name != "Point" && name != "LineString" && name != "Polygon" && name != "MultiPolygon")
-          throw Invalid("the spatial type '" + name +
-                        "' is not one of 'Point', 'LineString', 'Polygon' and 'MultiPolygon'.");
-      }
-      auto bb = e.FindMember("boundingBox");
-      if (bb != e.MemberEnd() && !bb->value.IsNull()) {
-        bool ok = bb->value.IsObject();
-        double box[4] = {0, 0, 0, 0};
-        const char* names[4] = {"xmin", "ymin", "xmax", "ymax"};
-        for (int k = 0; ok && k < 4; ++k) {
-          auto m = bb->value.FindMember(names[k]);
-          ok = m != bb->value.MemberEnd() && m->value.IsNumber();
-          if (ok) box[k] = m->value.GetDouble();
-        }
-        if (!ok || !(box[0] < box[2]) || !(box[1] < box[3]))
-          throw Invalid("the boundingBox of the spatial index at path '" + path +
-                        "' needs numbers xmin < xmax and ymin < ymax.");
-      } else if (geometry) {
-        throw Invalid("the spatial index at path '" + path +
-                      "' needs a boundingBox because the container's geospatialConfig type is Geometry.");
-      }
-      p.spatial.push_back(std::move(segs));
-    }
+    ReadSpatialIndexes(si->value, geospatial_config, p);
     p.raw.AddMember("spatialIndexes", json::Value(si->value, a), a);
   }
 

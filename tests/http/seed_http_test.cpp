@@ -542,6 +542,7 @@ TEST_F(SeedTest, AFailedSeedLeavesNothingInTheDataDirectory) {
 class ImportTest : public SeedTest {
  protected:
   void SetUp() override {
+    seed::ServeImport(services_);  // as main does
     MakeDatabase("shop");
     MakeContainer("shop", "orders");
   }

@@ -73,6 +73,167 @@ func readKnown(path string) (map[string]string, error) {
 	return known, nil
 }
 
+// run is the test binary's event stream, read: every top-level test and subtest by name, in the
+// order first seen, and what the binary printed outside any test.
+type run struct {
+	results   map[string]*result
+	order     []string
+	pkgOutput []string
+	pkgAction string
+}
+
+func (r *run) get(name string) *result {
+	res, ok := r.results[name]
+	if !ok {
+		res = &result{}
+		r.results[name] = res
+		r.order = append(r.order, name)
+	}
+	return res
+}
+
+// readEvents reads test2json events from in, printing a line for each top-level test as it ends.
+func readEvents(in io.Reader) (*run, error) {
+	r := &run{results: map[string]*result{}}
+	rd := bufio.NewReaderSize(in, 1<<20)
+	for {
+		line, err := rd.ReadBytes('\n')
+		if len(line) > 0 {
+			r.add(line)
+		}
+		if err == io.EOF {
+			return r, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+}
+
+func (r *run) add(line []byte) {
+	var ev event
+	if json.Unmarshal(line, &ev) != nil || ev.Action == "" {
+		r.pkgOutput = append(r.pkgOutput, strings.TrimRight(string(line), "\n"))
+		return
+	}
+	if ev.Test == "" {
+		switch ev.Action {
+		case "output":
+			r.pkgOutput = append(r.pkgOutput, strings.TrimRight(ev.Output, "\n"))
+		case "pass", "fail", "skip":
+			r.pkgAction = ev.Action
+		}
+		return
+	}
+	res := r.get(ev.Test)
+	switch ev.Action {
+	case "run":
+		res.action = "run"
+	case "output":
+		res.output = append(res.output, strings.TrimRight(ev.Output, "\n"))
+		// test2json leaves Elapsed out with -test.v=test2json: take it from "--- PASS: name (1.23s)".
+		if m := resultLine.FindStringSubmatch(ev.Output); m != nil && m[1] == ev.Test {
+			res.elapsed, _ = strconv.ParseFloat(m[2], 64)
+		}
+	case "pass", "fail", "skip":
+		res.action = ev.Action
+		if ev.Elapsed > 0 {
+			res.elapsed = ev.Elapsed
+		}
+		if !strings.Contains(ev.Test, "/") {
+			fmt.Printf("%-4s %s (%.2fs)\n", strings.ToUpper(ev.Action), ev.Test, res.elapsed)
+		}
+	}
+}
+
+// outcome sorts the selected tests by how they ended, against the list of known failures.
+type outcome struct {
+	passed, failed, skipped         []string
+	unexpected, nowPass, unfinished []string
+	stale                           []string // listed as known but not selected
+}
+
+func classify(selected []string, r *run, known map[string]string) outcome {
+	var o outcome
+	for _, name := range selected {
+		res := r.results[name]
+		switch {
+		case res == nil || res.action == "":
+			o.unfinished = append(o.unfinished, name+" (never started)")
+			o.failed = append(o.failed, name)
+		case res.action == "run":
+			o.unfinished = append(o.unfinished, name+" (started, never finished: the test binary ended)")
+			o.failed = append(o.failed, name)
+		case res.action == "pass":
+			o.passed = append(o.passed, name)
+		case res.action == "skip":
+			o.skipped = append(o.skipped, name)
+		default:
+			o.failed = append(o.failed, name)
+		}
+	}
+	for _, name := range o.failed {
+		if _, ok := known[name]; !ok {
+			o.unexpected = append(o.unexpected, name)
+		}
+	}
+	for _, name := range o.passed {
+		if _, ok := known[name]; ok {
+			o.nowPass = append(o.nowPass, name)
+		}
+	}
+	sel := map[string]bool{}
+	for _, n := range selected {
+		sel[n] = true
+	}
+	for name := range known {
+		if !sel[name] {
+			o.stale = append(o.stale, name)
+		}
+	}
+	sort.Strings(o.stale)
+	return o
+}
+
+// printFailure prints a failed test's tag, failed subtests and up to maxLines of its output.
+func printFailure(name string, r *run, known map[string]string, maxLines int) {
+	reason, isKnown := known[name]
+	tag := "NEW FAILURE"
+	if isKnown {
+		tag = "known: " + reason
+	}
+	fmt.Printf("\n--- %s [%s]\n", name, tag)
+	var failedSubs []string
+	for _, sub := range r.order {
+		if strings.HasPrefix(sub, name+"/") && r.results[sub].action == "fail" {
+			failedSubs = append(failedSubs, sub)
+		}
+	}
+	if len(failedSubs) > 0 {
+		fmt.Printf("    failed subtests: %s\n", strings.Join(failedSubs, ", "))
+	}
+	var lines []string
+	for _, n := range r.order {
+		if n != name && !strings.HasPrefix(n, name+"/") {
+			continue
+		}
+		for _, l := range r.results[n].output {
+			t := strings.TrimSpace(l)
+			if strings.HasPrefix(t, "=== RUN") || strings.HasPrefix(t, "=== PAUSE") || strings.HasPrefix(t, "=== CONT") || strings.HasPrefix(t, "=== NAME") {
+				continue
+			}
+			lines = append(lines, "    "+l)
+		}
+	}
+	if len(lines) > maxLines {
+		more := len(lines) - maxLines
+		lines = append(lines[:maxLines], fmt.Sprintf("    ... %d more lines in the JSON log", more))
+	}
+	for _, l := range lines {
+		fmt.Println(l)
+	}
+}
+
 func main() {
 	testsPath := flag.String("tests", "", "file listing the selected top-level tests, one per line")
 	knownPath := flag.String("known", "", "known_failures.txt")
@@ -92,169 +253,41 @@ func main() {
 		fmt.Fprintln(os.Stderr, "report:", err)
 		os.Exit(2)
 	}
+	r, err := readEvents(os.Stdin)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "report:", err)
+		os.Exit(2)
+	}
+	o := classify(selected, r, known)
 
-	results := map[string]*result{} // top-level tests and subtests
-	var order []string              // first-seen order
-	var pkgOutput []string          // output outside any test
-	pkgAction := ""
-	get := func(name string) *result {
-		r, ok := results[name]
-		if !ok {
-			r = &result{}
-			results[name] = r
-			order = append(order, name)
-		}
-		return r
-	}
-
-	rd := bufio.NewReaderSize(os.Stdin, 1<<20)
-	for {
-		line, err := rd.ReadBytes('\n')
-		if len(line) > 0 {
-			var ev event
-			if json.Unmarshal(line, &ev) != nil || ev.Action == "" {
-				pkgOutput = append(pkgOutput, strings.TrimRight(string(line), "\n"))
-			} else if ev.Test == "" {
-				switch ev.Action {
-				case "output":
-					pkgOutput = append(pkgOutput, strings.TrimRight(ev.Output, "\n"))
-				case "pass", "fail", "skip":
-					pkgAction = ev.Action
-				}
-			} else {
-				r := get(ev.Test)
-				switch ev.Action {
-				case "run":
-					r.action = "run"
-				case "output":
-					r.output = append(r.output, strings.TrimRight(ev.Output, "\n"))
-					// test2json leaves Elapsed out with -test.v=test2json: take it from "--- PASS: name (1.23s)".
-					if m := resultLine.FindStringSubmatch(ev.Output); m != nil && m[1] == ev.Test {
-						r.elapsed, _ = strconv.ParseFloat(m[2], 64)
-					}
-				case "pass", "fail", "skip":
-					r.action = ev.Action
-					if ev.Elapsed > 0 {
-						r.elapsed = ev.Elapsed
-					}
-					if !strings.Contains(ev.Test, "/") {
-						fmt.Printf("%-4s %s (%.2fs)\n", strings.ToUpper(ev.Action), ev.Test, r.elapsed)
-					}
-				}
-			}
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "report:", err)
-			os.Exit(2)
-		}
-	}
-
-	var passed, failed, skipped []string
-	var unexpected, nowPass, unfinished []string
-	for _, name := range selected {
-		r := results[name]
-		switch {
-		case r == nil || r.action == "":
-			unfinished = append(unfinished, name+" (never started)")
-			failed = append(failed, name)
-		case r.action == "run":
-			unfinished = append(unfinished, name+" (started, never finished: the test binary ended)")
-			failed = append(failed, name)
-		case r.action == "pass":
-			passed = append(passed, name)
-		case r.action == "skip":
-			skipped = append(skipped, name)
-		default:
-			failed = append(failed, name)
-		}
-	}
-	for _, name := range failed {
-		if _, ok := known[name]; !ok {
-			unexpected = append(unexpected, name)
-		}
-	}
-	for _, name := range passed {
-		if _, ok := known[name]; ok {
-			nowPass = append(nowPass, name)
-		}
-	}
-	sel := map[string]bool{}
-	for _, n := range selected {
-		sel[n] = true
-	}
-	var stale []string
-	for name := range known {
-		if !sel[name] {
-			stale = append(stale, name)
-		}
-	}
-	sort.Strings(stale)
-
-	if len(failed) > 0 {
+	if len(o.failed) > 0 {
 		fmt.Println("\n==== output of the failed tests ====")
 	}
-	for _, name := range failed {
-		reason, isKnown := known[name]
-		tag := "NEW FAILURE"
-		if isKnown {
-			tag = "known: " + reason
-		}
-		fmt.Printf("\n--- %s [%s]\n", name, tag)
-		var failedSubs []string
-		for _, sub := range order {
-			if strings.HasPrefix(sub, name+"/") && results[sub].action == "fail" {
-				failedSubs = append(failedSubs, sub)
-			}
-		}
-		if len(failedSubs) > 0 {
-			fmt.Printf("    failed subtests: %s\n", strings.Join(failedSubs, ", "))
-		}
-		var lines []string
-		for _, n := range order {
-			if n != name && !strings.HasPrefix(n, name+"/") {
-				continue
-			}
-			for _, l := range results[n].output {
-				t := strings.TrimSpace(l)
-				if strings.HasPrefix(t, "=== RUN") || strings.HasPrefix(t, "=== PAUSE") || strings.HasPrefix(t, "=== CONT") || strings.HasPrefix(t, "=== NAME") {
-					continue
-				}
-				lines = append(lines, "    "+l)
-			}
-		}
-		if len(lines) > *maxLines {
-			more := len(lines) - *maxLines
-			lines = append(lines[:*maxLines], fmt.Sprintf("    ... %d more lines in the JSON log", more))
-		}
-		for _, l := range lines {
-			fmt.Println(l)
-		}
+	for _, name := range o.failed {
+		printFailure(name, r, known, *maxLines)
 	}
 
 	fmt.Println()
-	if pkgAction == "fail" && len(failed) == 0 {
+	if r.pkgAction == "fail" && len(o.failed) == 0 {
 		fmt.Println("the test binary failed outside any test:")
-		for _, l := range pkgOutput {
+		for _, l := range r.pkgOutput {
 			fmt.Println("    " + l)
 		}
 	}
-	for _, u := range unfinished {
+	for _, u := range o.unfinished {
 		fmt.Println("did not finish:", u)
 	}
-	if len(nowPass) > 0 {
-		fmt.Printf("listed in known_failures.txt but PASSED now (remove them from the list): %s\n", strings.Join(nowPass, ", "))
+	if len(o.nowPass) > 0 {
+		fmt.Printf("listed in known_failures.txt but PASSED now (remove them from the list): %s\n", strings.Join(o.nowPass, ", "))
 	}
-	if len(stale) > 0 {
-		fmt.Printf("listed in known_failures.txt but not among the selected tests: %s\n", strings.Join(stale, ", "))
+	if len(o.stale) > 0 {
+		fmt.Printf("listed in known_failures.txt but not among the selected tests: %s\n", strings.Join(o.stale, ", "))
 	}
-	knownFailed := len(failed) - len(unexpected)
+	knownFailed := len(o.failed) - len(o.unexpected)
 	fmt.Printf("selected emulator tests: %d; passed %d, failed %d (%d listed as known, %d new), skipped %d\n",
-		len(selected), len(passed), len(failed), knownFailed, len(unexpected), len(skipped))
-	if len(unexpected) > 0 {
-		fmt.Printf("NEW FAILURES (not in known_failures.txt): %s\n", strings.Join(unexpected, ", "))
+		len(selected), len(o.passed), len(o.failed), knownFailed, len(o.unexpected), len(o.skipped))
+	if len(o.unexpected) > 0 {
+		fmt.Printf("NEW FAILURES (not in known_failures.txt): %s\n", strings.Join(o.unexpected, ", "))
 	}
 	if *start > 0 {
 		now := float64(time.Now().UnixNano()) / 1e9
@@ -264,9 +297,9 @@ func main() {
 			fmt.Printf("wall time: %.1f s\n", now-*start)
 		}
 	}
-	fmt.Printf("%s: %d passed, %d failed, %d skipped\n", *label, len(passed), len(failed), len(skipped))
+	fmt.Printf("%s: %d passed, %d failed, %d skipped\n", *label, len(o.passed), len(o.failed), len(o.skipped))
 
-	if len(unexpected) > 0 || len(selected) == 0 || len(results) == 0 || (pkgAction == "fail" && len(failed) == 0) {
+	if len(o.unexpected) > 0 || len(selected) == 0 || len(r.results) == 0 || (r.pkgAction == "fail" && len(o.failed) == 0) {
 		os.Exit(1)
 	}
 }

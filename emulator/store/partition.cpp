@@ -1,0 +1,759 @@
+// Physical partitions: items by key and by logical partition, their unique, path and vector
+// indexes, writes and transactions, the change log, expiry, and the images recovery restores.
+// (Containers, databases, offers and the account: store.cpp.)
+#include <algorithm>
+
+#include "common/errors.h"
+#include "store/epk.h"
+#include "store/store.h"
+#include "util/util.h"
+
+namespace cosmos::store {
+
+// ---- PhysicalPartition ----------------------------------------------------------------------
+
+namespace {
+
+std::atomic<uint64_t> g_max_lsn{0};
+void NoteLsn(uint64_t lsn) {
+  uint64_t seen = g_max_lsn.load(std::memory_order_relaxed);
+  while (seen < lsn && !g_max_lsn.compare_exchange_weak(seen, lsn, std::memory_order_relaxed)) {
+  }
+}
+}  // namespace
+
+uint64_t MaxLsnIssued() { return g_max_lsn.load(std::memory_order_relaxed); }
+
+std::string PhysicalPartition::Key(const std::string& pk, const std::string& id) {
+  std::string k = std::to_string(pk.size());
+  k.push_back(':');
+  k += pk;
+  k += id;
+  return k;
+}
+
+std::optional<int64_t> PhysicalPartition::ExpiresAt(const Item& item, std::optional<int64_t> default_ttl) {
+  if (!default_ttl) return std::nullopt;  // TTL off on the container: nothing expires
+  const int64_t ttl = item.ttl ? *item.ttl : *default_ttl;
+  if (ttl < 0) return std::nullopt;
+  return item.ts + ttl;
+}
+
+bool PhysicalPartition::IsLive(const ItemPtr& item, int64_t now, std::optional<int64_t> default_ttl) {
+  if (!item) return false;
+  if (!default_ttl) return true;  // (without reading the item)
+  auto at = ExpiresAt(*item, default_ttl);
+  return !(at && *at <= now);
+}
+
+ItemPtr PhysicalPartition::Live(const ItemPtr& item, int64_t now, std::optional<int64_t> default_ttl) {
+  if (!item) return item;
+  auto at = ExpiresAt(*item, default_ttl);
+  return at && *at <= now ? nullptr : item;
+}
+
+ItemPtr PhysicalPartition::Read(const std::string& pk, const std::string& id, int64_t now,
+                                const ItemPolicy& policy) const {
+  std::shared_lock lock(mu_);
+  auto it = by_key_.find(Key(pk, id));
+  if (it == by_key_.end()) return nullptr;
+  return Live(it->second, now, policy.default_ttl);
+}
+
+uint64_t PhysicalPartition::lsn() const {
+  std::shared_lock lock(mu_);
+  return lsn_;
+}
+
+bool PhysicalPartition::DescendsFrom(std::string_view range) const {
+  return range == range_id_ || std::find(parents_.begin(), parents_.end(), range) != parents_.end();
+}
+
+void PhysicalPartition::Retire() {
+  RestoreState(State{}, ItemPolicy{});  // nothing kept: no item, index or log
+  std::unique_lock lock(mu_);
+  journal_ = nullptr;
+}
+
+size_t PhysicalPartition::Count() const {
+  std::shared_lock lock(mu_);
+  return by_key_.size();
+}
+
+std::optional<std::pair<uint64_t, uint64_t>> PhysicalPartition::SeqSpan() const {
+  std::shared_lock lock(mu_);
+  if (by_seq_.empty()) return std::nullopt;
+  return std::make_pair(by_seq_.begin()->first, std::prev(by_seq_.end())->first);
+}
+
+uint64_t PhysicalPartition::NextLsn() {
+  NoteLsn(++lsn_);
+  return lsn_;
+}
+
+void PhysicalPartition::IndexExpiry(std::optional<int64_t> default_ttl) {
+  if (default_ttl == expiry_ttl_) return;
+  // The container's default changed (or TTL was switched on or off): every expiry moves.
+  expiry_ttl_ = default_ttl;
+  expiry_.clear();
+  for (auto& [key, item] : by_key_) {
+    if (auto at = ExpiresAt(*item, default_ttl)) expiry_.emplace(*at, key);
+  }
+}
+
+void PhysicalPartition::KeepLog(int64_t now, const ItemPolicy& policy) {
+  if (!policy.retention_seconds) {
+    logging_ = false;
+    log_.clear();
+    return;
+  }
+  if (!logging_) {  // switched on now: the log starts with the next change
+    logging_ = true;
+    log_after_lsn_ = lsn_;
+    log_since_ = by_key_.empty() && lsn_ == 0 ? 0 : now + 1;
+  }
+  const int64_t oldest = now - *policy.retention_seconds;
+  while (!log_.empty() && log_.front().crts < oldest) {
+    log_after_lsn_ = log_.front().lsn;
+    log_since_ = log_.front().crts + 1;
+    log_.pop_front();
+  }
+}
+
+void PhysicalPartition::Record(Change change) {
+  if (journal_) journal_->ItemChanged(*this, change);
+  if (logging_) log_.push_back(std::move(change));
+}
+
+void PhysicalPartition::IndexUnique(const Item& item, bool add) {
+  if (!unique_) return;
+  for (auto& tuple : unique_->Tuples(item.body)) {
+    if (add) {
+      unique_index_[UniqueSlot(item.pk, tuple)] = item.id;
+    } else if (auto it = unique_index_.find(UniqueSlot(item.pk, tuple)); it != unique_index_.end() && it->second == item.id) {
+      unique_index_.erase(it);
+    }
+  }
+}
+
+void PhysicalPartition::CheckUniqueLocked(const Item& item) const {
+  if (!unique_) return;
+  for (auto& tuple : unique_->Tuples(item.body)) {
+    auto it = unique_index_.find(UniqueSlot(item.pk, tuple));
+    if (it != unique_index_.end() && it->second != item.id) throw errors::ItemConflict();
+  }
+}
+
+void PhysicalPartition::Remove(std::unordered_map<std::string, ItemPtr>::iterator it) {
+  const Item& item = *it->second;
+  IndexUnique(item, false);
+  by_seq_.erase(item.seq);
+  by_lsn_.erase(item.lsn);
+  if (auto pk = by_pk_lsn_.find(item.pk); pk != by_pk_lsn_.end()) {
+    pk->second.erase(item.lsn);
+    if (pk->second.empty()) by_pk_lsn_.erase(pk);
+  }
+  if (auto pk = by_pk_seq_.find(item.pk); pk != by_pk_seq_.end()) {
+    pk->second.erase(item.seq);
+    if (pk->second.empty()) by_pk_seq_.erase(pk);
+  }
+  for (auto& [name, slot] : indexes_) slot.index->Remove(item);
+  if (auto at = ExpiresAt(item, expiry_ttl_)) expiry_.erase({*at, it->first});
+  by_key_.erase(it);
+}
+
+void PhysicalPartition::Store(const std::string& key, const ItemPtr& current, ItemPtr item) {
+  auto& logical = by_pk_lsn_[item->pk];
+  if (unique_) {
+    if (current) IndexUnique(*current, false);
+    IndexUnique(*item, true);
+  }
+  if (current) {
+    by_lsn_.erase(current->lsn);
+    logical.erase(current->lsn);
+    if (auto at = ExpiresAt(*current, expiry_ttl_)) expiry_.erase({*at, key});
+  }
+  if (auto at = ExpiresAt(*item, expiry_ttl_)) expiry_.emplace(*at, key);
+  // LSNs and new sequence numbers only grow: placed at the end without a walk down the tree.
+  auto put = [](ItemsByNumber& m, uint64_t k, const ItemPtr& v) {
+    if (m.empty() || m.rbegin()->first < k) {
+      m.emplace_hint(m.end(), k, v);
+    } else {
+      m[k] = v;
+    }
+  };
+  put(by_lsn_, item->lsn, item);
+  put(logical, item->lsn, item);
+  put(by_seq_, item->seq, item);
+  if (!current) {
+    auto& own = by_pk_seq_[item->pk];
+    own.insert(own.end(), item->seq);  // (the same: a new item's seq is the highest)
+  }
+  for (auto& [name, slot] : indexes_) {
+    if (current) slot.index->Remove(*current);
+    slot.index->Add(*item);
+  }
+  by_key_[key] = std::move(item);
+}
+
+std::shared_ptr<SecondaryIndex> PhysicalPartition::IndexOf(
+    const std::string& name, const std::function<std::shared_ptr<SecondaryIndex>()>& make) const {
+  std::lock_guard guard(indexes_mu_);
+  const uint64_t now = ++index_clock_;
+  if (auto it = indexes_.find(name); it != indexes_.end()) {
+    it->second.used = now;
+    return it->second.index;
+  }
+  if (indexes_.size() >= kMaxPathIndexes) {
+    auto oldest = indexes_.begin();
+    for (auto it = indexes_.begin(); it != indexes_.end(); ++it) {
+      if (it->second.used < oldest->second.used) oldest = it;
+    }
+    indexes_.erase(oldest);  // a reader still using it keeps it alive; no writer updates it again
+  }
+  // Writers are kept out by the caller's lock while the index is filled.
+  auto index = make();
+  index->Reserve(by_seq_.size());
+  for (const auto& [seq, item] : by_seq_) index->Add(*item);
+  auto& slot = indexes_[name];
+  slot.index = index;
+  slot.used = now;
+  return index;
+}
+
+std::shared_ptr<const PathIndex> PhysicalPartition::PathIndexOf(const DocPath& path) const {
+  // Path names start with '.' or '#'; vector indexes are named "v" + the path's name.
+  return std::static_pointer_cast<const PathIndex>(
+      IndexOf(PathName(path), [&] { return std::make_shared<PathIndex>(path); }));
+}
+
+std::optional<std::vector<uint64_t>> PhysicalPartition::VectorCandidates(
+    const DocPath& path, const VectorQuery& q, size_t k, const std::function<bool(const Item&)>& admit, int64_t now,
+    const ItemPolicy& policy) const {
+  std::shared_lock lock(mu_);
+  auto index = std::static_pointer_cast<const VectorIndex>(
+      IndexOf(std::string(1, 'v').append(PathName(path)), [&] { return std::make_shared<VectorIndex>(path); }));
+  return index->Candidates(q, k, [&](const Item& item) {
+    if (policy.default_ttl) {
+      auto at = ExpiresAt(item, policy.default_ttl);
+      if (at && *at <= now) return false;
+    }
+    return !admit || admit(item);
+  });
+}
+
+std::optional<std::vector<uint64_t>> PhysicalPartition::IndexLookup(const DocPath& path,
+                                                                    const std::vector<KeyRange>& ranges,
+                                                                    size_t cap) const {
+  std::shared_lock lock(mu_);
+  auto seqs = PathIndexOf(path)->Lookup(ranges, cap);
+  if (seqs) {
+    std::sort(seqs->begin(), seqs->end());
+    seqs->erase(std::unique(seqs->begin(), seqs->end()), seqs->end());
+  }
+  return seqs;
+}
+
+std::vector<ItemPtr> PhysicalPartition::ItemsBySeq(const std::vector<uint64_t>& seqs, size_t& next, size_t max_items,
+                                                   int64_t now, const ItemPolicy& policy) const {
+  std::shared_lock lock(mu_);
+  std::vector<ItemPtr> out;
+  for (; next < seqs.size() && (max_items == 0 || out.size() < max_items); ++next) {
+    auto it = by_seq_.find(seqs[next]);
+    if (it == by_seq_.end() || !IsLive(it->second, now, policy.default_ttl)) continue;  // gone since the lookup
+    out.push_back(it->second);
+  }
+  return out;
+}
+
+std::vector<PhysicalPartition::IndexHit> PhysicalPartition::IndexWalk(
+    const DocPath& path, bool descending, const std::optional<std::pair<std::string, uint64_t>>& after,
+    size_t max_items, int64_t now, const ItemPolicy& policy) const {
+  std::shared_lock lock(mu_);
+  std::vector<IndexHit> out;
+  const auto index = PathIndexOf(path);
+  const PathIndex::Set& entries = index->entries();
+  // Takes the entry's item when it is live; false once the page is full.
+  auto take = [&](const PathIndex::Entry& e) {
+    auto it = by_seq_.find(e.seq);
+    if (it != by_seq_.end() && IsLive(it->second, now, policy.default_ttl)) out.push_back({e.key, it->second});
+    return out.size() < max_items;
+  };
+  if (!descending) {
+    auto it = after ? entries.upper_bound(PathIndex::Entry{after->first, after->second}) : entries.begin();
+    for (; it != entries.end(); ++it) {
+      if (!take(*it)) break;
+    }
+    return out;
+  }
+  if (entries.empty()) return out;
+  // One key's run at a time, from the highest key down, each run read forwards.
+  std::string key = after ? after->first : std::prev(entries.end())->key;
+  uint64_t seq = after ? after->second : 0;
+  while (true) {
+    for (auto it = entries.upper_bound(PathIndex::Entry{key, seq}); it != entries.end() && it->key == key; ++it) {
+      if (!take(*it)) return out;
+    }
+    auto first = entries.lower_bound(PathIndex::Entry{key, 0});
+    if (first == entries.begin()) break;
+    key = std::prev(first)->key;
+    seq = 0;
+  }
+  return out;
+}
+
+size_t PhysicalPartition::IndexCount(const DocPath& path, const std::vector<KeyRange>& ranges) const {
+  std::shared_lock lock(mu_);
+  return PathIndexOf(path)->Count(ranges);
+}
+
+bool PhysicalPartition::AllLive(int64_t now, const ItemPolicy& policy) const {
+  std::shared_lock lock(mu_);
+  // The expiry index follows the default it was built for; another one is not known here.
+  if (policy.default_ttl != expiry_ttl_) return by_key_.empty();
+  return expiry_.empty() || expiry_.begin()->first > now;
+}
+
+size_t PhysicalPartition::PathIndexCount() const {
+  std::lock_guard guard(indexes_mu_);
+  return indexes_.size();
+}
+
+std::vector<ItemPtr> PhysicalPartition::FeedOfKey(const std::string& pk, uint64_t after_seq, size_t max_items,
+                                                  int64_t now, const ItemPolicy& policy) const {
+  std::shared_lock lock(mu_);
+  std::vector<ItemPtr> out;
+  auto found = by_pk_seq_.find(pk);
+  if (found == by_pk_seq_.end()) return out;
+  for (auto it = found->second.upper_bound(after_seq); it != found->second.end(); ++it) {
+    auto item = by_seq_.find(*it);
+    if (item == by_seq_.end() || !IsLive(item->second, now, policy.default_ttl)) continue;
+    out.push_back(item->second);
+    if (max_items && out.size() >= max_items) break;
+  }
+  return out;
+}
+
+size_t PhysicalPartition::CountOfKey(const std::string& pk) const {
+  std::shared_lock lock(mu_);
+  auto found = by_pk_seq_.find(pk);
+  return found == by_pk_seq_.end() ? 0 : found->second.size();
+}
+
+bool PhysicalPartition::HasLiveItems(const std::string& pk, int64_t now, const ItemPolicy& policy) const {
+  std::shared_lock lock(mu_);
+  auto found = by_pk_seq_.find(pk);
+  if (found == by_pk_seq_.end()) return false;
+  for (uint64_t seq : found->second) {
+    auto item = by_seq_.find(seq);
+    if (item != by_seq_.end() && IsLive(item->second, now, policy.default_ttl)) return true;
+  }
+  return false;
+}
+
+void PhysicalPartition::ExpireItems(int64_t now, const ItemPolicy& policy) {
+  JournalHold hold(journal_);
+  std::unique_lock lock(mu_);
+  ExpireLocked(now, policy);
+}
+
+void PhysicalPartition::ExpireLocked(int64_t now, const ItemPolicy& policy) {
+  IndexExpiry(policy.default_ttl);
+  KeepLog(now, policy);
+  while (!expiry_.empty() && expiry_.begin()->first <= now) {
+    auto it = by_key_.find(expiry_.begin()->second);
+    Record({lsn_ + 1, ChangeKind::kDelete, nullptr, it->second, now, true});  // first: see Apply
+    NextLsn();
+    Remove(it);
+  }
+}
+
+void PhysicalPartition::CheckWrite(WriteKind kind, const ItemPtr& current, const Preconditions& pre) {
+  switch (kind) {
+    case WriteKind::kCreate:
+      if (current) throw errors::ItemConflict();
+      break;
+    case WriteKind::kReplace:
+    case WriteKind::kDelete:
+      if (!current) throw errors::NotFound();
+      break;
+    case WriteKind::kUpsert:
+      break;
+  }
+  if (pre.if_match && current && *pre.if_match != "*" && *pre.if_match != current->etag)
+    throw errors::PreconditionFailed();
+  // An upsert's If-Match applies to the item it would replace: with none, it creates (the official
+  // emulator's answer that the Python SDK's test_etag_match_condition_compatibility expects).
+  if (pre.if_none_match && current && (*pre.if_none_match == "*" || *pre.if_none_match == current->etag))
+    throw errors::PreconditionFailed();
+}
+
+void PhysicalPartition::AwaitUnreserved(std::unique_lock<std::shared_mutex>& lock, const std::string& pk) {
+  if (reserved_.empty()) return;
+  released_.wait(lock, [&] { return reserved_.count(pk) == 0; });
+}
+
+std::unique_lock<std::shared_mutex> PhysicalPartition::LockToWrite(JournalHold& hold, const std::string& pk) {
+  for (;;) {
+    std::unique_lock lock(mu_);
+    if (reserved_.empty() || reserved_.count(pk) == 0) return lock;
+    if (!util::MayBlock()) throw util::WouldBlock{};  // (nothing changed yet)
+    hold.Release();
+    AwaitUnreserved(lock, pk);
+    lock.unlock();
+    hold.Acquire();  // the gate before the partition lock, always
+  }
+}
+
+std::unique_ptr<Transaction> PhysicalPartition::Begin(const std::string& pk, const ItemPolicy& policy) {
+  std::unique_lock lock(mu_);
+  if (reserved_.count(pk) != 0 && !util::MayBlock()) throw util::WouldBlock{};
+  AwaitUnreserved(lock, pk);
+  reserved_.insert(pk);
+  return std::unique_ptr<Transaction>(new Transaction(*this, pk, policy));
+}
+
+std::vector<ItemPtr> PhysicalPartition::LogicalItemsLocked(const std::string& pk, int64_t now,
+                                                           std::optional<int64_t> default_ttl) const {
+  std::vector<ItemPtr> out;
+  auto found = by_pk_lsn_.find(pk);
+  if (found == by_pk_lsn_.end()) return out;
+  out.reserve(found->second.size());
+  for (const auto& [lsn, item] : found->second) {
+    if (IsLive(item, now, default_ttl)) out.push_back(item);
+  }
+  return out;
+}
+
+Transaction::~Transaction() {
+  std::unique_lock lock(part_.mu_);
+  part_.reserved_.erase(pk_);
+  part_.released_.notify_all();
+}
+
+ItemPtr Transaction::Read(const std::string& id, int64_t now) const {
+  if (auto it = overlay_.find(id); it != overlay_.end()) return PhysicalPartition::Live(it->second, now, policy_.default_ttl);
+  return part_.Read(pk_, id, now, policy_);
+}
+
+std::vector<ItemPtr> Transaction::Items(int64_t now) const {
+  std::vector<ItemPtr> items;
+  {
+    std::shared_lock lock(part_.mu_);
+    items = part_.LogicalItemsLocked(pk_, now, policy_.default_ttl);
+  }
+  if (!overlay_.empty()) {
+    std::erase_if(items, [&](const ItemPtr& item) { return overlay_.count(item->id) > 0; });
+    for (const auto& [id, item] : overlay_) {
+      if (PhysicalPartition::IsLive(item, now, policy_.default_ttl)) items.push_back(item);
+    }
+  }
+  std::sort(items.begin(), items.end(), [](const ItemPtr& a, const ItemPtr& b) { return a->seq < b->seq; });
+  return items;
+}
+
+ItemPtr Transaction::ReadByRid(const std::string& rid, int64_t now) const {
+  for (const auto& item : Items(now)) {
+    if (item->rid == rid) return item;
+  }
+  return nullptr;
+}
+
+WriteResult Transaction::Write(WriteKind kind, const std::string& id, const Preconditions& pre, int64_t now,
+                               const Maker& make) {
+  ItemPtr current = Read(id, now);
+  PhysicalPartition::CheckWrite(kind, current, pre);
+  WriteResult result;
+  result.previous = current;
+  if (kind == WriteKind::kDelete) {
+    ops_.push_back({id, nullptr});
+    overlay_[id] = nullptr;
+    return result;
+  }
+  uint64_t seq = 0;
+  if (current) {
+    seq = current->seq;
+  } else {
+    std::unique_lock lock(part_.mu_);
+    seq = part_.next_seq_++;  // a rolled-back create leaves a gap, as on the service
+  }
+  ItemPtr item = make(current, seq, 0);
+  CheckUnique(*item, now);
+  ops_.push_back({id, item});
+  overlay_[id] = item;
+  result.item = std::move(item);
+  result.created = !current;
+  return result;
+}
+
+void Transaction::CheckUnique(const Item& item, int64_t now) const {
+  if (!part_.unique_) return;
+  const auto tuples = part_.unique_->Tuples(item.body);
+  auto taken = [&](const Item& other) {
+    for (auto& t : part_.unique_->Tuples(other.body)) {
+      if (std::find(tuples.begin(), tuples.end(), t) != tuples.end()) return true;
+    }
+    return false;
+  };
+  // Staged images of other items, then committed ones this transaction has not touched.
+  for (const auto& [id, staged] : overlay_) {
+    if (id != item.id && PhysicalPartition::IsLive(staged, now, policy_.default_ttl) && taken(*staged))
+      throw errors::Conflict();
+  }
+  std::shared_lock lock(part_.mu_);
+  for (auto& t : tuples) {
+    auto it = part_.unique_index_.find(PhysicalPartition::UniqueSlot(pk_, t));
+    if (it == part_.unique_index_.end() || it->second == item.id || overlay_.count(it->second)) continue;
+    auto holder = part_.by_key_.find(PhysicalPartition::Key(pk_, it->second));
+    if (holder != part_.by_key_.end() && PhysicalPartition::IsLive(holder->second, now, policy_.default_ttl))
+      throw errors::ItemConflict();
+  }
+}
+
+uint64_t Transaction::Commit(int64_t now) {
+  JournalHold hold(part_.journal_);
+  std::unique_lock lock(part_.mu_);
+  if (done_) return part_.lsn_;
+  part_.ExpireLocked(now, policy_);
+  for (auto& op : ops_) {
+    const std::string key = PhysicalPartition::Key(pk_, op.id);
+    auto it = part_.by_key_.find(key);
+    if (!op.item && it == part_.by_key_.end()) continue;  // deleted, and expired while the script ran
+    // Staged images were made by this transaction and are published only now: setting their
+    // LSN (the one Apply assigns) is the last change they see.
+    if (op.item) const_cast<Item&>(*op.item).lsn = part_.lsn_ + 1;
+    part_.Apply(it, key, op.item, now);
+  }
+  done_ = true;
+  return part_.lsn_;
+}
+
+WriteResult PhysicalPartition::Write(WriteKind kind, const std::string& pk, const std::string& id,
+                                     const Preconditions& pre, int64_t now, const ItemPolicy& policy,
+                                     const Maker& make) {
+  JournalHold hold(journal_);
+  auto lock = LockToWrite(hold, pk);
+  ExpireLocked(now, policy);
+  const std::string key = Key(pk, id);
+  auto it = by_key_.find(key);
+  ItemPtr current = it == by_key_.end() ? nullptr : it->second;
+  WriteResult result;
+  CheckWrite(kind, current, pre);
+  result.previous = current;
+  if (kind == WriteKind::kDelete) {
+    result.lsn = Apply(it, key, nullptr, now);
+    return result;
+  }
+  const uint64_t seq = current ? current->seq : next_seq_;
+  ItemPtr item = make(current, seq, lsn_ + 1);  // may throw: nothing has changed yet
+  CheckUniqueLocked(*item);
+  if (!current) ++next_seq_;
+  result.lsn = Apply(it, key, item, now);
+  result.item = std::move(item);
+  result.created = !current;
+  return result;
+}
+
+PhysicalPartition::LogicalDelete PhysicalPartition::DeleteLogicalPartition(const std::string& pk, int64_t now,
+                                                                         const ItemPolicy& policy) {
+  JournalHold hold(journal_);
+  auto lock = LockToWrite(hold, pk);
+  ExpireLocked(now, policy);
+  LogicalDelete out;
+  auto found = by_pk_lsn_.find(pk);
+  if (found != by_pk_lsn_.end()) {
+    // Copied first: each delete takes its item out of the index being walked.
+    std::vector<ItemPtr> items;
+    items.reserve(found->second.size());
+    for (const auto& [lsn, item] : found->second) items.push_back(item);
+    for (const auto& item : items) {
+      const std::string key = Key(pk, item->id);
+      auto it = by_key_.find(key);
+      if (it == by_key_.end()) continue;
+      Apply(it, key, nullptr, now);
+      ++out.deleted;
+    }
+  }
+  out.lsn = lsn_;
+  return out;
+}
+
+uint64_t PhysicalPartition::Apply(std::unordered_map<std::string, ItemPtr>::iterator it, const std::string& key,
+                                  ItemPtr item, int64_t now) {
+  ItemPtr current = it == by_key_.end() ? nullptr : it->second;
+  // Recorded first: when the journal cannot write the record (the disk refuses it) it throws and
+  // nothing has changed here, so the partition never holds a change that was not acknowledged.
+  const uint64_t lsn = lsn_ + 1;
+  const ChangeKind kind = !item ? ChangeKind::kDelete : current ? ChangeKind::kReplace : ChangeKind::kCreate;
+  Record({lsn, kind, item, current, now, false});
+  NextLsn();
+  if (!item) {
+    Remove(it);
+  } else {
+    Store(key, current, std::move(item));
+  }
+  return lsn;
+}
+
+std::vector<ItemPtr> PhysicalPartition::Feed(uint64_t after_seq, size_t max_items, int64_t now,
+                                             const ItemPolicy& policy) const {
+  std::shared_lock lock(mu_);
+  std::vector<ItemPtr> out;
+  if (max_items) out.reserve(std::min(max_items, by_seq_.size()));
+  // Items lie anywhere in memory: the one a few places on is asked for while this one is copied.
+  auto ahead = by_seq_.upper_bound(after_seq);
+  for (int i = 0; i < 8 && ahead != by_seq_.end(); ++i) ++ahead;
+  for (auto it = by_seq_.upper_bound(after_seq); it != by_seq_.end(); ++it) {
+    if (ahead != by_seq_.end()) {
+      const char* at = reinterpret_cast<const char*>(ahead->second.get());
+      __builtin_prefetch(at - 16);  // the counts, just before the item (one allocation)
+      __builtin_prefetch(at + 16);
+      ++ahead;
+    }
+    if (!IsLive(it->second, now, policy.default_ttl)) continue;
+    out.push_back(it->second);
+    if (max_items && out.size() >= max_items) break;
+  }
+  return out;
+}
+
+ChangePage<ItemPtr> PhysicalPartition::LatestChanges(uint64_t after_lsn, size_t max_items, const ItemFilter& keep,
+                                                     int64_t now, const ItemPolicy& policy,
+                                                     const std::string* pk) const {
+  std::shared_lock lock(mu_);
+  ChangePage<ItemPtr> page;
+  page.resume_lsn = lsn_;
+  static const ItemsByNumber kNone;
+  const ItemsByNumber* index = &by_lsn_;
+  if (pk) {
+    auto found = by_pk_lsn_.find(*pk);
+    index = found == by_pk_lsn_.end() ? &kNone : &found->second;
+  }
+  for (auto it = index->upper_bound(after_lsn); it != index->end(); ++it) {
+    const ItemPtr& item = it->second;
+    if (!IsLive(item, now, policy.default_ttl) || !keep(*item)) continue;
+    page.entries.push_back(item);
+    if (page.entries.size() == max_items) {
+      page.resume_lsn = item->lsn;
+      break;
+    }
+  }
+  return page;
+}
+
+// The sentence the service's refusals of all-versions reads carry (the SDKs' tests look for it).
+constexpr const char* kRetentionSentence = "You must read the change feed from within the retention period.";
+
+void PhysicalPartition::CheckLogReaches(uint64_t after_lsn) const {
+  if (!logging_)
+    throw errors::BadRequest(
+        "The change feed in all versions and deletes mode needs a change feed policy on the container: set "
+        "changeFeedPolicy.retentionDuration (minutes) when creating or replacing it. " +
+        std::string(kRetentionSentence));
+  if (after_lsn < log_after_lsn_)
+    throw errors::BadRequest(
+        "The requested start of the change feed in all versions and deletes mode lies outside the container's "
+        "retention window. " +
+        std::string(kRetentionSentence));
+}
+
+ChangePage<Change> PhysicalPartition::AllChanges(uint64_t after_lsn, size_t max_items, const ItemFilter& keep) const {
+  std::shared_lock lock(mu_);
+  CheckLogReaches(after_lsn);
+  ChangePage<Change> page;
+  page.resume_lsn = lsn_;
+  auto first = std::upper_bound(log_.begin(), log_.end(), after_lsn,
+                                [](uint64_t lsn, const Change& c) { return lsn < c.lsn; });
+  for (auto it = first; it != log_.end(); ++it) {
+    if (!keep(it->current ? *it->current : *it->previous)) continue;
+    page.entries.push_back(*it);
+    if (page.entries.size() == max_items) {
+      page.resume_lsn = it->lsn;
+      break;
+    }
+  }
+  return page;
+}
+
+uint64_t PhysicalPartition::StartLsn(int64_t since, bool all_versions) const {
+  std::shared_lock lock(mu_);
+  // Writes take their time under the partition lock, so times rise with LSNs: the start is just
+  // before the first change at or after `since`.
+  if (all_versions) {
+    CheckLogReaches(since < log_since_ ? 0 : log_after_lsn_);
+    for (const Change& c : log_) {
+      if (c.crts >= since) return c.lsn - 1;
+    }
+    return lsn_;
+  }
+  for (const auto& [lsn, item] : by_lsn_) {
+    if (item->ts >= since) return lsn - 1;
+  }
+  return lsn_;
+}
+
+PhysicalPartition::State PhysicalPartition::Capture() const {
+  std::shared_lock lock(mu_);
+  State st;
+  st.lsn = lsn_;
+  st.next_seq = next_seq_;
+  st.logging = logging_;
+  st.log_after_lsn = log_after_lsn_;
+  st.log_since = log_since_;
+  st.items.reserve(by_seq_.size());
+  for (const auto& [seq, item] : by_seq_) st.items.push_back(item);
+  st.log = log_;
+  return st;
+}
+
+void PhysicalPartition::RestoreState(State state, const ItemPolicy& policy) {
+  std::unique_lock lock(mu_);
+  by_key_.clear();
+  by_seq_.clear();
+  by_lsn_.clear();
+  by_pk_lsn_.clear();
+  by_pk_seq_.clear();
+  {
+    std::lock_guard guard(indexes_mu_);
+    indexes_.clear();
+  }
+  expiry_.clear();
+  unique_index_.clear();
+  expiry_ttl_ = policy.default_ttl;
+  by_key_.reserve(state.items.size());
+  for (auto& item : state.items) {
+    const std::string key = Key(item->pk, item->id);
+    Store(key, nullptr, std::move(item));
+  }
+  lsn_ = state.lsn;
+  NoteLsn(lsn_);
+  next_seq_ = state.next_seq;
+  logging_ = state.logging;
+  log_after_lsn_ = state.log_after_lsn;
+  log_since_ = state.log_since;
+  log_ = std::move(state.log);
+}
+
+void PhysicalPartition::Replay(uint64_t lsn, ItemPtr image, const std::string& pk, const std::string& id,
+                               int64_t crts, bool ttl_expired, const ItemPolicy& policy) {
+  std::unique_lock lock(mu_);
+  if (lsn <= lsn_) return;
+  IndexExpiry(policy.default_ttl);
+  KeepLog(crts, policy);
+  const std::string key = Key(pk, id);
+  auto it = by_key_.find(key);
+  ItemPtr current = it == by_key_.end() ? nullptr : it->second;
+  lsn_ = lsn;
+  NoteLsn(lsn);
+  if (!image) {
+    if (it != by_key_.end()) Remove(it);
+    if (current && logging_) log_.push_back({lsn, ChangeKind::kDelete, nullptr, std::move(current), crts, ttl_expired});
+    return;
+  }
+  next_seq_ = std::max(next_seq_, image->seq + 1);
+  Store(key, current, image);
+  const ChangeKind kind = current ? ChangeKind::kReplace : ChangeKind::kCreate;
+  if (logging_) log_.push_back({lsn, kind, std::move(image), std::move(current), crts, false});
+}
+
+}  // namespace cosmos::store
