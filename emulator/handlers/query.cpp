@@ -27,28 +27,6 @@ namespace {
 // The RU report's key: the query's shape, without the values in it.
 std::string NormalisedText(const sql::Query& q) { return sql::ToShape(q); }
 
-// Whether the plan's queryInfo asks the client to merge the partitions' results: DISTINCT, TOP,
-// OFFSET/LIMIT, ORDER BY, GROUP BY or aggregates.
-bool NeedsClientMerge(const std::string& plan_json) {
-  json::Document d;
-  if (json::Parse(plan_json, d) != json::ParseStatus::kOk || !d.IsObject()) return false;
-  auto qi = d.FindMember("queryInfo");
-  if (qi == d.MemberEnd() || !qi->value.IsObject()) return false;
-  const auto& info = qi->value;
-  auto non_empty = [&](const char* name) {
-    auto it = info.FindMember(name);
-    if (it == info.MemberEnd()) return false;
-    if (it->value.IsArray()) return !it->value.Empty();
-    if (it->value.IsObject()) return !it->value.ObjectEmpty();
-    if (it->value.IsString()) return std::string_view(it->value.GetString()) != "None";
-    return !it->value.IsNull();
-  };
-  auto hybrid = d.FindMember("hybridSearchQueryInfo");
-  return non_empty("distinctType") || non_empty("top") || non_empty("offset") || non_empty("limit") ||
-         non_empty("orderBy") || non_empty("groupByExpressions") || non_empty("aggregates") ||
-         non_empty("groupByAliasToAggregateType") || (hybrid != d.MemberEnd() && !hybrid->value.IsNull());
-}
-
 // The gateway answers a query that names no partition itself only when the partitions' results
 // need no merging. Otherwise it refuses with 400/1004 and the query plan in additionalErrorInfo
 // (recording cosmos-119/123); the SDKs then fetch the plan and query each partition key range,
@@ -65,10 +43,12 @@ bool PinnedToOnePartitionKey(const sql::Query& ast, const QueryBody& body, const
   return ranges.size() == 1 && ranges[0].max_inclusive && ranges[0].min == ranges[0].max;
 }
 
+// The plan's queryInfo decides: the client merges the partitions' results of DISTINCT, TOP,
+// OFFSET/LIMIT, ORDER BY, GROUP BY or aggregates (QueryPlan::NeedsClientMerge).
 void CheckGatewayServable(const sql::Query& ast, const QueryBody& body, const store::Container& c) {
-  std::string plan = query::QueryPlanJson(ast, body.params, c.partition_key(), c.settings()->vectors.get());
-  if (!NeedsClientMerge(plan)) return;
-  RefuseWithPlan(std::move(plan));
+  const query::QueryPlan plan = query::BuildQueryPlan(ast, body.params, c.partition_key(), c.settings()->vectors.get());
+  if (!plan.NeedsClientMerge()) return;
+  RefuseWithPlan(query::QueryPlanJson(plan));
 }
 
 void RefuseWithPlan(const sql::Query& ast, const QueryBody& body, const store::Container& c) {

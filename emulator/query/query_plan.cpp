@@ -13,6 +13,7 @@
 #include "query/eval.h"
 #include "query/functions/function.h"
 #include "query/plan.h"
+#include "query/query_plan_internal.h"
 #include "sqlparser/printer.h"
 #include "query/rules.h"
 #include "store/epk.h"
@@ -27,6 +28,7 @@ using sql::ExprKind;
 using sql::Query;
 using store::PkComponent;
 using namespace rules;
+using detail::RootAlias;
 
 constexpr const char* kOrderByFilter = "({documentdb-formattableorderbyquery-filter})";
 
@@ -123,18 +125,6 @@ std::vector<std::string> ProjectionNames(const Query& q) {
     }
   }
   return names;
-}
-
-// The alias the first FROM source binds (the document variable of the query).
-std::string RootAlias(const Query& q) {
-  if (q.from.empty()) return {};
-  const sql::FromItem& f = q.from.front();
-  if (f.alias) return *f.alias;
-  if (!f.path) return {};
-  const Expr& p = *f.path;
-  if (p.kind == ExprKind::kName || p.kind == ExprKind::kMember) return p.name;
-  if (p.kind == ExprKind::kIndex && p.args[1]->kind == ExprKind::kLiteral) return p.args[1]->literal.text;
-  return {};
 }
 
 // A TOP/OFFSET/LIMIT count as written (number or @parameter).
@@ -270,394 +260,6 @@ void CheckAggregateProjection(const Expr& e) {
     throw errors::BadRequest("Compositions of aggregates and other expressions are not allowed.");
 }
 
-// ---------------------------------------------------------------------------------------------
-// Constant expressions
-
-// True when `e` has no variables, subqueries, UDFs or functions of the clock or chance.
-bool IsConstant(const Expr& e) {
-  switch (e.kind) {
-    case ExprKind::kName:
-    case ExprKind::kUdfCall:
-    case ExprKind::kSubquery:
-    case ExprKind::kExists:
-    case ExprKind::kArraySubquery:
-    case ExprKind::kAggregateSubquery:
-      return false;
-    case ExprKind::kCall: {
-      const std::string n = util::ToLower(e.name);
-      if (AggregateOf(e) || n == "rand" || n.rfind("getcurrent", 0) == 0) return false;
-      break;
-    }
-    default:
-      break;
-  }
-  for (const auto& a : e.args) {
-    if (!IsConstant(*a)) return false;
-  }
-  return true;
-}
-
-// A constant's value, computed by the query engine itself.
-struct ConstantValue {
-  bool defined = false;
-  bool is_true = false;
-  bool is_array = false;
-  PkComponent component;              // the value as a partition key component
-  std::vector<PkComponent> elements;  // array elements
-};
-
-// The constant a JSON value is.
-ConstantValue FromJson(const json::Value& v) {
-  ConstantValue c;
-  c.defined = true;
-  c.is_true = v.IsBool() && v.GetBool();
-  c.component = PkComponent::FromJson(v);
-  if (v.IsArray()) {
-    c.is_array = true;
-    for (const auto& el : v.GetArray()) c.elements.push_back(PkComponent::FromJson(el));
-  }
-  return c;
-}
-
-// The value of a constant expression; nullopt when it cannot be computed (the caller then assumes
-// nothing). Undefined results come back with defined = false.
-std::optional<ConstantValue> Evaluate(const Expr& e, const json::Value* params) {
-  // Parameters and literals need no engine.
-  if (e.kind == ExprKind::kParameter) {
-    auto v = FindParameter(params, e.name);
-    if (!v || *v == nullptr) return std::nullopt;
-    return FromJson(**v);
-  }
-  if (e.kind == ExprKind::kLiteral) {
-    ConstantValue c;
-    const auto& l = e.literal;
-    switch (l.kind) {
-      case sql::Literal::Kind::kUndefined:
-        return c;
-      case sql::Literal::Kind::kNull:
-        c.component = PkComponent::Null();
-        break;
-      case sql::Literal::Kind::kBool:
-        c.component = PkComponent::Bool(l.boolean);
-        c.is_true = l.boolean;
-        break;
-      case sql::Literal::Kind::kNumber:
-        c.component = PkComponent::Number(l.number);
-        break;
-      case sql::Literal::Kind::kString:
-        c.component = PkComponent::String(l.text);
-        break;
-    }
-    c.defined = true;
-    return c;
-  }
-  sql::SyntaxError error;
-  auto parsed = sql::Parse("SELECT VALUE " + sql::ToString(e), error);
-  if (!parsed) return std::nullopt;
-  try {
-    Arena arena;
-    auto plan = Bind(*parsed, params, arena);
-    EvalContext cx{arena, FunctionContext{arena, 0}, std::vector<Val>(static_cast<size_t>(plan->slot_count)), nullptr, nullptr};
-    const Val v = Eval(plan->value, cx);
-    if (v.IsUndefined()) return ConstantValue{};
-    return FromJson(v.json());
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Query ranges
-
-// Equality of key components (numbers by value).
-bool SameComponent(const PkComponent& a, const PkComponent& b) {
-  if (a.kind != b.kind) return false;
-  if (a.kind == PkComponent::Kind::kNumber) return a.number == b.number;
-  return a.text == b.text;
-}
-
-// Values for some partition key paths (nullopt: the path is unconstrained).
-using Tuple = std::vector<std::optional<PkComponent>>;
-
-// The keys a filter allows: every key (all), or the union of the tuples (none at all when empty).
-struct KeySet {
-  bool all = true;
-  std::vector<Tuple> tuples;
-};
-
-constexpr size_t kMaxTuples = 4096;
-
-// Equality of tuples, path by path.
-bool SameTuple(const Tuple& a, const Tuple& b) {
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (a[i].has_value() != b[i].has_value()) return false;
-    if (a[i] && !SameComponent(*a[i], *b[i])) return false;
-  }
-  return true;
-}
-
-// Adds a tuple to a union unless already there.
-void AddTuple(std::vector<Tuple>& out, Tuple t) {
-  for (const auto& u : out) {
-    if (SameTuple(u, t)) return;
-  }
-  out.push_back(std::move(t));
-}
-
-// Every key; no key at all.
-KeySet All() { return KeySet{}; }
-KeySet None() { return KeySet{false, {}}; }
-
-// Keys both sets allow: tuples merged pairwise, conflicting values dropped.
-KeySet And(const KeySet& a, const KeySet& b) {
-  if (a.all) return b;
-  if (b.all) return a;
-  KeySet out = None();
-  for (const auto& ta : a.tuples) {
-    for (const auto& tb : b.tuples) {
-      Tuple t = ta;
-      bool conflict = false;
-      for (size_t i = 0; i < t.size() && !conflict; ++i) {
-        if (!tb[i]) continue;
-        if (t[i] && !SameComponent(*t[i], *tb[i])) conflict = true;
-        t[i] = tb[i];
-      }
-      if (!conflict) AddTuple(out.tuples, std::move(t));
-      if (out.tuples.size() > kMaxTuples) return All();
-    }
-  }
-  return out;
-}
-
-// Keys either set allows.
-KeySet Or(const KeySet& a, const KeySet& b) {
-  if (a.all || b.all) return All();
-  KeySet out = a;
-  for (const auto& t : b.tuples) AddTuple(out.tuples, t);
-  if (out.tuples.size() > kMaxTuples) return All();
-  return out;
-}
-
-// Finds the keys a WHERE clause allows, from equalities (=, IN, LIKE without wildcards, boolean
-// paths, IS_BOOL/IS_NULL, ABS, ARRAY_CONTAINS) on the partition key paths under AND and OR.
-class RangeFinder {
- public:
-  RangeFinder(const store::PartitionKeyDefinition& pk, const json::Value* params) : pk_(pk), params_(params) {}
-
-  KeySet Extract(const Expr& e, const std::string& root) {
-    if (IsConstant(e)) {
-      auto c = Evaluate(e, params_);
-      if (!c) return All();
-      return c->is_true ? All() : None();
-    }
-    switch (e.kind) {
-      case ExprKind::kBinary:
-        if (e.binary_op == sql::BinaryOp::kAnd) return And(Extract(*e.args[0], root), Extract(*e.args[1], root));
-        if (e.binary_op == sql::BinaryOp::kOr) return Or(Extract(*e.args[0], root), Extract(*e.args[1], root));
-        if (e.binary_op == sql::BinaryOp::kEq) {
-          for (int side = 0; side < 2; ++side) {
-            const Expr& lhs = *e.args[side];
-            const Expr& rhs = *e.args[1 - side];
-            if (!IsConstant(rhs)) continue;
-            if (auto path = PkPath(lhs, root)) return Equal(*path, rhs);
-            if (lhs.kind == ExprKind::kCall && util::ToLower(lhs.name) == "abs" && lhs.args.size() == 1) {
-              if (auto path = PkPath(*lhs.args[0], root)) return Absolute(*path, rhs);
-            }
-          }
-        }
-        break;
-      case ExprKind::kIn: {
-        auto path = PkPath(*e.args[0], root);
-        if (e.negated || !path) break;
-        KeySet out = None();
-        for (size_t i = 1; i < e.args.size(); ++i) {
-          if (!IsConstant(*e.args[i])) return All();
-          out = Or(out, Equal(*path, *e.args[i]));
-        }
-        return out;
-      }
-      case ExprKind::kLike: {
-        auto path = PkPath(*e.args[0], root);
-        if (e.negated || !path || !IsConstant(*e.args[1])) break;
-        auto pattern = Evaluate(*e.args[1], params_);
-        if (!pattern || pattern->component.kind != PkComponent::Kind::kString) break;
-        if (auto literal = LikeLiteral(pattern->component.text, e.escape)) {
-          return Points(*path, {PkComponent::String(*literal)});
-        }
-        break;
-      }
-      case ExprKind::kMember:
-      case ExprKind::kIndex:
-        if (auto path = PkPath(e, root)) return Points(*path, {PkComponent::Bool(true)});
-        break;
-      case ExprKind::kUnary:
-        if (e.unary_op == sql::UnaryOp::kNot) {
-          if (auto path = PkPath(*e.args[0], root)) return Points(*path, {PkComponent::Bool(false)});
-        }
-        break;
-      case ExprKind::kCall: {
-        const std::string n = util::ToLower(e.name);
-        if (n == "is_bool" && e.args.size() == 1) {
-          if (auto path = PkPath(*e.args[0], root)) {
-            return Points(*path, {PkComponent::Bool(false), PkComponent::Bool(true)});
-          }
-        } else if (n == "is_null" && e.args.size() == 1) {
-          if (auto path = PkPath(*e.args[0], root)) return Points(*path, {PkComponent::Null()});
-        } else if ((n == "array_contains" || n == "_try_array_contains") && e.args.size() >= 2) {
-          auto path = PkPath(*e.args[1], root);
-          if (!path || !IsConstant(*e.args[0])) break;
-          if (e.args.size() > 2) {
-            auto partial = Evaluate(*e.args[2], params_);
-            if (!partial || !partial->defined || partial->component.kind != PkComponent::Kind::kFalse) break;
-          }
-          auto array = Evaluate(*e.args[0], params_);
-          if (!array || !array->is_array) break;
-          return Points(*path, array->elements);
-        }
-        break;
-      }
-      default:
-        break;
-    }
-    return Subqueries(e, root);
-  }
-
- private:
-  // The partition key path index `e` reads (root.a.b or root["a"]["b"]), if any.
-  std::optional<size_t> PkPath(const Expr& e, const std::string& root) const {
-    std::vector<std::string> names;
-    const Expr* cur = &e;
-    while (cur->kind != ExprKind::kName) {
-      if (cur->kind == ExprKind::kMember) {
-        names.push_back(cur->name);
-      } else if (cur->kind == ExprKind::kIndex && cur->args[1]->kind == ExprKind::kLiteral &&
-                 cur->args[1]->literal.kind == sql::Literal::Kind::kString) {
-        names.push_back(cur->args[1]->literal.text);
-      } else {
-        return std::nullopt;
-      }
-      cur = cur->args[0].get();
-    }
-    if (cur->name != root || names.empty()) return std::nullopt;
-    std::reverse(names.begin(), names.end());
-    for (size_t i = 0; i < pk_.parts.size(); ++i) {
-      if (pk_.parts[i] == names) return i;
-    }
-    return std::nullopt;
-  }
-
-  KeySet Points(size_t path, const std::vector<PkComponent>& values) const {
-    KeySet out = None();
-    for (const auto& v : values) {
-      Tuple t(pk_.parts.size());
-      t[path] = v;
-      AddTuple(out.tuples, std::move(t));
-    }
-    return out;
-  }
-
-  // path = constant. Arrays and objects are no key value: the service narrows them to undefined.
-  KeySet Equal(size_t path, const Expr& value) const {
-    auto c = Evaluate(value, params_);
-    if (!c) return All();
-    if (!c->defined) return None();
-    return Points(path, {c->component});
-  }
-
-  // ABS(path) = n: the key is n or -n.
-  KeySet Absolute(size_t path, const Expr& value) const {
-    auto c = Evaluate(value, params_);
-    if (!c) return All();
-    if (!c->defined || c->component.kind != PkComponent::Kind::kNumber || c->component.number < 0) return None();
-    return Points(path, {PkComponent::Number(-c->component.number), PkComponent::Number(c->component.number)});
-  }
-
-  // A LIKE pattern without wildcards, unescaped; nullopt when it has % or _.
-  static std::optional<std::string> LikeLiteral(const std::string& pattern, const std::optional<std::string>& escape) {
-    std::string out;
-    for (size_t i = 0; i < pattern.size(); ++i) {
-      const char c = pattern[i];
-      if (escape && escape->size() == 1 && c == (*escape)[0] && i + 1 < pattern.size()) {
-        out.push_back(pattern[++i]);
-        continue;
-      }
-      if (c == '%' || c == '_' || c == '[') return std::nullopt;
-      out.push_back(c);
-    }
-    return out;
-  }
-
-  // A filter the finder does not understand allows every key, but a scalar subquery inside it that
-  // reads the same document still narrows the keys by its own WHERE clause.
-  KeySet Subqueries(const Expr& e, const std::string& root) {
-    KeySet out = All();
-    if (e.kind == ExprKind::kSubquery && e.query) {
-      const Query& sub = *e.query;
-      if (sub.from.size() == 1 && sub.from[0].path && !sub.from[0].iterator &&
-          sub.from[0].path->kind == ExprKind::kName && sub.from[0].path->name == root &&
-          (!sub.from[0].alias || *sub.from[0].alias == root) && sub.where) {
-        out = And(out, Extract(*sub.where, root));
-      }
-      return out;
-    }
-    for (const auto& a : e.args) out = And(out, Subqueries(*a, root));
-    return out;
-  }
-
-  const store::PartitionKeyDefinition& pk_;
-  const json::Value* params_;
-};
-
-// The EPK ranges of a key set under the container's partition key definition.
-std::vector<EpkRange> ToRanges(const KeySet& keys, const store::PartitionKeyDefinition& pk) {
-  const EpkRange full{std::string(store::kMinEpk), std::string(store::kMaxEpk), true, false};
-  if (keys.all || pk.parts.empty()) return {full};
-  if (keys.tuples.empty()) return {EpkRange{"", "", true, true}};
-  std::vector<EpkRange> out;
-  for (const auto& t : keys.tuples) {
-    size_t prefix = 0;
-    while (prefix < t.size() && t[prefix]) ++prefix;
-    for (size_t i = prefix; i < t.size(); ++i) {
-      if (t[i]) return {full};  // a gap in the key: no narrowing
-    }
-    std::vector<PkComponent> comps;
-    for (size_t i = 0; i < prefix; ++i) comps.push_back(*t[i]);
-    if (prefix == t.size()) {
-      const std::string epk = store::EffectivePartitionKey(pk, comps);
-      out.push_back({epk, epk, true, true});
-    } else if (pk.kind == "MultiHash" && prefix > 0) {
-      // A hierarchical key prefix: every full key under it sorts in [prefix, prefix + "FF").
-      const std::string epk = store::EffectivePartitionKey(pk, comps);
-      out.push_back({epk, epk + std::string(store::kMaxEpk), true, false});
-    } else {
-      return {full};
-    }
-  }
-  std::sort(out.begin(), out.end(),
-            [](const EpkRange& a, const EpkRange& b) { return a.min != b.min ? a.min < b.min : a.max < b.max; });
-  out.erase(std::unique(out.begin(), out.end(),
-                        [](const EpkRange& a, const EpkRange& b) {
-                          return a.min == b.min && a.max == b.max && a.min_inclusive == b.min_inclusive &&
-                                 a.max_inclusive == b.max_inclusive;
-                        }),
-            out.end());
-  return out;
-}
-
-}  // namespace
-
-std::vector<EpkRange> QueryRanges(const sql::Query& q, const json::Value* params,
-                                  const store::PartitionKeyDefinition& pk) {
-  if (q.from.empty()) return {EpkRange{"", "", true, true}};
-  KeySet keys = All();
-  const sql::FromItem& first = q.from.front();
-  if (q.where && first.path && !first.iterator && first.path->kind == ExprKind::kName) {
-    keys = RangeFinder(pk, params).Extract(*q.where, RootAlias(q));
-  }
-  return ToRanges(keys, pk);
-}
-
-namespace {
 
 // ---------------------------------------------------------------------------------------------
 // The plan
@@ -819,8 +421,8 @@ std::vector<RankComponent> RankComponents(const Query& q, const json::Value* par
 // component's score); the SDK fuses the ranks (RRF, k = 60) and applies skip and take. Without
 // HybridSearchSkipOrderByRewrite among the client's features, the components are ORDER BY queries
 // with the filter placeholder; with it, plain TOP queries the SDK only collects.
-std::string HybridPlanJson(const Query& q, const json::Value* params, const store::PartitionKeyDefinition& pk,
-                           const store::VectorPolicy* vectors, bool skip_order_by_rewrite) {
+QueryPlan HybridPlan(const Query& q, const json::Value* params, const store::PartitionKeyDefinition& pk,
+                     const store::VectorPolicy* vectors, bool skip_order_by_rewrite) {
   if (q.group_by.size() || q.distinct)
     throw At(q.loc, "SC2240", "ORDER BY RANK cannot be combined with GROUP BY or DISTINCT.");
   if (q.select == sql::SelectKind::kValue ? ContainsAggregate(*q.value) : false)
@@ -868,10 +470,9 @@ std::string HybridPlanJson(const Query& q, const json::Value* params, const stor
   }
   const std::string score_list = "[" + Join(scores, ", ") + "]";
 
-  std::string out = "{\"partitionedQueryExecutionInfoVersion\":2,\"queryRanges\":[";
-  const auto ranges = QueryRanges(q, params, pk);
-  RangeList(out, ranges);
-  out += "],\"hybridSearchQueryInfo\":{\"globalStatisticsQuery\":";
+  QueryPlan plan;
+  plan.ranges = QueryRanges(q, params, pk);
+  HybridSearchInfo& hybrid = plan.hybrid.emplace();
   std::vector<std::string> statistics;
   for (const auto& c : components) {
     if (!c.full_text) continue;
@@ -880,11 +481,9 @@ std::string HybridPlanJson(const Query& q, const json::Value* params, const stor
     for (const Expr* t : SearchTerms(*c.call)) hits.push_back("COUNTIF(FullTextContains(" + path + ", " + sql::ToString(*t) + "))");
     statistics.push_back("{\"totalWordCount\": SUM(_FullTextWordCount(" + path + ")), \"hitCounts\": [" + Join(hits, ", ") + "]}");
   }
-  Str(out, "SELECT COUNT(1) AS documentCount, [" + Join(statistics, ", ") + "] AS fullTextStatistics" +
-               Clauses(q, std::string(), false, false, 0));
-  out += ",\"componentQueryInfos\":[";
-  for (size_t i = 0; i < components.size(); ++i) {
-    const RankComponent& c = components[i];
+  hybrid.global_statistics_query = "SELECT COUNT(1) AS documentCount, [" + Join(statistics, ", ") +
+                                   "] AS fullTextStatistics" + Clauses(q, std::string(), false, false, 0);
+  for (const RankComponent& c : components) {
     const std::string direction = c.descending ? "DESC" : "ASC";
     // A vector score is written without a direction when it is the closest-first order.
     const std::string order = c.score + (c.full_text || c.reversed ? " " + direction : std::string());
@@ -901,234 +500,306 @@ std::string HybridPlanJson(const Query& q, const json::Value* params, const stor
     }
     text += "\nORDER BY " + order;
     if (size && !top) text += "\nOFFSET 0 LIMIT " + std::to_string(*size);
-    if (i) out += ',';
-    out += "{\"distinctType\":\"None\",\"top\":";
-    out += size && top ? std::to_string(*size) : "null";
-    out += ",\"offset\":";
-    out += size && !top ? "0" : "null";
-    out += ",\"limit\":";
-    out += size && !top ? std::to_string(*size) : "null";
-    out += ",\"orderBy\":";
-    StrList(out, skip_order_by_rewrite ? std::vector<std::string>{}
-                                       : std::vector<std::string>{c.descending ? "Descending" : "Ascending"});
-    out += ",\"orderByExpressions\":";
-    StrList(out, skip_order_by_rewrite ? std::vector<std::string>{} : std::vector<std::string>{c.score});
-    out += ",\"groupByExpressions\":[],\"groupByAliases\":[],\"aggregates\":[],\"groupByAliasToAggregateType\":{},"
-           "\"rewrittenQuery\":";
-    Str(out, text);
-    out += ",\"hasSelectValue\":";
-    out += q.select == sql::SelectKind::kValue ? "true" : "false";
-    out += ",\"dCountInfo\":null,\"hasNonStreamingOrderBy\":";
-    out += skip_order_by_rewrite ? "false" : "true";
-    out += '}';
+    QueryInfo& info = hybrid.components.emplace_back();
+    if (size && top) info.top = *size;
+    if (size && !top) {
+      info.offset = 0;
+      info.limit = *size;
+    }
+    if (!skip_order_by_rewrite) {
+      info.order_by = {c.descending ? "Descending" : "Ascending"};
+      info.order_by_expressions = {c.score};
+    }
+    info.rewritten_query = std::move(text);
+    info.has_select_value = q.select == sql::SelectKind::kValue;
+    info.has_non_streaming_order_by = !skip_order_by_rewrite;
   }
-  out += "],\"componentWithoutPayloadQueryInfos\":[],\"projectionQueryInfo\":null,\"componentWeights\":[";
-  for (size_t i = 0; i < weights.size(); ++i) {
-    if (i) out += ',';
-    // Floating-point numbers, as the service writes them ("1.0"): the Java SDK reads the list as
-    // doubles and fails on an integer (HybridSearchQueryInfo.getComponentWeights).
-    const double w = std::fabs(weights[i]);
-    out += sql::FormatNumber(w);
-    if (std::isfinite(w) && w == std::floor(w) && std::fabs(w) < 1e15) out += ".0";
-  }
-  out += "]";
-  if (offset) out += ",\"skip\":" + std::to_string(*offset);
-  if (top || limit) out += ",\"take\":" + std::to_string(top ? *top : *limit);
-  out += ",\"requiresGlobalStatistics\":";
-  out += statistics.empty() ? "false" : "true";
-  out += "}}";
-  return out;
+  hybrid.weights = std::move(weights);
+  hybrid.skip = offset;
+  if (top || limit) hybrid.take = top ? *top : *limit;
+  hybrid.requires_global_statistics = !statistics.empty();
+  return plan;
 }
 
-}  // namespace
-
-std::string QueryPlanJson(const sql::Query& q, const json::Value* params, const store::PartitionKeyDefinition& pk,
-                          const store::VectorPolicy* vectors, bool hybrid_skip_order_by_rewrite) {
-  const sql::PlanNumberStyle plan_numbers;
-  CheckQueryFunctions(q);
-  CheckSubqueryClauses(q);
-  if (q.order_by_rank) return HybridPlanJson(q, params, pk, vectors, hybrid_skip_order_by_rewrite);
-  std::optional<int64_t> top, offset, limit;
-  if (q.top) top = ResolveCount(*q.top, params, "TOP");
-  if (q.offset) offset = ResolveCount(*q.offset, params, "OFFSET");
-  if (q.limit) limit = ResolveCount(*q.limit, params, "LIMIT");
-
-  const bool value_select = q.select == sql::SelectKind::kValue;
-  const bool grouped = !q.group_by.empty();
+// What the checks of a query's SELECT, GROUP BY and ORDER BY found (CheckShape).
+struct Shape {
+  bool value_select = false;
+  bool grouped = false;
+  bool value_aggregate = false;
+  AggregateFn value_agg = AggregateFn::kCount;
+  bool aggregating = false;
+  bool vector_order = false;  // ORDER BY VectorDistance: the SDK collects every range's top rows, then merges
   std::vector<std::string> group_texts;
-  for (const auto& g : q.group_by) group_texts.push_back(sql::ToString(*g));
-  if (grouped && q.select == sql::SelectKind::kStar) {
+};
+
+// Checks what the SDKs can merge: aggregates alone in their projections, grouped projections made
+// of the GROUP BY expressions, ORDER BY items that are document paths (or scores).
+Shape CheckShape(const Query& q) {
+  Shape s;
+  s.value_select = q.select == sql::SelectKind::kValue;
+  s.grouped = !q.group_by.empty();
+  for (const auto& g : q.group_by) s.group_texts.push_back(sql::ToString(*g));
+  if (s.grouped && q.select == sql::SelectKind::kStar) {
     throw At(q.loc, "SC2041", "'SELECT *' is not allowed with GROUP BY.");
   }
   bool list_aggregates = false;
-  if (value_select) CheckAggregateProjection(*q.value);
+  if (s.value_select) CheckAggregateProjection(*q.value);
   for (const auto& p : q.projections) {
     CheckAggregateProjection(*p.expr);
     list_aggregates = list_aggregates || AggregateOf(*p.expr).has_value();
   }
-  if (grouped) {
-    if (value_select) CheckGrouped(*q.value, group_texts);
+  if (s.grouped) {
+    if (s.value_select) CheckGrouped(*q.value, s.group_texts);
   }
-  if (grouped || list_aggregates) {
-    for (const auto& p : q.projections) CheckGrouped(*p.expr, group_texts);
+  if (s.grouped || list_aggregates) {
+    for (const auto& p : q.projections) CheckGrouped(*p.expr, s.group_texts);
   }
-  const std::optional<AggregateFn> value_kind = value_select ? AggregateOf(*q.value) : std::nullopt;
-  const bool value_aggregate = value_kind.has_value();
-  const AggregateFn value_agg = value_kind.value_or(AggregateFn::kCount);
-  const bool aggregating = grouped || value_aggregate || list_aggregates;
-  bool vector_order = false;  // ORDER BY VectorDistance: the SDK collects every range's top rows, then merges
-  if (!aggregating) {
-    for (const auto& s : q.order_by) {
-      if (IsRankScore(*s.expr)) {
-        vector_order = true;
+  const std::optional<AggregateFn> value_kind = s.value_select ? AggregateOf(*q.value) : std::nullopt;
+  s.value_aggregate = value_kind.has_value();
+  s.value_agg = value_kind.value_or(AggregateFn::kCount);
+  s.aggregating = s.grouped || s.value_aggregate || list_aggregates;
+  if (!s.aggregating) {
+    for (const auto& o : q.order_by) {
+      if (IsRankScore(*o.expr)) {
+        s.vector_order = true;
         continue;
       }
-      if (!IsDocumentPath(*s.expr)) {
+      if (!IsDocumentPath(*o.expr)) {
         throw CosmosError(400, 0, "BadRequest",
                           "Message: {\"errors\":[{\"severity\":\"Error\",\"code\":2206,\"message\":\"Unsupported ORDER "
                           "BY clause. ORDER BY item expression could not be mapped to a document path.\"}]}");
       }
     }
   }
+  return s;
+}
 
-  // The ranges: no FROM reads nothing; otherwise the keys the WHERE clause allows.
-  std::vector<EpkRange> ranges = QueryRanges(q, params, pk);
-  const std::string root = RootAlias(q);
-  const bool single_point = ranges.size() == 1 && !ranges[0].min.empty() && ranges[0].min == ranges[0].max;
-  if (q.from.empty()) top = offset = limit = std::nullopt;
-
-  // queryInfo.
-  std::string distinct = "None";
-  if (q.distinct) distinct = q.order_by.empty() || aggregating ? "Unordered" : "Ordered";
-  std::vector<std::string> order_by, order_by_expressions, aggregates, aliases;
-  std::vector<std::pair<std::string, std::optional<std::string>>> alias_types;
-  const std::string where = q.where ? sql::ToString(*q.where) : std::string();
-  std::string rewritten;
-
-  if (aggregating) {
-    // Per range: groups (or the one aggregate row) with their partial aggregates; the SDK merges.
-    std::string payload;
-    if (value_select) {
-      if (value_aggregate) {
-        aggregates.push_back(AggregateOperator(value_agg));
-        payload = "[" + AggregateItem(*q.value, value_agg) + "]";
-      } else {
-        payload = sql::ToString(*q.value);
-      }
+// A query that aggregates, per range: groups (or the one aggregate row) with their partial
+// aggregates; the SDK merges.
+void AggregateRewrite(const Query& q, const Shape& s, const std::string& where, QueryInfo& info) {
+  std::string payload;
+  if (s.value_select) {
+    if (s.value_aggregate) {
+      info.aggregates.push_back(AggregateOperator(s.value_agg));
+      payload = "[" + AggregateItem(*q.value, s.value_agg) + "]";
     } else {
+      payload = sql::ToString(*q.value);
+    }
+  } else {
+    const auto names = ProjectionNames(q);
+    std::vector<std::string> members;
+    for (size_t i = 0; i < q.projections.size(); ++i) {
+      const Expr& e = *q.projections[i].expr;
+      const auto kind = AggregateOf(e);
+      info.group_by_aliases.push_back(names[i]);
+      info.alias_aggregates.emplace_back(names[i],
+                                         kind ? std::optional<std::string>(AggregateOperator(*kind)) : std::nullopt);
+      members.push_back(QuoteKey(names[i]) + ": " + (kind ? AggregateItem(e, *kind) : sql::ToString(e)));
+    }
+    payload = "{" + Join(members, ", ") + "}";
+  }
+  std::string& rewritten = info.rewritten_query;
+  if (s.grouped) {
+    std::vector<std::string> items;
+    for (const auto& g : s.group_texts) items.push_back("{\"item\": " + g + "}");
+    rewritten = "SELECT [" + Join(items, ", ") + "] AS groupByItems, " + payload + " AS payload";
+  } else if (s.value_select) {
+    rewritten = "SELECT VALUE " + payload;
+  } else {
+    rewritten = "SELECT " + payload + " AS payload";
+  }
+  rewritten += Clauses(q, where, true, true, 0);
+}
+
+// An ORDER BY query, per range: the rows sorted, each with its sort keys and _rid; the SDK merges
+// the ranges.
+void OrderByRewrite(const Query& q, const json::Value* params, const store::VectorPolicy* vectors,
+                    const std::string& where, QueryInfo& info) {
+  const std::string root = RootAlias(q);
+  std::vector<std::string> items;
+  const std::string container_alias =
+      !q.from.empty() && q.from.front().path && q.from.front().path->kind == ExprKind::kName ? root : std::string();
+  for (const auto& s : q.order_by) {
+    bool descending = s.descending;
+    if (IsRankScore(*s.expr) && !s.explicit_direction && !IsVectorDistance(*s.expr)) descending = true;
+    if (IsVectorDistance(*s.expr) && !s.explicit_direction)
+      descending = VectorDistanceFunction(*s.expr, params, vectors, container_alias) != store::DistanceFunction::kEuclidean;
+    info.order_by.push_back(descending ? "Descending" : "Ascending");
+    info.order_by_expressions.push_back(sql::ToString(*s.expr));
+    items.push_back("{\"item\": " + info.order_by_expressions.back() + "}");
+  }
+  std::string payload;
+  std::string filter = where.empty() ? std::string(kOrderByFilter) : "(" + where + " AND " + kOrderByFilter + ")";
+  switch (q.select) {
+    case sql::SelectKind::kStar:
+      payload = root;
+      break;
+    case sql::SelectKind::kValue:
+      payload = sql::ToString(*q.value);
+      filter = "(" + filter + " AND IS_DEFINED(" + payload + "))";
+      break;
+    case sql::SelectKind::kList: {
       const auto names = ProjectionNames(q);
       std::vector<std::string> members;
       for (size_t i = 0; i < q.projections.size(); ++i) {
-        const Expr& e = *q.projections[i].expr;
-        const auto kind = AggregateOf(e);
-        aliases.push_back(names[i]);
-        alias_types.emplace_back(names[i], kind ? std::optional<std::string>(AggregateOperator(*kind)) : std::nullopt);
-        members.push_back(QuoteKey(names[i]) + ": " + (kind ? AggregateItem(e, *kind) : sql::ToString(e)));
+        members.push_back(QuoteKey(names[i]) + ": " + sql::ToString(*q.projections[i].expr));
       }
       payload = "{" + Join(members, ", ") + "}";
+      break;
     }
-    if (grouped) {
-      std::vector<std::string> items;
-      for (const auto& g : group_texts) items.push_back("{\"item\": " + g + "}");
-      rewritten = "SELECT [" + Join(items, ", ") + "] AS groupByItems, " + payload + " AS payload";
-    } else if (value_select) {
-      rewritten = "SELECT VALUE " + payload;
-    } else {
-      rewritten = "SELECT " + payload + " AS payload";
-    }
-    rewritten += Clauses(q, where, true, true, 0);
-  } else if (!q.order_by.empty()) {
-    // Per range: the rows sorted, each with its sort keys and _rid; the SDK merges the ranges.
-    std::vector<std::string> items;
-    const std::string container_alias =
-        !q.from.empty() && q.from.front().path && q.from.front().path->kind == ExprKind::kName ? root : std::string();
-    for (const auto& s : q.order_by) {
-      bool descending = s.descending;
-      if (IsRankScore(*s.expr) && !s.explicit_direction && !IsVectorDistance(*s.expr)) descending = true;
-      if (IsVectorDistance(*s.expr) && !s.explicit_direction)
-        descending = VectorDistanceFunction(*s.expr, params, vectors, container_alias) != store::DistanceFunction::kEuclidean;
-      order_by.push_back(descending ? "Descending" : "Ascending");
-      order_by_expressions.push_back(sql::ToString(*s.expr));
-      items.push_back("{\"item\": " + order_by_expressions.back() + "}");
-    }
-    std::string payload;
-    std::string filter = where.empty() ? std::string(kOrderByFilter) : "(" + where + " AND " + kOrderByFilter + ")";
-    switch (q.select) {
-      case sql::SelectKind::kStar:
-        payload = root;
-        break;
-      case sql::SelectKind::kValue:
-        payload = sql::ToString(*q.value);
-        filter = "(" + filter + " AND IS_DEFINED(" + payload + "))";
-        break;
-      case sql::SelectKind::kList: {
-        const auto names = ProjectionNames(q);
-        std::vector<std::string> members;
-        for (size_t i = 0; i < q.projections.size(); ++i) {
-          members.push_back(QuoteKey(names[i]) + ": " + sql::ToString(*q.projections[i].expr));
-        }
-        payload = "{" + Join(members, ", ") + "}";
-        break;
-      }
-    }
-    // With DISTINCT the SDK removes duplicates across the ranges before it applies TOP or
-    // OFFSET/LIMIT, so a range must not stop after the first rows it finds.
-    rewritten = "SELECT ";
-    if (top && !q.distinct) rewritten += "TOP " + std::to_string(*top) + " ";
-    rewritten += root + "._rid, [" + Join(items, ", ") + "] AS orderByItems, " + payload + " AS payload";
-    rewritten += Clauses(q, filter, false, true, 0);
-    if (offset && limit && !q.distinct) rewritten += "\nOFFSET 0 LIMIT " + std::to_string(*offset + *limit);
-  } else if (offset && single_point && !q.distinct) {
-    // One logical partition answers OFFSET/LIMIT itself.
-    offset = limit = std::nullopt;
-  } else if (q.distinct && (top || offset)) {
-    // The SDK applies TOP/OFFSET/LIMIT after removing duplicates across the ranges.
-    rewritten = SelectClause(q, true, false) + Clauses(q, where, true, true, 0);
-  } else if (offset && limit) {
-    // Every range returns its first offset + limit rows; the SDK skips and takes.
-    rewritten = SelectClause(q, true, true) + Clauses(q, where, true, true, 0) + "\nOFFSET 0 LIMIT " +
-                std::to_string(*offset + *limit);
   }
+  // With DISTINCT the SDK removes duplicates across the ranges before it applies TOP or
+  // OFFSET/LIMIT, so a range must not stop after the first rows it finds.
+  std::string& rewritten = info.rewritten_query;
+  rewritten = "SELECT ";
+  if (info.top && !q.distinct) rewritten += "TOP " + std::to_string(*info.top) + " ";
+  rewritten += root + "._rid, [" + Join(items, ", ") + "] AS orderByItems, " + payload + " AS payload";
+  rewritten += Clauses(q, filter, false, true, 0);
+  if (info.offset && info.limit && !q.distinct)
+    rewritten += "\nOFFSET 0 LIMIT " + std::to_string(*info.offset + *info.limit);
+}
 
-  std::string out = "{\"partitionedQueryExecutionInfoVersion\":2,\"queryInfo\":{\"distinctType\":";
-  Str(out, distinct);
+// JSON of one queryInfo (also of each component query of a hybrid search).
+void WriteQueryInfo(std::string& out, const QueryInfo& info) {
+  out += "{\"distinctType\":";
+  Str(out, info.distinct_type);
   out += ",\"top\":";
-  Count(out, top);
+  Count(out, info.top);
   out += ",\"offset\":";
-  Count(out, offset);
+  Count(out, info.offset);
   out += ",\"limit\":";
-  Count(out, limit);
+  Count(out, info.limit);
   out += ",\"orderBy\":";
-  StrList(out, order_by);
+  StrList(out, info.order_by);
   out += ",\"orderByExpressions\":";
-  StrList(out, order_by_expressions);
+  StrList(out, info.order_by_expressions);
   out += ",\"groupByExpressions\":";
-  StrList(out, group_texts);
+  StrList(out, info.group_by_expressions);
   out += ",\"groupByAliases\":";
-  StrList(out, aliases);
+  StrList(out, info.group_by_aliases);
   out += ",\"aggregates\":";
-  StrList(out, aggregates);
+  StrList(out, info.aggregates);
   out += ",\"groupByAliasToAggregateType\":{";
-  for (size_t i = 0; i < alias_types.size(); ++i) {
+  for (size_t i = 0; i < info.alias_aggregates.size(); ++i) {
     if (i) out += ',';
-    Str(out, alias_types[i].first);
+    Str(out, info.alias_aggregates[i].first);
     out += ':';
-    if (alias_types[i].second) {
-      Str(out, *alias_types[i].second);
+    if (info.alias_aggregates[i].second) {
+      Str(out, *info.alias_aggregates[i].second);
     } else {
       out += "null";
     }
   }
   out += "},\"rewrittenQuery\":";
-  Str(out, rewritten);
+  Str(out, info.rewritten_query);
   out += ",\"hasSelectValue\":";
-  out += value_select ? "true" : "false";
+  out += info.has_select_value ? "true" : "false";
   out += ",\"dCountInfo\":null,\"hasNonStreamingOrderBy\":";
-  out += vector_order ? "true" : "false";
-  out += "},\"queryRanges\":[";
-  RangeList(out, ranges);
-  out += "],\"hybridSearchQueryInfo\":null}";
+  out += info.has_non_streaming_order_by ? "true" : "false";
+  out += '}';
+}
+
+// JSON of hybridSearchQueryInfo.
+void WriteHybrid(std::string& out, const HybridSearchInfo& hybrid) {
+  out += "{\"globalStatisticsQuery\":";
+  Str(out, hybrid.global_statistics_query);
+  out += ",\"componentQueryInfos\":[";
+  for (size_t i = 0; i < hybrid.components.size(); ++i) {
+    if (i) out += ',';
+    WriteQueryInfo(out, hybrid.components[i]);
+  }
+  out += "],\"componentWithoutPayloadQueryInfos\":[],\"projectionQueryInfo\":null,\"componentWeights\":[";
+  for (size_t i = 0; i < hybrid.weights.size(); ++i) {
+    if (i) out += ',';
+    // Floating-point numbers, as the service writes them ("1.0"): the Java SDK reads the list as
+    // doubles and fails on an integer (HybridSearchQueryInfo.getComponentWeights).
+    const double w = std::fabs(hybrid.weights[i]);
+    out += sql::FormatNumber(w);
+    if (std::isfinite(w) && w == std::floor(w) && std::fabs(w) < 1e15) out += ".0";
+  }
+  out += "]";
+  if (hybrid.skip) out += ",\"skip\":" + std::to_string(*hybrid.skip);
+  if (hybrid.take) out += ",\"take\":" + std::to_string(*hybrid.take);
+  out += ",\"requiresGlobalStatistics\":";
+  out += hybrid.requires_global_statistics ? "true" : "false";
+  out += "}";
+}
+
+}  // namespace
+
+bool QueryInfo::NeedsClientMerge() const {
+  return distinct_type != "None" || top || offset || limit || !order_by.empty() || !group_by_expressions.empty() ||
+         !aggregates.empty() || !alias_aggregates.empty();
+}
+
+QueryPlan BuildQueryPlan(const sql::Query& q, const json::Value* params, const store::PartitionKeyDefinition& pk,
+                         const store::VectorPolicy* vectors, bool hybrid_skip_order_by_rewrite) {
+  const sql::PlanNumberStyle plan_numbers;
+  CheckQueryFunctions(q);
+  CheckSubqueryClauses(q);
+  if (q.order_by_rank) return HybridPlan(q, params, pk, vectors, hybrid_skip_order_by_rewrite);
+  QueryPlan plan;
+  QueryInfo& info = plan.info.emplace();
+  if (q.top) info.top = ResolveCount(*q.top, params, "TOP");
+  if (q.offset) info.offset = ResolveCount(*q.offset, params, "OFFSET");
+  if (q.limit) info.limit = ResolveCount(*q.limit, params, "LIMIT");
+  Shape shape = CheckShape(q);
+
+  // The ranges: no FROM reads nothing; otherwise the keys the WHERE clause allows.
+  plan.ranges = QueryRanges(q, params, pk);
+  const std::vector<EpkRange>& ranges = plan.ranges;
+  const bool single_point = ranges.size() == 1 && !ranges[0].min.empty() && ranges[0].min == ranges[0].max;
+  if (q.from.empty()) info.top = info.offset = info.limit = std::nullopt;
+
+  // queryInfo.
+  if (q.distinct) info.distinct_type = q.order_by.empty() || shape.aggregating ? "Unordered" : "Ordered";
+  const std::string where = q.where ? sql::ToString(*q.where) : std::string();
+  const std::optional<int64_t>& top = info.top;
+  std::optional<int64_t>& offset = info.offset;
+  std::optional<int64_t>& limit = info.limit;
+  if (shape.aggregating) {
+    AggregateRewrite(q, shape, where, info);
+  } else if (!q.order_by.empty()) {
+    OrderByRewrite(q, params, vectors, where, info);
+  } else if (offset && single_point && !q.distinct) {
+    // One logical partition answers OFFSET/LIMIT itself.
+    offset = limit = std::nullopt;
+  } else if (q.distinct && (top || offset)) {
+    // The SDK applies TOP/OFFSET/LIMIT after removing duplicates across the ranges.
+    info.rewritten_query = SelectClause(q, true, false) + Clauses(q, where, true, true, 0);
+  } else if (offset && limit) {
+    // Every range returns its first offset + limit rows; the SDK skips and takes.
+    info.rewritten_query = SelectClause(q, true, true) + Clauses(q, where, true, true, 0) + "\nOFFSET 0 LIMIT " +
+                           std::to_string(*offset + *limit);
+  }
+  info.group_by_expressions = std::move(shape.group_texts);
+  info.has_select_value = shape.value_select;
+  info.has_non_streaming_order_by = shape.vector_order;
+  return plan;
+}
+
+std::string QueryPlanJson(const QueryPlan& plan) {
+  const sql::PlanNumberStyle plan_numbers;  // the weights of a hybrid search
+  std::string out = "{\"partitionedQueryExecutionInfoVersion\":2";
+  if (plan.info) {
+    out += ",\"queryInfo\":";
+    WriteQueryInfo(out, *plan.info);
+  }
+  out += ",\"queryRanges\":[";
+  RangeList(out, plan.ranges);
+  out += "],\"hybridSearchQueryInfo\":";
+  if (plan.hybrid) {
+    WriteHybrid(out, *plan.hybrid);
+  } else {
+    out += "null";
+  }
+  out += "}";
   return out;
+}
+
+std::string QueryPlanJson(const sql::Query& q, const json::Value* params, const store::PartitionKeyDefinition& pk,
+                          const store::VectorPolicy* vectors, bool hybrid_skip_order_by_rewrite) {
+  return QueryPlanJson(BuildQueryPlan(q, params, pk, vectors, hybrid_skip_order_by_rewrite));
 }
 
 }  // namespace cosmos::query

@@ -1,0 +1,285 @@
+// Index walks and index aggregates: the stages that read the partitions' indexes instead of (or
+// before) their documents. A vector search reads the vector index for its top k (ChooseVectorTop);
+// COUNT, MIN and MAX may be answered from the indexes (AggregateFromIndex); an ORDER BY page may
+// walk the index of its sort path in every partition and merge them (WalkPath, RunWalk).
+#include <algorithm>
+
+#include "query/executor_internal.h"
+#include "store/order_key.h"
+
+namespace cosmos::query::detail {
+
+std::optional<VectorTop> ChooseVectorTop(const Plan& plan, EvalContext& cx) {
+  if (plan.order_by.size() != 1 || plan.sources.size() != 1 || plan.sources[0].kind != Source::Kind::kContainer ||
+      !plan.group_by.empty() || plan.aggregate_query || plan.distinct || plan.select == Plan::Select::kValue ||
+      (plan.where && CallsUdf(plan)))
+    return std::nullopt;
+  auto order = VectorOrderOf(plan);
+  // One argument a document path, the other a constant vector; the options constant too.
+  if (!order || !IsEvaluableConstant(plan, *order->other)) return std::nullopt;
+  const Node& call = *order->call;
+  int64_t take = -1;
+  if (plan.top) take = *plan.top;
+  if (plan.limit) take = take < 0 ? *plan.limit : std::min(take, *plan.limit);
+  const int64_t k = take + plan.offset.value_or(0);
+  if (take <= 0 || k <= 0 || k > 100000) return std::nullopt;
+  VectorTop top;
+  top.k = static_cast<size_t>(k);
+  top.query.descending = plan.order_by[0].descending;
+  top.path = std::move(order->path);
+  std::vector<Val> args(call.kids.size());
+  for (size_t i = 2; i < call.kids.size(); ++i) {
+    if (!IsEvaluableConstant(plan, call.kids[i])) return std::nullopt;
+    args[i] = Eval(call.kids[i], cx);
+  }
+  const auto fn = VectorDistanceFunctionOf(args);
+  if (!fn) return std::nullopt;
+  top.query.function = *fn;
+  const Val v = Eval(*order->other, cx);
+  if (!v.IsArray()) return std::nullopt;
+  for (const auto& e : v.json().GetArray()) {
+    if (!e.IsNumber()) return std::nullopt;
+    top.query.vector.push_back(e.GetDouble());
+  }
+  if (plan.where) {
+    const Node* where = &*plan.where;
+    const int slot = plan.sources[0].slot;
+    top.filter = [&cx, where, slot](const store::Item& item) {
+      cx.env[slot] = Val(item.body);
+      return Eval(*where, cx).IsTrue();
+    };
+  }
+  return top;
+}
+
+namespace {
+
+// Whether `n` reads a variable (a row's source) anywhere outside aggregate arguments.
+bool ReadsRow(const Node& n, int depth = 0) {
+  if (depth > 1000) return true;
+  if (n.op == Node::Op::kVar || n.op == Node::Op::kSubquery || n.op == Node::Op::kExists ||
+      n.op == Node::Op::kArraySubquery || n.op == Node::Op::kUdf) {
+    return true;
+  }
+  for (const auto& k : n.kids) {
+    if (ReadsRow(k, depth + 1)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool AggregateFromIndex(RunState& run, Collector& collector) {
+  const Plan& plan = run.plan;
+  const Scope& scope = run.scope;
+  EvalContext& cx = run.cx;
+  PageFacts& facts = run.facts;
+  if (scope.indexing == nullptr || scope.view != nullptr || scope.epk_range || scope.indexing->mode == "none") return false;
+  if (!plan.aggregate_query || !plan.group_by.empty() || plan.distinct || plan.sources.size() != 1 ||
+      plan.sources.front().kind != Source::Kind::kContainer || plan.aggregates.empty()) {
+    return false;
+  }
+  if (plan.select == Plan::Select::kValue ? ReadsRow(plan.value) : plan.select != Plan::Select::kList) return false;
+  for (const auto& [name, node] : plan.projections) {
+    if (ReadsRow(node)) return false;
+  }
+  std::optional<IndexLookup> lookup;
+  if (plan.where) {
+    lookup = ChooseIndexLookup(plan, *scope.indexing, cx);
+    if (!lookup || !lookup->whole || !lookup->disjoint || scope.partition_key) return false;
+  }
+  // Per aggregate: every row (a defined constant), no row (undefined), or a path's values.
+  struct Counted {
+    Agg kind = Agg::kCount;
+    bool every = false;
+    std::optional<store::DocPath> path;
+  };
+  std::vector<Counted> counted;
+  for (const auto& a : plan.aggregates) {
+    Counted c;
+    c.kind = a.kind;
+    if (a.kind != Agg::kCount && a.kind != Agg::kMin && a.kind != Agg::kMax) return false;
+    if (a.kind == Agg::kCount && IsEvaluableConstant(plan, a.arg)) {
+      try {
+        c.every = Eval(a.arg, cx).IsDefined();
+      } catch (...) {
+        return false;
+      }
+    } else {
+      c.path = IndexedPathOf(plan, *scope.indexing, a.arg);
+      if (!c.path || lookup || scope.partition_key) return false;
+    }
+    counted.push_back(std::move(c));
+  }
+  const store::ItemPolicy item_policy{scope.default_ttl, std::nullopt};
+  for (const auto* part : scope.partitions) {
+    if (!part->AllLive(scope.now_seconds, item_policy)) return false;
+  }
+  std::vector<Accumulator>& accs = collector.SingleGroup(cx);
+  const std::vector<store::KeyRange> defined{{store::TagKey(store::OrderTag::kNull), true, std::nullopt, true, false}};
+  const std::vector<store::KeyRange> containers{{store::TagKey(store::OrderTag::kArray), true, std::nullopt, true, false}};
+  const std::pair<std::string, uint64_t> after_undefined{store::TagKey(store::OrderTag::kUndefined), UINT64_MAX};
+  for (size_t pi = 0; pi < scope.partitions.size(); ++pi) {
+    const store::PhysicalPartition& part = *scope.partitions[pi];
+    const size_t rows = lookup ? (lookup->ranges.empty() ? 0 : part.IndexCount(lookup->path, lookup->ranges))
+                        : scope.partition_key ? part.CountOfKey(*scope.partition_key)
+                                              : part.Count();
+    for (size_t i = 0; i < counted.size(); ++i) {
+      const Counted& c = counted[i];
+      if (c.kind == Agg::kCount) {
+        accs[i].count += static_cast<int64_t>(c.path ? part.IndexCount(*c.path, defined) : c.every ? rows : 0);
+        continue;
+      }
+      if (!part.IndexLookup(*c.path, containers, 0)) {  // an array or object is there
+        accs[i].best_invalid = true;
+        continue;
+      }
+      const bool max = c.kind == Agg::kMax;
+      auto hits = part.IndexWalk(*c.path, max, max ? std::nullopt : std::optional(after_undefined), 1,
+                                 scope.now_seconds, item_policy);
+      if (!hits.empty()) accs[i].Add(Val(store::Resolve(hits.front().item->body, *c.path)), cx.arena);
+    }
+    if (!scope.partition_key || rows > 0) facts.partitions_touched.push_back(pi);
+  }
+  return true;
+}
+
+std::optional<store::DocPath> WalkPath(const Plan& plan, const Scope& scope, const std::optional<Resume>& resume,
+                                       EvalContext& cx) {
+  if (scope.indexing == nullptr || scope.view != nullptr || plan.sources.empty() || !plan.group_by.empty() ||
+      plan.aggregate_query || !plan.aggregates.empty() || plan.distinct || plan.order_by.size() != 1) {
+    return std::nullopt;
+  }
+  const Source::Kind root = plan.sources.front().kind;
+  if (root != Source::Kind::kContainer && root != Source::Kind::kContainerPath) return std::nullopt;
+  if (resume && resume->scan) return std::nullopt;
+  auto path = OrderByIndexPath(plan, *scope.indexing);
+  if (!path) return std::nullopt;
+  if (auto lookup = ChooseIndexLookup(plan, *scope.indexing, cx); lookup && lookup->rank == 1) return std::nullopt;
+  if (scope.partition_key) {
+    size_t own = 0, all = 0;
+    for (const auto* p : scope.partitions) {
+      own += p->CountOfKey(*scope.partition_key);
+      all += p->Count();
+    }
+    if (own * 8 <= all) return std::nullopt;
+  }
+  return path;
+}
+
+void RunWalk(RunState& run, const store::DocPath& path, std::optional<OutRow>& stopped) {
+  const Plan& plan = run.plan;
+  const Scope& scope = run.scope;
+  EvalContext& cx = run.cx;
+  const std::optional<Resume>& resume = run.resume;
+  const auto& emit = run.emit;
+  auto& pinned = run.pinned;
+  PageFacts& facts = run.facts;
+  const Source& root = plan.sources.front();
+  const bool desc = plan.order_by.front().descending;
+  const store::ItemPolicy item_policy{scope.default_ttl, std::nullopt};
+  std::string resume_key;
+  if (resume && resume->has_row) resume_key = store::OrderKey(resume->keys.front().ptr());
+
+  struct PartCursor {
+    std::optional<std::pair<std::string, uint64_t>> after;  // the last entry read
+    std::vector<store::PhysicalPartition::IndexHit> hits;
+    size_t at = 0;
+    size_t batch = 16;
+    bool done = false;
+  };
+  std::vector<PartCursor> cursors(scope.partitions.size());
+  for (size_t pi = 0; pi < cursors.size(); ++pi) {
+    if (!resume || !resume->has_row) continue;
+    // Rows of the resume key come after the resume row only in later partitions, or later in its own.
+    const uint64_t rp = resume->pos.part;
+    const uint64_t seq =
+        pi < rp ? UINT64_MAX : pi == rp ? (resume->pos.seq == 0 ? 0 : resume->pos.seq - 1) : FloorOf(scope, pi);
+    cursors[pi].after = std::pair{resume_key, seq};
+  }
+  auto head = [&](size_t pi) -> const store::PhysicalPartition::IndexHit* {
+    PartCursor& c = cursors[pi];
+    if (c.at == c.hits.size() && !c.done) {
+      c.hits = scope.partitions[pi]->IndexWalk(path, desc, c.after, c.batch, scope.now_seconds, item_policy);
+      c.at = 0;
+      c.done = c.hits.size() < c.batch;
+      c.batch = std::min<size_t>(c.batch * 4, 1024);
+      if (!c.hits.empty()) c.after = std::pair{c.hits.back().key, c.hits.back().item->seq};
+    }
+    return c.at < c.hits.size() ? &c.hits[c.at] : nullptr;
+  };
+  // Whether partition a's head comes before partition b's.
+  auto before = [&](size_t a, const store::PhysicalPartition::IndexHit& x, size_t b,
+                    const store::PhysicalPartition::IndexHit& y) {
+    int c = x.key.compare(y.key);
+    if (c != 0) return desc ? c > 0 : c < 0;
+    return a != b ? a < b : x.item->seq < y.item->seq;
+  };
+
+  BudgetCheck* budget = cx.budget;
+  const bool stoppable = budget != nullptr && budget->stoppable;
+  bool stop = false;
+  while (!stop) {
+    size_t best = SIZE_MAX;
+    const store::PhysicalPartition::IndexHit* hit = nullptr;
+    for (size_t pi = 0; pi < cursors.size(); ++pi) {
+      const auto* h = head(pi);
+      if (h != nullptr && (hit == nullptr || before(pi, *h, best, *hit))) {
+        best = pi;
+        hit = h;
+      }
+    }
+    if (hit == nullptr) break;
+    const store::ItemPtr item = hit->item;
+    ++cursors[best].at;
+    if (scope.partition_key && item->pk != *scope.partition_key) continue;
+    if (scope.epk_range && !(item->epk >= scope.epk_range->first && item->epk < scope.epk_range->second)) continue;
+
+    cx.env[root.slot] = Val(item->body);
+    const bool resumed_here = resume && resume->has_row && best == resume->pos.part && item->seq == resume->pos.seq;
+    const double kb = item->kb();
+    bool matched = false;
+    bool pin = false;
+    Cursor rows;
+    if (resumed_here) rows.arm_after = resume->pos.ord;
+    try {
+      ForEachRow(plan, 0, cx, [&] {
+        matched = true;
+        if (stop) return;
+        OutRow r{{Eval(plan.order_by.front().expr, cx)}, Pos{best, item->seq, rows.ord}, Project(plan, cx)};
+        if (r.value.IsUndefined()) return;
+        r.kb = kb;
+        pin = true;
+        if (!emit(r)) stop = true;
+      }, &rows);
+    } catch (const PageStop&) {
+      // The deadline within the document's rows: the next page resumes after the last one completed.
+      cx.env[root.slot] = Val(item->body);
+      stopped = OutRow{{Eval(plan.order_by.front().expr, cx)}, Pos{best, item->seq, rows.completed}, Val()};
+      pin = true;
+      stop = true;
+    }
+    if (pin) pinned.push_back(item);
+    if (!resumed_here) AddFacts(facts, *item, matched || !plan.where);
+    if (stop || !stoppable) continue;
+    // Between two documents the page may end at its deadline: the next one resumes after this one.
+    budget->armed = true;
+    try {
+      budget->Tick();
+    } catch (const PageStop&) {
+      cx.env[root.slot] = Val(item->body);
+      stopped = OutRow{{Eval(plan.order_by.front().expr, cx)}, Pos{best, item->seq, UINT64_MAX}, Val()};
+      pinned.push_back(item);
+      stop = true;
+    }
+  }
+  for (size_t pi = 0; pi < scope.partitions.size(); ++pi) {
+    if (scope.partition_key &&
+        !scope.partitions[pi]->HasLiveItems(*scope.partition_key, scope.now_seconds, item_policy)) {
+      continue;
+    }
+    facts.partitions_touched.push_back(pi);
+  }
+}
+
+}  // namespace cosmos::query::detail
