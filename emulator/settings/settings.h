@@ -87,9 +87,9 @@ struct Settings {
   std::vector<std::string> notices;
 };
 
-// Reads the environment (through `getenv`) and then `args` (argv without the program name); a
-// flag wins over a variable, our COSMOS_EMULATOR_* names over the official ones. Throws
-// SettingsError.
+// Reads the environment (through `getenv`) and then `args` (argv without the program name): our
+// COSMOS_EMULATOR_* names first, then the official ones, then the flags, each later one winning (a
+// flag over a variable, an official name over ours). Throws SettingsError.
 using GetEnv = std::function<const char*(const char*)>;
 Settings Parse(const std::vector<std::string>& args, const GetEnv& getenv);
 
