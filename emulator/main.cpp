@@ -356,9 +356,11 @@ static void UseHugePages(char** argv) {
   execv("/proc/self/exe", argv);  // returns only on failure: go on with the plain heap
 }
 
-int main(int argc, char** argv) {
-  UseHugePages(argv);
-  Settings s;
+namespace {
+
+// Settings and logging: flags and variables read, --help and --health-check answered, the data
+// directory settled. A value when the process ends here (its exit code).
+std::optional<int> ReadSettings(int argc, char** argv, Settings& s) {
   try {
     s = cosmos::settings::Parse(std::vector<std::string>(argv + 1, argv + argc),
                                 [](const char* name) { return std::getenv(name); });
@@ -374,14 +376,30 @@ int main(int argc, char** argv) {
   if (!s.data_path_named && !s.data_dir_if_mounted.empty()) {
     if (std::string mounted = MountedDataDirectory(s.data_dir_if_mounted); !mounted.empty()) s.data_path = mounted;
   }
-  const LogLevel level = s.log_level;
-  const bool quiet = level == LogLevel::kQuiet;
+  if (s.log_level >= LogLevel::kTrace) {
+    s.server.on_refused = [](const std::string& why) { Line(std::cout, "cosmos-emulator: connection " + why); };
+  }
+  if (s.log_level >= LogLevel::kWarn) {
+    s.server.on_warning = [](const std::string& text) { Line(std::cerr, "cosmos-emulator: " + text); };
+  }
+  return std::nullopt;
+}
 
-  const auto explorer_protocol = s.explorer_protocol.value_or(s.protocol);
-  const bool explorer_listens = s.explorer && s.explorer_port.has_value();
-  const bool needs_tls = s.protocol != cosmos::server::Protocol::kHttp ||
-                         (explorer_listens && explorer_protocol != cosmos::server::Protocol::kHttp);
+// What the listeners serve, from the settings.
+struct Listeners {
+  explicit Listeners(const Settings& s)
+      : explorer_protocol(s.explorer_protocol.value_or(s.protocol)),
+        explorer(s.explorer && s.explorer_port.has_value()),
+        needs_tls(s.protocol != cosmos::server::Protocol::kHttp ||
+                  (explorer && explorer_protocol != cosmos::server::Protocol::kHttp)) {}
+  cosmos::server::Protocol explorer_protocol;
+  bool explorer;   // the explorer page has a port of its own
+  bool needs_tls;  // some listener serves HTTPS
+  // The listeners' indexes, for Server::port (the gateway's is 0).
+  size_t health_index = 0, explorer_index = 0;
+};
 
+cosmos::http::Config MakeConfig(const Settings& s) {
   cosmos::http::Config config;
   config.master_key_b64 = s.key;
   config.master_key = *cosmos::util::Base64Decode(s.key);
@@ -401,19 +419,209 @@ int main(int argc, char** argv) {
   config.public_port = s.public_endpoint.port;
   config.explorer = s.explorer;
   config.protocol = cosmos::settings::ProtocolName(s.protocol);
+  return config;
+}
 
+// The certificate: loaded or made, served, and exported when asked. `origin` says where it came from.
+std::shared_ptr<boost::asio::ssl::context> SetUpTls(const Settings& s, cosmos::http::Config& config, std::string& origin) {
+  cosmos::server::Certificate cert = LoadCertificate(s, origin);
   std::shared_ptr<boost::asio::ssl::context> tls;
-  std::string cert_origin;
-  if (needs_tls) {
-    cosmos::server::Certificate cert = LoadCertificate(s, cert_origin);
-    try {
-      tls = cosmos::server::MakeServerContext(cert);
-    } catch (const cosmos::server::TlsError& e) {
-      Fail(e.what());
-    }
-    config.certificate_pem = cosmos::server::TrustPem(cert.cert_pem);
-    if (!s.cert_export_path.empty()) ExportCertificate(s.cert_export_path, config.certificate_pem);
+  try {
+    tls = cosmos::server::MakeServerContext(cert);
+  } catch (const cosmos::server::TlsError& e) {
+    Fail(e.what());
   }
+  config.certificate_pem = cosmos::server::TrustPem(cert.cert_pem);
+  if (!s.cert_export_path.empty()) ExportCertificate(s.cert_export_path, config.certificate_pem);
+  return tls;
+}
+
+// --faults: the rules to start with; exits 2 when they cannot be read or used.
+void LoadFaults(cosmos::faults::Injector& faults, const std::string& path) {
+  if (path.empty()) return;
+  try {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) Fail("--faults: cannot read " + path);
+    std::ostringstream text;
+    text << in.rdbuf();
+    faults.AddAll(text.str());
+  } catch (const cosmos::CosmosError& e) {
+    Fail("--faults: " + path + ": " + e.what());
+  }
+}
+
+// Persistence recovery: what the data directory holds, recovered before anything is served; none
+// without a data directory.
+std::unique_ptr<cosmos::persist::Persistence> RecoverData(cosmos::store::Account& account, const Settings& s,
+                                                          cosmos::persist::RecoveryReport& recovery) {
+  if (s.data_path.empty()) return nullptr;
+  const LogLevel level = s.log_level;
+  cosmos::persist::Options options;
+  options.dir = s.data_path;
+  options.durability =
+      s.durability == "process" ? cosmos::persist::Durability::kProcess : cosmos::persist::Durability::kFsync;
+  options.recovery = s.recover_salvage ? cosmos::persist::Recovery::kSalvage : cosmos::persist::Recovery::kRefuse;
+  options.warn = [level](const std::string& text) {
+    if (level >= LogLevel::kWarn) Line(std::cerr, "cosmos-emulator: " + text);
+  };
+  std::unique_ptr<cosmos::persist::Persistence> persistence;
+  try {
+    persistence = std::make_unique<cosmos::persist::Persistence>(account, options, recovery);
+  } catch (const cosmos::persist::PersistError& e) {
+    Fail(e.what());
+  }
+  if (s.recover_salvage) {  // said whatever the log level: the user asked to drop what is damaged
+    for (const auto& dropped : recovery.salvaged) Line(std::cout, "cosmos-emulator: --recover salvage: " + dropped);
+    if (!recovery.set_aside.empty())
+      Line(std::cout, "cosmos-emulator: --recover salvage: the damaged files are in " + recovery.set_aside);
+    if (recovery.salvaged.empty())
+      Line(std::cout, "cosmos-emulator: --recover salvage: nothing in " + s.data_path + " was damaged; nothing was dropped");
+  }
+  return persistence;
+}
+
+// The gateway's handler; at --log-level debug it also prints one line per request.
+cosmos::server::RequestHandler Gateway(cosmos::http::Services& services, LogLevel level) {
+  if (level < LogLevel::kDebug) {
+    return [&services](const cosmos::server::Request& req, const cosmos::server::Connection& c) {
+      return cosmos::http::Handle(services, req, c.secure, c.cancelled);
+    };
+  }
+  return [&services](const cosmos::server::Request& req, const cosmos::server::Connection& c) {
+    const auto start = std::chrono::steady_clock::now();
+    cosmos::server::Response res = cosmos::http::Handle(services, req, c.secure, c.cancelled);
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    std::ostringstream line;
+    line.precision(3);
+    line << "cosmos-emulator: " << (c.secure ? "https " : "http ") << req.method_string() << " " << req.target() << " "
+         << res.result_int();
+    if (auto it = res.find(cosmos::http::headers::kRequestCharge); it != res.end()) line << " " << it->value() << " RU";
+    line << " " << std::fixed << ms << " ms";
+    Line(std::cout, line.str());
+    return res;
+  };
+}
+
+// Serving: the gateway, the health port and the explorer port bound; exits 2 when one cannot be.
+// `gateway` and `config` are used by the listeners until the server stops.
+void Listen(cosmos::server::Server& server, const Settings& s, cosmos::http::Config& config,
+            const cosmos::server::RequestHandler& gateway, Listeners& listeners) {
+  try {
+    // The probes are answered on the I/O threads; everything else on the workers.
+    const auto all = [](const cosmos::server::Request&) { return true; };
+    // Item writes wait for the disk with --durability fsync: those go to a worker.
+    const bool item_writes_at_once = s.data_path.empty() || s.durability == "process";
+    server.Listen(s.host, s.port, s.protocol, gateway, [item_writes_at_once](const cosmos::http::Request& req) {
+      return cosmos::http::AnswersAtOnce(req, item_writes_at_once);
+    });
+    config.gateway_port = std::to_string(server.port(0));
+    if (s.health_port) {
+      listeners.health_index =
+          server.Listen(s.host, *s.health_port, cosmos::server::Protocol::kHttp,
+                        [&config](const cosmos::server::Request& req, const cosmos::server::Connection&) {
+                          return cosmos::http::HandleHealthPort(config, req);
+                        },
+                        all);
+    }
+    if (listeners.explorer) {
+      listeners.explorer_index = server.Listen(
+          s.host, *s.explorer_port, listeners.explorer_protocol,
+          [&config, &gateway](const cosmos::server::Request& req, const cosmos::server::Connection& c) {
+            return cosmos::http::HandleExplorerPort(config, req, c.secure, [&] { return gateway(req, c); });
+          },
+          [item_writes_at_once](const cosmos::http::Request& req) {
+            return cosmos::http::AnswersAtOnce(req, item_writes_at_once);
+          });
+    }
+  } catch (const std::exception& e) {
+    Fail("cannot listen on " + s.host + ": " + e.what());
+  }
+}
+
+// What the start did, for the lines printed before "Started".
+struct StartReport {
+  std::string cert_origin;
+  const cosmos::persist::Persistence* persistence = nullptr;
+  cosmos::persist::RecoveryReport recovery;
+  std::optional<cosmos::seed::SeedReport> seeded;
+};
+
+// The settings in force, where the certificate came from, what was recovered and seeded (info),
+// then what was cut off and the notices (warn).
+void PrintStartReport(const Settings& s, const cosmos::http::Config& config, const cosmos::server::Server& server,
+                      const Listeners& listeners, const StartReport& start) {
+  const LogLevel level = s.log_level;
+  const auto& recovery = start.recovery;
+  if (level >= LogLevel::kInfo) {
+    std::string line = "cosmos-emulator: consistency " + config.consistency;
+    if (s.partition_count) line += ", " + std::to_string(*s.partition_count) + " partitions per container";
+    if (s.rate_limit) line += ", rate limiting on";
+    line += ", " + std::to_string(s.server.workers ? s.server.workers : cosmos::server::DefaultWorkers()) +
+            " workers, up to " + std::to_string(server.max_connections()) + " connections";
+    Line(std::cout, line);
+    if (!start.cert_origin.empty()) Line(std::cout, "cosmos-emulator: " + start.cert_origin);
+    if (start.persistence) {
+      std::ostringstream line;
+      line.precision(1);
+      line << "cosmos-emulator: data kept in " << s.data_path << " (durability " << s.durability << "): recovered "
+           << recovery.databases << " databases, " << recovery.containers << " containers, " << recovery.items
+           << " items from " << recovery.snapshot_records << " snapshot and " << recovery.log_records
+           << " log records in " << std::fixed << recovery.milliseconds << " ms";
+      Line(std::cout, line.str());
+    }
+    if (start.seeded) Line(std::cout, SeedSummary(*start.seeded));
+    if (!s.cert_export_path.empty() && listeners.needs_tls)
+      Line(std::cout, "cosmos-emulator: certificate written to " + s.cert_export_path);
+  }
+  if (level >= LogLevel::kWarn) {
+    if (recovery.discarded_bytes > 0)
+      Line(std::cout, "cosmos-emulator: the log's last " + std::to_string(recovery.discarded_bytes) +
+                          " bytes were cut off (" + recovery.discarded_reason +
+                          "): a write in progress when the emulator stopped, never acknowledged");
+    for (const auto& n : s.notices) Line(std::cout, "cosmos-emulator: " + n);  // before "Started", in order
+  }
+}
+
+// The lines the official images print and their harnesses wait for: Node's module waits for
+// "Now listening on: ", Go's and .NET's for "Started", Python's for "Started" at the end of
+// the output and Java's for "Started" followed by CRLF.
+void PrintReady(const Settings& s, const cosmos::server::Server& server, const Listeners& listeners) {
+  const uint16_t port = server.port(0);
+  if (s.protocol != cosmos::server::Protocol::kHttp) Line(std::cout, "Now listening on: " + Url("https", s.host, port));
+  if (s.protocol != cosmos::server::Protocol::kHttps) Line(std::cout, "Now listening on: " + Url("http", s.host, port));
+  if (s.health_port && s.log_level >= LogLevel::kInfo)
+    Line(std::cout, "Health probes on: " + Url("http", s.host, server.port(listeners.health_index)) + "/ready");
+  if (listeners.explorer && s.log_level >= LogLevel::kInfo)
+    Line(std::cout, std::string("Explorer page on: ") +
+                        Url(listeners.explorer_protocol == cosmos::server::Protocol::kHttp ? "http" : "https", s.host,
+                            server.port(listeners.explorer_index)) + "/");
+  Line(std::cout, "Started", "\r\n");
+}
+
+// Shutdown, once the server has stopped: a snapshot, so that the next start reads one.
+void Shutdown(cosmos::persist::Persistence* persistence, LogLevel level) {
+  if (persistence) {
+    try {
+      persistence->Checkpoint();  // the next start reads one snapshot
+    } catch (const std::exception& e) {
+      Line(std::cerr, std::string("cosmos-emulator: checkpoint at stop failed (the log keeps everything): ") + e.what());
+    }
+  }
+  if (level >= LogLevel::kInfo) Line(std::cout, "cosmos-emulator: Stopped");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  UseHugePages(argv);
+  Settings s;
+  if (std::optional<int> exit_code = ReadSettings(argc, argv, s)) return *exit_code;
+  const LogLevel level = s.log_level;
+  Listeners listeners(s);
+  cosmos::http::Config config = MakeConfig(s);
+  StartReport start;
+  std::shared_ptr<boost::asio::ssl::context> tls;
+  if (listeners.needs_tls) tls = SetUpTls(s, config, start.cert_origin);
 
   cosmos::scripting::Initialize();  // the JavaScript engine starts before any worker thread
   cosmos::store::Account account;
@@ -426,164 +634,28 @@ int main(int argc, char** argv) {
   });
   cosmos::util::WallClock wall_clock;
   cosmos::faults::Injector faults;
-  if (!s.faults_path.empty()) {
-    try {
-      std::ifstream in(s.faults_path, std::ios::binary);
-      if (!in) Fail("--faults: cannot read " + s.faults_path);
-      std::ostringstream text;
-      text << in.rdbuf();
-      faults.AddAll(text.str());
-    } catch (const cosmos::CosmosError& e) {
-      Fail("--faults: " + s.faults_path + ": " + e.what());
-    }
-  }
+  LoadFaults(faults, s.faults_path);
   cosmos::http::Services services{account, config, limiter, stats, wall_clock, &faults};
   cosmos::seed::ServeImport(services);  // POST /_emulator/import
   account.set_clock(&wall_clock);  // databases', containers' and offers' _ts read the clock items' do
 
   // Persistence: recover what the data directory holds before anything is served.
-  std::unique_ptr<cosmos::persist::Persistence> persistence;
-  cosmos::persist::RecoveryReport recovery;
-  if (!s.data_path.empty()) {
-    cosmos::persist::Options options;
-    options.dir = s.data_path;
-    options.durability =
-        s.durability == "process" ? cosmos::persist::Durability::kProcess : cosmos::persist::Durability::kFsync;
-    options.recovery = s.recover_salvage ? cosmos::persist::Recovery::kSalvage : cosmos::persist::Recovery::kRefuse;
-    options.warn = [level](const std::string& text) {
-      if (level >= LogLevel::kWarn) Line(std::cerr, "cosmos-emulator: " + text);
-    };
-    try {
-      persistence = std::make_unique<cosmos::persist::Persistence>(account, options, recovery);
-    } catch (const cosmos::persist::PersistError& e) {
-      Fail(e.what());
-    }
-    if (s.recover_salvage) {  // said whatever the log level: the user asked to drop what is damaged
-      for (const auto& dropped : recovery.salvaged) Line(std::cout, "cosmos-emulator: --recover salvage: " + dropped);
-      if (!recovery.set_aside.empty())
-        Line(std::cout, "cosmos-emulator: --recover salvage: the damaged files are in " + recovery.set_aside);
-      if (recovery.salvaged.empty())
-        Line(std::cout, "cosmos-emulator: --recover salvage: nothing in " + s.data_path + " was damaged; nothing was dropped");
-    }
-  }
-
+  std::unique_ptr<cosmos::persist::Persistence> persistence = RecoverData(account, s, start.recovery);
+  start.persistence = persistence.get();
   // Seeding: loaded before anything listens, so that no client sees part of it.
-  std::optional<cosmos::seed::SeedReport> seeded;
-  if (!s.seed_path.empty()) seeded = SeedAccount(services, s);
+  if (!s.seed_path.empty()) start.seeded = SeedAccount(services, s);
 
-  if (level >= LogLevel::kTrace) {
-    s.server.on_refused = [](const std::string& why) { Line(std::cout, "cosmos-emulator: connection " + why); };
-  }
-  if (level >= LogLevel::kWarn) {
-    s.server.on_warning = [](const std::string& text) { Line(std::cerr, "cosmos-emulator: " + text); };
-  }
   cosmos::server::Server server(s.server, tls, [](int status, const std::string& reason, unsigned version) {
     const char* code = status == 413 ? "RequestEntityTooLarge" : status >= 500 ? "InternalServerError" : "BadRequest";
     return cosmos::http::ErrorResponse(status, code, reason, version, false);
   });
-
-  cosmos::server::RequestHandler gateway = [&services](const cosmos::server::Request& req,
-                                                       const cosmos::server::Connection& c) {
-    return cosmos::http::Handle(services, req, c.secure, c.cancelled);
-  };
-  if (level >= LogLevel::kDebug) {
-    gateway = [&services](const cosmos::server::Request& req, const cosmos::server::Connection& c) {
-      const auto start = std::chrono::steady_clock::now();
-      cosmos::server::Response res = cosmos::http::Handle(services, req, c.secure, c.cancelled);
-      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-      std::ostringstream line;
-      line.precision(3);
-      line << "cosmos-emulator: " << (c.secure ? "https " : "http ") << req.method_string() << " " << req.target()
-           << " " << res.result_int();
-      if (auto it = res.find(cosmos::http::headers::kRequestCharge); it != res.end()) line << " " << it->value() << " RU";
-      line << " " << std::fixed << ms << " ms";
-      Line(std::cout, line.str());
-      return res;
-    };
-  }
-
-  size_t health_index = 0, explorer_index = 0;
-  try {
-    // The probes are answered on the I/O threads; everything else on the workers.
-    const auto all = [](const cosmos::server::Request&) { return true; };
-    // Item writes wait for the disk with --durability fsync: those go to a worker.
-    const bool item_writes_at_once = s.data_path.empty() || s.durability == "process";
-    server.Listen(s.host, s.port, s.protocol, gateway, [item_writes_at_once](const cosmos::http::Request& req) {
-      return cosmos::http::AnswersAtOnce(req, item_writes_at_once);
-    });
-    config.gateway_port = std::to_string(server.port(0));
-    if (s.health_port) {
-      health_index = server.Listen(s.host, *s.health_port, cosmos::server::Protocol::kHttp,
-                                   [&config](const cosmos::server::Request& req, const cosmos::server::Connection&) {
-                                     return cosmos::http::HandleHealthPort(config, req);
-                                   },
-                                   all);
-    }
-    if (explorer_listens) {
-      explorer_index = server.Listen(
-          s.host, *s.explorer_port, explorer_protocol,
-          [&config, &gateway](const cosmos::server::Request& req, const cosmos::server::Connection& c) {
-            return cosmos::http::HandleExplorerPort(config, req, c.secure, [&] { return gateway(req, c); });
-          },
-          [item_writes_at_once](const cosmos::http::Request& req) {
-            return cosmos::http::AnswersAtOnce(req, item_writes_at_once);
-          });
-    }
-  } catch (const std::exception& e) {
-    Fail("cannot listen on " + s.host + ": " + e.what());
-  }
-
-  if (!quiet) {
-    if (level >= LogLevel::kInfo) {
-      std::string line = "cosmos-emulator: consistency " + config.consistency;
-      if (s.partition_count) line += ", " + std::to_string(*s.partition_count) + " partitions per container";
-      if (s.rate_limit) line += ", rate limiting on";
-      line += ", " + std::to_string(s.server.workers ? s.server.workers : cosmos::server::DefaultWorkers()) +
-              " workers, up to " + std::to_string(server.max_connections()) + " connections";
-      Line(std::cout, line);
-      if (!cert_origin.empty()) Line(std::cout, "cosmos-emulator: " + cert_origin);
-      if (persistence) {
-        std::ostringstream line;
-        line.precision(1);
-        line << "cosmos-emulator: data kept in " << s.data_path << " (durability " << s.durability << "): recovered "
-             << recovery.databases << " databases, " << recovery.containers << " containers, " << recovery.items
-             << " items from " << recovery.snapshot_records << " snapshot and " << recovery.log_records
-             << " log records in " << std::fixed << recovery.milliseconds << " ms";
-        Line(std::cout, line.str());
-      }
-      if (seeded) Line(std::cout, SeedSummary(*seeded));
-      if (!s.cert_export_path.empty() && needs_tls)
-        Line(std::cout, "cosmos-emulator: certificate written to " + s.cert_export_path);
-    }
-    if (level >= LogLevel::kWarn) {
-      if (recovery.discarded_bytes > 0)
-        Line(std::cout, "cosmos-emulator: the log's last " + std::to_string(recovery.discarded_bytes) +
-                            " bytes were cut off (" + recovery.discarded_reason +
-                            "): a write in progress when the emulator stopped, never acknowledged");
-      for (const auto& n : s.notices) Line(std::cout, "cosmos-emulator: " + n);  // before "Started", in order
-    }
-    const uint16_t port = server.port(0);
-    // The lines the official images print and their harnesses wait for: Node's module waits for
-    // "Now listening on: ", Go's and .NET's for "Started", Python's for "Started" at the end of
-    // the output and Java's for "Started" followed by CRLF.
-    if (s.protocol != cosmos::server::Protocol::kHttp) Line(std::cout, "Now listening on: " + Url("https", s.host, port));
-    if (s.protocol != cosmos::server::Protocol::kHttps) Line(std::cout, "Now listening on: " + Url("http", s.host, port));
-    if (s.health_port && level >= LogLevel::kInfo)
-      Line(std::cout, "Health probes on: " + Url("http", s.host, server.port(health_index)) + "/ready");
-    if (explorer_listens && level >= LogLevel::kInfo)
-      Line(std::cout, std::string("Explorer page on: ") +
-                          Url(explorer_protocol == cosmos::server::Protocol::kHttp ? "http" : "https", s.host,
-                              server.port(explorer_index)) + "/");
-    Line(std::cout, "Started", "\r\n");
+  const cosmos::server::RequestHandler gateway = Gateway(services, level);
+  Listen(server, s, config, gateway, listeners);
+  if (level != LogLevel::kQuiet) {
+    PrintStartReport(s, config, server, listeners, start);
+    PrintReady(s, server, listeners);
   }
   server.Run(true);
-  if (persistence) {
-    try {
-      persistence->Checkpoint();  // the next start reads one snapshot
-    } catch (const std::exception& e) {
-      Line(std::cerr, std::string("cosmos-emulator: checkpoint at stop failed (the log keeps everything): ") + e.what());
-    }
-  }
-  if (level >= LogLevel::kInfo) Line(std::cout, "cosmos-emulator: Stopped");
+  Shutdown(persistence.get(), level);
   return 0;
 }

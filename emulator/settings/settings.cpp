@@ -12,43 +12,6 @@
 namespace cosmos::settings {
 namespace {
 
-// Our variables: COSMOS_EMULATOR_ + the flag's name upper-cased, '-' as '_'.
-constexpr const char* kOurNames[] = {
-    "host", "port", "protocol", "health-port", "enable-explorer", "explorer-port", "explorer-protocol", "key",
-    "key-file", "secondary-key", "readonly-key", "secondary-readonly-key", "threads", "workers", "max-connections", "consistency", "max-body-bytes", "header-timeout-ms", "body-timeout-ms",
-    "handshake-timeout-ms", "partition-count", "rate-limit", "script-timeout-ms", "script-memory-mb",
-    "query-page-timeout-ms", "query-memory-mb", "query-indexes", "query-threads",
-    "log-level", "cert", "cert-key", "cert-secret", "cert-san", "data-path", "data-dir", "data-dir-if-mounted", "durability", "recover", "cert-export", "gateway-endpoint", "seed", "seed-errors", "faults"};
-
-// The official images' variables and the flag each one sets.
-struct Official {
-  const char* env;
-  const char* flag;
-};
-constexpr Official kOfficialNames[] = {
-    // the classic Linux image
-    {"AZURE_COSMOS_EMULATOR_PARTITION_COUNT", "partition-count"},
-    {"AZURE_COSMOS_EMULATOR_KEY", "key"},
-    {"AZURE_COSMOS_EMULATOR_IP_ADDRESS_OVERRIDE", "ip-address-override"},
-    {"AZURE_COSMOS_EMULATOR_ENABLE_DATA_PERSISTENCE", "enable-data-persistence"},
-    {"AZURE_COSMOS_EMULATOR_ENABLE_MONGODB_ENDPOINT", "enable-mongodb-endpoint"},
-    // the vNext (preview) image
-    {"PORT", "port"},
-    {"PROTOCOL", "protocol"},
-    {"KEY_FILE", "key-file"},
-    {"DATA_PATH", "data-path"},
-    {"CERT_PATH", "cert-path"},
-    {"CERT_SECRET", "cert-secret"},
-    {"LOG_LEVEL", "log-level"},
-    {"GATEWAY_PUBLIC_ENDPOINT", "gateway-endpoint"},
-    {"ENABLE_EXPLORER", "enable-explorer"},
-    {"EXPLORER_PORT", "explorer-port"},
-    {"EXPLORER_PROTOCOL", "explorer-protocol"},
-    {"ENABLE_TELEMETRY", "enable-telemetry"},
-    {"ENABLE_OTLP_EXPORTER", "enable-otlp"},
-    {"ENABLE_CONSOLE_EXPORTER", "enable-console"},
-};
-
 std::string Lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
   return s;
@@ -59,170 +22,46 @@ std::string Trim(const std::string& s) {
   return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
 }
 
+// "a, b,,c" -> {"a", "b", "c"}.
+std::vector<std::string> List(const std::string& value) {
+  std::vector<std::string> items;
+  std::stringstream list(value);
+  for (std::string item; std::getline(list, item, ',');) {
+    item = Trim(item);
+    if (!item.empty()) items.push_back(item);
+  }
+  return items;
+}
+
+}  // namespace
+
+// The settings being made. The options' apply functions set them through the checks below, whose
+// messages start with the setting's name as it was given (`source`: "--port" or "PORT").
 class Parser {
  public:
-  explicit Parser(Settings& s) : s_(s) {}
+  explicit Parser(Settings& settings) : s(settings) {}
 
-  // `source` names the setting in messages: "--port" or "PORT".
-  void Apply(const std::string& name, const std::string& value, const std::string& source) {
-    source_ = source;
-    if (name == "host") {
-      s_.host = value;
-    } else if (name == "port") {
-      s_.port = static_cast<uint16_t>(Number(value, 65535));
-    } else if (name == "protocol") {
-      s_.protocol = ProtocolOf(value);
-    } else if (name == "health-port") {
-      s_.health_port = OptionalPort(value);
-    } else if (name == "enable-explorer") {
-      s_.explorer = Bool(value);
-    } else if (name == "explorer-port") {
-      s_.explorer_port = OptionalPort(value);
-    } else if (name == "explorer-protocol") {
-      s_.explorer_protocol = ProtocolOf(value);
-    } else if (name == "key") {
-      s_.key = Key(value);
-    } else if (name == "key-file") {
-      std::ifstream in(value, std::ios::binary);
-      if (!in) Fail("cannot read the key file '" + value + "'");
-      std::ostringstream text;
-      text << in.rdbuf();
-      s_.key = Key(Trim(text.str()));
-    } else if (name == "secondary-key") {
-      s_.secondary_key = Key(value);
-    } else if (name == "readonly-key") {
-      s_.readonly_key = Key(value);
-    } else if (name == "secondary-readonly-key") {
-      s_.secondary_readonly_key = Key(value);
-    } else if (name == "threads") {
-      s_.server.threads = static_cast<unsigned>(Number(value, 256));
-    } else if (name == "workers") {
-      s_.server.workers = static_cast<unsigned>(Number(value, 1024));
-    } else if (name == "max-connections") {
-      s_.server.max_connections = static_cast<size_t>(Number(value, 1u << 24));
-    } else if (name == "consistency") {
-      for (const char* level : {"Strong", "BoundedStaleness", "Session", "ConsistentPrefix", "Eventual"}) {
-        if (util::EqualsIgnoreCase(value, level)) {
-          s_.consistency = level;
-          return;
-        }
-      }
-      Fail("invalid consistency level '" + value + "'");
-    } else if (name == "max-body-bytes") {
-      s_.server.body_limit = Number(value, 1ull << 32);
-    } else if (name == "header-timeout-ms") {
-      s_.server.header_timeout = std::chrono::milliseconds(Number(value, 86400000));
-    } else if (name == "body-timeout-ms") {
-      s_.server.body_timeout = std::chrono::milliseconds(Number(value, 86400000));
-    } else if (name == "handshake-timeout-ms") {
-      s_.server.handshake_timeout = std::chrono::milliseconds(Number(value, 86400000));
-    } else if (name == "partition-count") {
-      // The Python Testcontainers module passes the text "None" when it has no count.
-      if (value.empty() || value == "None") return;
-      uint64_t n = Number(value, 1024);
-      if (n == 0) Fail("must be from 1 to 1024");
-      s_.partition_count = static_cast<int>(n);
-    } else if (name == "rate-limit") {
-      s_.rate_limit = Bool(value);
-    } else if (name == "script-timeout-ms") {
-      uint64_t n = Number(value, 3600000);
-      if (n == 0) Fail("must be at least 1");
-      s_.script_timeout_ms = static_cast<int>(n);
-    } else if (name == "script-memory-mb") {
-      uint64_t n = Number(value, 65536);
-      if (n < 16) Fail("must be at least 16");
-      s_.script_memory_mb = n;
-    } else if (name == "query-page-timeout-ms") {
-      uint64_t n = Number(value, 3600000);
-      if (n == 0) Fail("must be at least 1");
-      s_.query_page_timeout_ms = static_cast<int>(n);
-    } else if (name == "query-memory-mb") {
-      uint64_t n = Number(value, 65536);
-      if (n == 0) Fail("must be at least 1");
-      s_.query_memory_mb = n;
-    } else if (name == "query-indexes") {
-      s_.query_indexes = Bool(value);
-    } else if (name == "query-threads") {
-      s_.query_threads = static_cast<unsigned>(Number(value, 256));
-    } else if (name == "log-level") {
-      s_.log_level = Level(value);
-    } else if (name == "cert" || name == "cert-path") {
-      s_.cert_path = value;
-    } else if (name == "cert-key") {
-      s_.cert_key_path = value;
-    } else if (name == "cert-secret") {
-      s_.cert_secret = value;
-    } else if (name == "cert-san") {
-      std::stringstream list(value);
-      for (std::string item; std::getline(list, item, ',');) {
-        item = Trim(item);
-        if (!item.empty()) s_.cert_names.push_back(item);
-      }
-    } else if (name == "data-path" || name == "data-dir") {
-      s_.data_path = value;
-      s_.data_path_named = !value.empty();
-    } else if (name == "data-dir-if-mounted") {
-      s_.data_dir_if_mounted.clear();
-      std::stringstream list(value);
-      for (std::string item; std::getline(list, item, ',');) {
-        item = Trim(item);
-        if (!item.empty()) s_.data_dir_if_mounted.push_back(item);
-      }
-    } else if (name == "durability") {
-      const std::string v = Lower(Trim(value));
-      if (v != "fsync" && v != "process") Fail("must be fsync or process");
-      s_.durability = v;
-    } else if (name == "recover") {
-      const std::string v = Lower(Trim(value));
-      if (v != "refuse" && v != "salvage") Fail("must be refuse or salvage");
-      s_.recover_salvage = v == "salvage";
-    } else if (name == "seed") {
-      if (value.empty()) Fail("names no directory or file");
-      s_.seed_path = value;
-    } else if (name == "seed-errors") {
-      const std::string v = Lower(Trim(value));
-      if (v != "fail" && v != "skip") Fail("must be fail or skip");
-      s_.seed_skip_errors = v == "skip";
-    } else if (name == "faults") {
-      if (value.empty()) Fail("names no file");
-      s_.faults_path = value;
-    } else if (name == "cert-export") {
-      s_.cert_export_path = value;
-    } else if (name == "gateway-endpoint") {
-      gateway_endpoint_ = Endpoint(value);
-    } else if (name == "ip-address-override") {
-      if (!value.empty()) ip_override_ = Trim(value);
-    } else if (name == "enable-data-persistence") {
-      // The classic image's switch: data kept in /tmp/cosmos/appdata (where that image keeps it)
-      // unless DATA_PATH or --data-dir says where.
-      persist_default_ = !value.empty() && Bool(value);
-    } else if (name == "enable-mongodb-endpoint") {
-      if (value.empty()) return;
-      Fail("this emulator serves the API for NoSQL only, not MongoDB; unset it");
-    } else if (name == "enable-telemetry" || name == "enable-otlp" || name == "enable-console") {
-      if (Bool(value))
-        s_.notices.push_back(source + "=" + value + ": accepted; this emulator never sends or exports telemetry");
-    } else {
-      throw SettingsError("unknown option --" + name);
-    }
+  void Apply(const Option& o, const std::string& value, const std::string& from) {
+    source = from;
+    o.apply(*this, value);
   }
 
   void Finish() {
     // The classic image's switch keeps the data where that image does.
-    if (persist_default_ && s_.data_path.empty()) s_.data_path = "/tmp/cosmos/appdata";
+    if (persist_default && s.data_path.empty()) s.data_path = "/tmp/cosmos/appdata";
     // The public endpoint: GATEWAY_PUBLIC_ENDPOINT, else the classic image's IP override.
-    if (gateway_endpoint_) {
-      s_.public_endpoint = *gateway_endpoint_;
-    } else if (!ip_override_.empty()) {
-      s_.public_endpoint.host = ip_override_;
+    if (gateway_endpoint) {
+      s.public_endpoint = *gateway_endpoint;
+    } else if (!ip_override.empty()) {
+      s.public_endpoint.host = ip_override;
     }
-    if (!ip_override_.empty()) s_.cert_names.push_back(ip_override_);
-    if (!s_.public_endpoint.host.empty()) s_.cert_names.push_back(s_.public_endpoint.host);
+    if (!ip_override.empty()) s.cert_names.push_back(ip_override);
+    if (!s.public_endpoint.host.empty()) s.cert_names.push_back(s.public_endpoint.host);
     // Each key is one kind: the same key as two kinds would leave a read-only key able to write.
-    const std::pair<const char*, const std::string*> keys[] = {{"--key", &s_.key},
-                                                              {"--secondary-key", &s_.secondary_key},
-                                                              {"--readonly-key", &s_.readonly_key},
-                                                              {"--secondary-readonly-key", &s_.secondary_readonly_key}};
+    const std::pair<const char*, const std::string*> keys[] = {{"--key", &s.key},
+                                                              {"--secondary-key", &s.secondary_key},
+                                                              {"--readonly-key", &s.readonly_key},
+                                                              {"--secondary-readonly-key", &s.secondary_readonly_key}};
     for (size_t i = 0; i < std::size(keys); ++i) {
       for (size_t j = i + 1; j < std::size(keys); ++j) {
         if (!keys[i].second->empty() && !keys[j].second->empty() &&
@@ -231,12 +70,11 @@ class Parser {
                               "; every key of the account must differ");
       }
     }
-    if (!s_.cert_key_path.empty() && s_.cert_path.empty())
+    if (!s.cert_key_path.empty() && s.cert_path.empty())
       throw SettingsError("--cert-key needs --cert (the certificate it belongs to)");
   }
 
- private:
-  [[noreturn]] void Fail(const std::string& why) { throw SettingsError(source_ + ": " + why); }
+  [[noreturn]] void Fail(const std::string& why) { throw SettingsError(source + ": " + why); }
 
   uint64_t Number(const std::string& value, uint64_t max) {
     try {
@@ -248,9 +86,22 @@ class Parser {
     Fail("invalid value '" + value + "' (a whole number up to " + std::to_string(max) + ")");
   }
 
+  // A number from `min` to `max`; below `min`, `below` is the message.
+  uint64_t AtLeast(const std::string& value, uint64_t min, uint64_t max, const char* below) {
+    const uint64_t n = Number(value, max);
+    if (n < min) Fail(below);
+    return n;
+  }
+
+  std::chrono::milliseconds Milliseconds(const std::string& value) {
+    return std::chrono::milliseconds(Number(value, 86400000));
+  }
+
+  uint16_t Port(const std::string& value) { return static_cast<uint16_t>(Number(value, 65535)); }
+
   std::optional<uint16_t> OptionalPort(const std::string& value) {
     if (util::EqualsIgnoreCase(value, "off") || util::EqualsIgnoreCase(value, "none")) return std::nullopt;
-    return static_cast<uint16_t>(Number(value, 65535));
+    return Port(value);
   }
 
   bool Bool(const std::string& value) {
@@ -258,6 +109,13 @@ class Parser {
     if (v == "true" || v == "1" || v == "yes" || v == "on") return true;
     if (v == "false" || v == "0" || v == "no" || v == "off") return false;
     Fail("invalid value '" + value + "' (true or false)");
+  }
+
+  // One of two words (any case, blanks trimmed): true for `second`.
+  bool Choice(const std::string& value, const char* first, const char* second) {
+    const std::string v = Lower(Trim(value));
+    if (v != first && v != second) Fail(std::string("must be ") + first + " or " + second);
+    return v == second;
   }
 
   server::Protocol ProtocolOf(const std::string& value) {
@@ -283,6 +141,21 @@ class Parser {
   std::string Key(const std::string& value) {
     if (value.empty() || !util::Base64Decode(value)) Fail("the key must be base64");
     return value;
+  }
+
+  std::string KeyFromFile(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) Fail("cannot read the key file '" + path + "'");
+    std::ostringstream text;
+    text << in.rdbuf();
+    return Key(Trim(text.str()));
+  }
+
+  std::string Consistency(const std::string& value) {
+    for (const char* level : {"Strong", "BoundedStaleness", "Session", "ConsistentPrefix", "Eventual"}) {
+      if (util::EqualsIgnoreCase(value, level)) return level;
+    }
+    Fail("invalid consistency level '" + value + "'");
   }
 
   // "https://host:port/", "host:port", "host", "[::1]:8081".
@@ -314,20 +187,411 @@ class Parser {
     return e;
   }
 
-  Settings& s_;
-  std::string source_;
-  std::optional<PublicEndpoint> gateway_endpoint_;
-  std::string ip_override_;
-  bool persist_default_ = false;
+  // The vNext image's telemetry switches: nothing is ever sent; `true` is said once at start.
+  void Telemetry(const std::string& value) {
+    if (Bool(value)) s.notices.push_back(source + "=" + value + ": accepted; this emulator never sends or exports telemetry");
+  }
+
+  Settings& s;
+  std::string source;
+  // Settled in Finish, whatever order they came in.
+  std::optional<PublicEndpoint> gateway_endpoint;
+  std::string ip_override;
+  bool persist_default = false;
 };
 
-std::string EnvName(const std::string& flag) {
-  std::string env = "COSMOS_EMULATOR_" + flag;
+namespace {
+
+using S = Section;
+using V = const std::string&;
+
+// The table. Each row: the flag, another flag for it, the value's placeholder, the --help group,
+// the official images' variables, the --help lines, where else it is read from, and what it sets.
+// Rows are in --help's order, and the variables are read in this order (our COSMOS_EMULATOR_*
+// ones first, then the official ones: key before key-file, so a key file wins over a key given
+// the same way).
+constexpr Option kOptions[] = {
+    // Serving
+    {.name = "host", .value = "ADDR", .section = S::kServing,
+     .help = "bind address (default 127.0.0.1)",
+     .apply = [](Parser& p, V v) { p.s.host = v; }},
+    {.name = "port", .value = "N", .section = S::kServing, .official = "PORT",
+     .help = "gateway port (default 8081)",
+     .apply = [](Parser& p, V v) { p.s.port = p.Port(v); }},
+    {.name = "protocol", .value = "P", .section = S::kServing, .official = "PROTOCOL",
+     .help = "https, http or both: both tells TLS from plain HTTP\n"
+             "by each connection's first byte (default both)",
+     .apply = [](Parser& p, V v) { p.s.protocol = p.ProtocolOf(v); }},
+    {.name = "health-port", .value = "N|off", .section = S::kServing,
+     .help = "/ready, /alive and /status over HTTP on a port of\n"
+             "their own (default off; 8080 in the container image)",
+     .apply = [](Parser& p, V v) { p.s.health_port = p.OptionalPort(v); }},
+    {.name = "enable-explorer", .value = "B", .section = S::kServing, .official = "ENABLE_EXPLORER",
+     .help = "serve the emulator's page at /_explorer/index.html\n"
+             "(default true)",
+     .apply = [](Parser& p, V v) { p.s.explorer = p.Bool(v); }},
+    {.name = "explorer-port", .value = "N|off", .section = S::kServing, .official = "EXPLORER_PORT",
+     .help = "also serve that page on a port of its own (default off)",
+     .apply = [](Parser& p, V v) { p.s.explorer_port = p.OptionalPort(v); }},
+    {.name = "explorer-protocol", .value = "P", .section = S::kServing, .official = "EXPLORER_PROTOCOL",
+     .help = "protocol of the explorer port (default: --protocol)",
+     .apply = [](Parser& p, V v) { p.s.explorer_protocol = p.ProtocolOf(v); }},
+    {.name = "gateway-endpoint", .value = "E", .section = S::kServing, .official = "GATEWAY_PUBLIC_ENDPOINT",
+     .help = "where clients are sent (the account's locations):\n"
+             "host, host:port or scheme://host:port (default: the\n"
+             "scheme and Host of each request)",
+     .apply = [](Parser& p, V v) { p.gateway_endpoint = p.Endpoint(v); }},
+    // server::Server::Run starts the I/O threads; the workers are its thread pool, and
+    // http::AnswersAtOnce says which requests the I/O threads answer themselves.
+    {.name = "threads", .value = "N", .section = S::kServing,
+     .help = "I/O threads: sockets, TLS, HTTP parsing, and the requests\n"
+             "answered at once (the probes, point reads, and one-item\n"
+             "writes that need not wait for the disk); 0 = one per core\n"
+             "(default 0)",
+     .apply = [](Parser& p, V v) { p.s.server.threads = static_cast<unsigned>(p.Number(v, 256)); }},
+    {.name = "workers", .value = "N", .section = S::kServing,
+     .help = "threads that run every other request (queries, feeds,\n"
+             "scripts, batches), so one that waits (a lock, a script,\n"
+             "a long query) holds no I/O thread; 0 = four per core,\n"
+             "at least 8 (default 0)",
+     .apply = [](Parser& p, V v) { p.s.server.workers = static_cast<unsigned>(p.Number(v, 1024)); }},
+    {.name = "max-connections", .value = "N", .section = S::kServing,
+     .help = "connections open at once; more clients wait until one\n"
+             "closes (default 0: the open-file limit less a reserve)",
+     .apply = [](Parser& p, V v) { p.s.server.max_connections = static_cast<size_t>(p.Number(v, 1u << 24)); }},
+    {.name = "max-body-bytes", .value = "N", .section = S::kServing,
+     .help = "largest request body accepted, 413 above (default 16777216)",
+     .apply = [](Parser& p, V v) { p.s.server.body_limit = p.Number(v, 1ull << 32); }},
+    {.name = "header-timeout-ms", .value = "N", .section = S::kServing,
+     .help = "idle keep-alive and header read limit (default 120000)",
+     .apply = [](Parser& p, V v) { p.s.server.header_timeout = p.Milliseconds(v); }},
+    {.name = "body-timeout-ms", .value = "N", .section = S::kServing,
+     .help = "request body read limit (default 30000)",
+     .apply = [](Parser& p, V v) { p.s.server.body_timeout = p.Milliseconds(v); }},
+    {.name = "handshake-timeout-ms", .value = "N", .section = S::kServing,
+     .help = "first byte and TLS handshake limit (default 10000)",
+     .apply = [](Parser& p, V v) { p.s.server.handshake_timeout = p.Milliseconds(v); }},
+
+    // Certificate (HTTPS)
+    {.name = "cert", .alias = "cert-path", .value = "FILE", .section = S::kCertificate, .official = "CERT_PATH",
+     .help = "PEM certificate (and key, unless --cert-key), or a\n"
+             "PKCS#12 file (.pfx/.p12) with --cert-secret",
+     .apply = [](Parser& p, V v) { p.s.cert_path = v; }},
+    {.name = "cert-key", .value = "FILE", .section = S::kCertificate,
+     .help = "PEM private key of --cert",
+     .apply = [](Parser& p, V v) { p.s.cert_key_path = v; }},
+    {.name = "cert-secret", .value = "TEXT", .section = S::kCertificate, .official = "CERT_SECRET",
+     .help = "password of the PKCS#12 file",
+     .apply = [](Parser& p, V v) { p.s.cert_secret = v; }},
+    {.name = "cert-san", .value = "LIST", .section = S::kCertificate,
+     .help = "more names and addresses for the made certificate,\n"
+             "comma-separated (localhost, 127.0.0.1, ::1 and the\n"
+             "host name are always in it)",
+     .apply = [](Parser& p, V v) {
+       for (auto& name : List(v)) p.s.cert_names.push_back(std::move(name));  // each one adds
+     }},
+    {.name = "cert-export", .value = "FILE", .section = S::kCertificate,
+     .help = "also write the served certificate (PEM) to FILE\n"
+             "The certificate is served at /_explorer/emulator.pem;\n"
+             "with --data-dir, the made one is kept there and reused.",
+     .apply = [](Parser& p, V v) { p.s.cert_export_path = v; }},
+
+    // Persistence. --data-path is vNext's flag; COSMOS_EMULATOR_DATA_DIR wins over ..._DATA_PATH.
+    {.name = "data-dir", .alias = "data-path", .value = "DIR", .section = S::kPersistence, .official = "DATA_PATH",
+     .help = "keep everything in DIR: a write-ahead log and\n"
+             "snapshots, recovered at the next start (docs/persistence.md);\n"
+             "also --data-path. AZURE_COSMOS_EMULATOR_ENABLE_DATA_PERSISTENCE=true\n"
+             "without a directory keeps it in /tmp/cosmos/appdata (the\n"
+             "classic image's place)",
+     .reads = kOption | kAliasEnv,
+     .apply = [](Parser& p, V v) {
+       p.s.data_path = v;
+       p.s.data_path_named = !v.empty();
+     }},
+    {.name = "data-dir-if-mounted", .value = "LIST", .section = S::kPersistence,
+     .help = "with no --data-dir: the first of these directories\n"
+             "(comma-separated) that is a mount point keeps the data;\n"
+             "the image sets /data,/tmp/cosmos/appdata (a volume there)",
+     .apply = [](Parser& p, V v) { p.s.data_dir_if_mounted = List(v); }},
+    {.name = "durability", .value = "D", .section = S::kPersistence,
+     .help = "fsync (default): a write is answered once it is on disk;\n"
+             "process: once the operating system has it (survives\n"
+             "the emulator being killed, not the machine losing power)",
+     .apply = [](Parser& p, V v) { p.s.durability = p.Choice(v, "fsync", "process") ? "process" : "fsync"; }},
+    {.name = "recover", .value = "R", .section = S::kPersistence,
+     .help = "refuse (default): a damaged data directory stops the\n"
+             "start (exit 2) and no file is changed; salvage: keep\n"
+             "the longest valid prefix, move the damaged files to\n"
+             "DIR/damaged-<time>/ and print what was dropped. A torn\n"
+             "last record is always cut off (never acknowledged)",
+     .apply = [](Parser& p, V v) { p.s.recover_salvage = p.Choice(v, "refuse", "salvage"); }},
+
+    // Seeding
+    {.name = "seed", .value = "PATH", .section = S::kSeeding,
+     .help = "load items at start, before anything is served: PATH is a\n"
+             "directory holding manifest.json, or a manifest file naming\n"
+             "each container (database, partition key, throughput) and\n"
+             "its data files (.json, .jsonl, .ndjson)",
+     .apply = [](Parser& p, V v) {
+       if (v.empty()) p.Fail("names no directory or file");
+       p.s.seed_path = v;
+     }},
+    {.name = "seed-errors", .value = "E", .section = S::kSeeding,
+     .help = "fail (default): a bad item stops the start (exit 2) and\n"
+             "nothing is loaded; skip: load the others, list the bad ones",
+     .apply = [](Parser& p, V v) { p.s.seed_skip_errors = p.Choice(v, "fail", "skip"); }},
+
+    // Fault injection
+    {.name = "faults", .value = "FILE", .section = S::kFaults,
+     .help = "fault-injection rules to start with (a JSON array of the\n"
+             "rules POST /_emulator/faults takes); a bad rule stops the\n"
+             "start (exit 2)",
+     .apply = [](Parser& p, V v) {
+       if (v.empty()) p.Fail("names no file");
+       p.s.faults_path = v;
+     }},
+
+    // Account and behaviour
+    {.name = "key", .value = "BASE64", .section = S::kAccount, .official = "AZURE_COSMOS_EMULATOR_KEY",
+     .help = "account master key (default: the well-known key)",
+     .apply = [](Parser& p, V v) { p.s.key = p.Key(v); }},
+    {.name = "key-file", .value = "FILE", .section = S::kAccount, .official = "KEY_FILE",
+     .help = "read the master key from FILE",
+     .apply = [](Parser& p, V v) { p.s.key = p.KeyFromFile(v); }},
+    {.name = "secondary-key", .value = "BASE64", .section = S::kAccount,
+     .help = "a second master key, as good as --key (default: none)",
+     .apply = [](Parser& p, V v) { p.s.secondary_key = p.Key(v); }},
+    {.name = "readonly-key", .value = "BASE64", .section = S::kAccount,
+     .help = "the primary read-only key: reads, queries and the change\n"
+             "feed; a write answers 401 (default: none)",
+     .apply = [](Parser& p, V v) { p.s.readonly_key = p.Key(v); }},
+    {.name = "secondary-readonly-key", .value = "BASE64", .section = S::kAccount,
+     .help = "the secondary read-only key (default: none)",
+     .apply = [](Parser& p, V v) { p.s.secondary_readonly_key = p.Key(v); }},
+    {.name = "consistency", .value = "LEVEL", .section = S::kAccount,
+     .help = "Strong, BoundedStaleness, Session (default),\n"
+             "ConsistentPrefix or Eventual",
+     .apply = [](Parser& p, V v) { p.s.consistency = p.Consistency(v); }},
+    {.name = "partition-count", .value = "N", .section = S::kAccount, .official = "AZURE_COSMOS_EMULATOR_PARTITION_COUNT",
+     .help = "physical partitions of every new container, 1-1024\n"
+             "(default: as the service, ceil(RU/s / 6,000))",
+     .apply = [](Parser& p, V v) {
+       // The Python Testcontainers module passes the text "None" when it has no count.
+       if (v.empty() || v == "None") return;
+       p.s.partition_count = static_cast<int>(p.AtLeast(v, 1, 1024, "must be from 1 to 1024"));
+     }},
+    {.name = "rate-limit", .value = "on|off", .section = S::kAccount,
+     .help = "429 when a partition spends its share of the\n"
+             "provisioned RU/s (default off)",
+     .apply = [](Parser& p, V v) { p.s.rate_limit = p.Bool(v); }},
+    {.name = "script-timeout-ms", .value = "N", .section = S::kAccount,
+     .help = "wall-clock limit of one script call, 408 (default 5000)",
+     .apply = [](Parser& p, V v) {
+       p.s.script_timeout_ms = static_cast<int>(p.AtLeast(v, 1, 3600000, "must be at least 1"));
+     }},
+    {.name = "script-memory-mb", .value = "N", .section = S::kAccount,
+     .help = "memory one script execution may allocate (default 512)",
+     .apply = [](Parser& p, V v) { p.s.script_memory_mb = p.AtLeast(v, 16, 65536, "must be at least 16"); }},
+    {.name = "query-page-timeout-ms", .value = "N", .section = S::kAccount,
+     .help = "time one query page may run; past it the page ends\n"
+             "with a continuation, as the service's (default 5000)",
+     .apply = [](Parser& p, V v) {
+       p.s.query_page_timeout_ms = static_cast<int>(p.AtLeast(v, 1, 3600000, "must be at least 1"));
+     }},
+    {.name = "query-memory-mb", .value = "N", .section = S::kAccount,
+     .help = "memory one query request may hold for ORDER BY,\n"
+             "DISTINCT, GROUP BY and aggregates; past it 400 (default 512)",
+     .apply = [](Parser& p, V v) { p.s.query_memory_mb = p.AtLeast(v, 1, 65536, "must be at least 1"); }},
+    {.name = "query-indexes", .value = "on|off", .section = S::kAccount,
+     .help = "off: every query reads its partitions whole instead of\n"
+             "using the indexes; the results are the same (default on)",
+     .apply = [](Parser& p, V v) { p.s.query_indexes = p.Bool(v); }},
+    {.name = "query-threads", .value = "N", .section = S::kAccount,
+     .help = "threads one ORDER BY, DISTINCT, GROUP BY or aggregate\n"
+             "query reads its partitions on (default 0: one per core)",
+     .apply = [](Parser& p, V v) { p.s.query_threads = static_cast<unsigned>(p.Number(v, 256)); }},
+    {.name = "log-level", .value = "L", .section = S::kAccount, .official = "LOG_LEVEL",
+     .help = "quiet, error, warn, info (default), debug (one line\n"
+             "per request) or trace (also refused connections)",
+     .apply = [](Parser& p, V v) { p.s.log_level = p.Level(v); }},
+
+    // Commands: flags without a value, and no variable.
+    {.name = "health-check", .section = S::kCommands,
+     .help = "probe the running emulator's /ready and exit 0 when it answers 200",
+     .reads = kFlag,
+     .apply = [](Parser& p, V) { p.s.health_check = true; }},
+    {.name = "help", .section = S::kCommands,  // also -h
+     .help = "show this text",
+     .reads = kFlag,
+     .apply = [](Parser& p, V) { p.s.help = true; }},
+
+    // The official images' names for what has no option of ours. The classic image's variables
+    // are not flags (--enable-data-persistence is an unknown option).
+    {.name = "ip-address-override", .official = "AZURE_COSMOS_EMULATOR_IP_ADDRESS_OVERRIDE", .reads = 0,
+     .apply = [](Parser& p, V v) {
+       if (!v.empty()) p.ip_override = Trim(v);
+     }},
+    {.name = "enable-data-persistence", .official = "AZURE_COSMOS_EMULATOR_ENABLE_DATA_PERSISTENCE", .reads = 0,
+     .apply = [](Parser& p, V v) {
+       // The classic image's switch: data kept in /tmp/cosmos/appdata (where that image keeps it)
+       // unless DATA_PATH or --data-dir says where.
+       p.persist_default = !v.empty() && p.Bool(v);
+     }},
+    {.name = "enable-mongodb-endpoint", .official = "AZURE_COSMOS_EMULATOR_ENABLE_MONGODB_ENDPOINT", .reads = 0,
+     .apply = [](Parser& p, V v) {
+       if (v.empty()) return;
+       p.Fail("this emulator serves the API for NoSQL only, not MongoDB; unset it");
+     }},
+    // vNext's telemetry switches, variables and flags.
+    {.name = "enable-telemetry", .value = "B", .official = "ENABLE_TELEMETRY", .reads = kFlag,
+     .apply = [](Parser& p, V v) { p.Telemetry(v); }},
+    {.name = "enable-otlp", .value = "B", .official = "ENABLE_OTLP_EXPORTER", .reads = kFlag,
+     .apply = [](Parser& p, V v) { p.Telemetry(v); }},
+    {.name = "enable-console", .value = "B", .official = "ENABLE_CONSOLE_EXPORTER", .reads = kFlag,
+     .apply = [](Parser& p, V v) { p.Telemetry(v); }},
+};
+
+// COSMOS_EMULATOR_ + the flag's name upper-cased, '-' as '_'.
+std::string EnvName(std::string_view flag) {
+  std::string env = "COSMOS_EMULATOR_" + std::string(flag);
   for (auto& c : env) c = c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   return env;
 }
 
+// The words of a space-separated list.
+std::vector<std::string> Words(std::string_view list) {
+  std::vector<std::string> words;
+  std::istringstream in{std::string(list)};
+  for (std::string w; in >> w;) words.push_back(w);
+  return words;
+}
+
+// The option a flag names (its name or alias), or none.
+const Option* FlagOption(std::string_view name) {
+  for (const Option& o : kOptions) {
+    if ((o.reads & kFlag) && (o.name == name || (!o.alias.empty() && o.alias == name))) return &o;
+  }
+  return nullptr;
+}
+
+void ReadVariables(Parser& p, const GetEnv& getenv) {
+  // Ours first (set and not empty), then the official names (set, even empty: what harnesses set
+  // wins over an image's defaults); the flags come after both.
+  for (const Option& o : kOptions) {
+    std::vector<std::string> names;
+    if (o.reads & kAliasEnv) names.push_back(EnvName(o.alias));  // before the name's: that one wins
+    if (o.reads & kOurEnv) names.push_back(EnvName(o.name));
+    for (const auto& env : names) {
+      if (const char* v = getenv(env.c_str()); v && *v) p.Apply(o, v, env);
+    }
+  }
+  for (const Option& o : kOptions) {
+    for (const auto& env : Words(o.official)) {
+      if (const char* v = getenv(env.c_str())) p.Apply(o, v, env);
+    }
+  }
+}
+
+void ReadFlags(Parser& p, const std::vector<std::string>& args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i] == "-h" ? std::string("--help") : args[i];
+    if (arg.rfind("--", 0) != 0) throw SettingsError("unexpected argument '" + arg + "'");
+    std::string name = arg.substr(2), value;
+    const auto eq = name.find('=');
+    if (eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+    }
+    // The name first: an unknown flag is unknown, with or without a value after it.
+    const Option* o = FlagOption(name);
+    // A flag that takes no value is given as it is (--help=x is no flag of ours).
+    if (!o || (o->value.empty() && eq != std::string::npos)) throw SettingsError("unknown option --" + name);
+    if (!o->value.empty() && eq == std::string::npos) {
+      if (i + 1 >= args.size()) throw SettingsError("missing value for " + arg);
+      value = args[++i];
+    }
+    p.Apply(*o, value, "--" + name);
+  }
+}
+
+// Where --help puts an option's text, and the official variable's right-hand column.
+constexpr size_t kHelpColumn = 27;
+constexpr size_t kOfficialColumn = 81;
+
+const char* SectionTitle(Section s) {
+  switch (s) {
+    case Section::kServing:
+      return "Serving";
+    case Section::kCertificate:
+      return "Certificate (HTTPS)";
+    case Section::kPersistence:
+      return "Persistence (off by default: data lives in memory)";
+    case Section::kSeeding:
+      return "Seeding (docs/seeding.md)";
+    case Section::kFaults:
+      return "Fault injection (docs/faults.md)";
+    case Section::kAccount:
+      return "Account and behaviour";
+    case Section::kCommands:
+    case Section::kHidden:
+      break;
+  }
+  return "";
+}
+
+// "  --name VALUE   first help line      OFFICIAL\n" and the other help lines under the first.
+void PrintOption(std::string& out, const Option& o) {
+  std::string line = "  --" + std::string(o.name);
+  if (!o.value.empty()) line += " " + std::string(o.value);
+  if (line.size() < kHelpColumn) {
+    line.resize(kHelpColumn, ' ');
+  } else if (line.size() + 2 <= kHelpColumn + 4) {
+    line += "  ";  // a little past the column rather than a line of its own
+  } else {
+    out += line + "\n";
+    line.assign(kHelpColumn, ' ');
+  }
+  std::vector<std::string> help;
+  std::istringstream in{std::string(o.help)};
+  for (std::string l; std::getline(in, l);) help.push_back(l);
+  for (size_t i = 0; i < help.size(); ++i) {
+    if (i > 0) line.assign(kHelpColumn, ' ');
+    line += help[i];
+    if (i == 0 && !o.official.empty()) {
+      line.resize(std::max(kOfficialColumn, line.size() + 1), ' ');
+      const auto names = Words(o.official);
+      for (size_t n = 0; n < names.size(); ++n) line += (n ? ", " : "") + names[n];
+    }
+    out += line + "\n";
+  }
+}
+
+std::string MakeUsage() {
+  std::string out = R"(cosmos-emulator: an Azure Cosmos DB (NoSQL API) emulator
+
+Usage: cosmos-emulator [options]
+
+Every option is also read from COSMOS_EMULATOR_<NAME> (upper case, '-' as '_'); the official
+emulator images' variables are read too (docs/settings.md). A flag wins over a variable.
+)";
+  for (Section s : {Section::kServing, Section::kCertificate, Section::kPersistence, Section::kSeeding,
+                    Section::kFaults, Section::kAccount, Section::kCommands}) {
+    out += "\n";
+    if (*SectionTitle(s)) out += std::string(SectionTitle(s)) + "\n";
+    for (const Option& o : kOptions) {
+      if (o.section == s) PrintOption(out, o);
+    }
+  }
+  out += R"(
+Once it accepts requests the emulator prints "Now listening on: <url>" for each scheme and then
+a line "Started". SIGINT or SIGTERM stop it cleanly.
+)";
+  return out;
+}
+
 }  // namespace
+
+std::span<const Option> Options() { return kOptions; }
 
 const char* ProtocolName(server::Protocol p) {
   switch (p) {
@@ -345,151 +609,15 @@ Settings Parse(const std::vector<std::string>& args, const GetEnv& getenv) {
   Settings s;
   s.key = std::string(kWellKnownKey);
   Parser p(s);
-  // Ours first, then the official names (what harnesses set wins over an image's defaults),
-  // then the flags.
-  for (const char* name : kOurNames) {
-    const std::string env = EnvName(name);
-    if (const char* v = getenv(env.c_str()); v && *v) p.Apply(name, v, env);
-  }
-  for (const auto& o : kOfficialNames) {
-    if (const char* v = getenv(o.env)) p.Apply(o.flag, v, o.env);
-  }
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg == "--help" || arg == "-h") {
-      s.help = true;
-      continue;
-    }
-    if (arg == "--health-check") {
-      s.health_check = true;
-      continue;
-    }
-    if (arg.rfind("--", 0) != 0) throw SettingsError("unexpected argument '" + arg + "'");
-    std::string name = arg.substr(2), value;
-    if (auto eq = name.find('='); eq != std::string::npos) {
-      value = name.substr(eq + 1);
-      name = name.substr(0, eq);
-    } else {
-      if (i + 1 >= args.size()) throw SettingsError("missing value for " + arg);
-      value = args[++i];
-    }
-    // Flags of the official images under their own names.
-    if (name == "enable-data-persistence" || name == "ip-address-override" || name == "enable-mongodb-endpoint")
-      throw SettingsError("unknown option --" + name);
-    p.Apply(name, value, "--" + name);
-  }
+  ReadVariables(p, getenv);
+  ReadFlags(p, args);
   p.Finish();
   return s;
 }
 
-const char* Usage() {
-  return R"(cosmos-emulator: an Azure Cosmos DB (NoSQL API) emulator
-
-Usage: cosmos-emulator [options]
-
-Every option is also read from COSMOS_EMULATOR_<NAME> (upper case, '-' as '_'); the official
-emulator images' variables are read too (docs/settings.md). A flag wins over a variable.
-
-Serving
-  --host ADDR              bind address (default 127.0.0.1)
-  --port N                 gateway port (default 8081)                          PORT
-  --protocol P             https, http or both: both tells TLS from plain HTTP   PROTOCOL
-                           by each connection's first byte (default both)
-  --health-port N|off      /ready, /alive and /status over HTTP on a port of
-                           their own (default off; 8080 in the container image)
-  --enable-explorer B      serve the emulator's page at /_explorer/index.html    ENABLE_EXPLORER
-                           (default true)
-  --explorer-port N|off    also serve that page on a port of its own (default off) EXPLORER_PORT
-  --explorer-protocol P    protocol of the explorer port (default: --protocol)   EXPLORER_PROTOCOL
-  --gateway-endpoint E     where clients are sent (the account's locations):     GATEWAY_PUBLIC_ENDPOINT
-                           host, host:port or scheme://host:port (default: the
-                           scheme and Host of each request)
-  --threads N              I/O threads (sockets, TLS, parsing), 0 = one per core
-                           (default 0)
-  --workers N              threads that run requests, so one that waits (a lock,
-                           a script, a long query) holds no I/O thread; 0 = four
-                           per core, at least 8 (default 0)
-  --max-connections N      connections open at once; more clients wait until one
-                           closes (default 0: the open-file limit less a reserve)
-  --max-body-bytes N       largest request body accepted, 413 above (default 16777216)
-  --header-timeout-ms N    idle keep-alive and header read limit (default 120000)
-  --body-timeout-ms N      request body read limit (default 30000)
-  --handshake-timeout-ms N first byte and TLS handshake limit (default 10000)
-
-Certificate (HTTPS)
-  --cert FILE              PEM certificate (and key, unless --cert-key), or a     CERT_PATH
-                           PKCS#12 file (.pfx/.p12) with --cert-secret
-  --cert-key FILE          PEM private key of --cert
-  --cert-secret TEXT       password of the PKCS#12 file                          CERT_SECRET
-  --cert-san LIST          more names and addresses for the made certificate,
-                           comma-separated (localhost, 127.0.0.1, ::1 and the
-                           host name are always in it)
-  --cert-export FILE       also write the served certificate (PEM) to FILE
-                           The certificate is served at /_explorer/emulator.pem;
-                           with --data-dir, the made one is kept there and reused.
-
-Persistence (off by default: data lives in memory)
-  --data-dir DIR           keep everything in DIR: a write-ahead log and          DATA_PATH
-                           snapshots, recovered at the next start (docs/persistence.md);
-                           also --data-path. AZURE_COSMOS_EMULATOR_ENABLE_DATA_PERSISTENCE=true
-                           without a directory keeps it in /tmp/cosmos/appdata (the
-                           classic image's place)
-  --data-dir-if-mounted LIST  with no --data-dir: the first of these directories
-                           (comma-separated) that is a mount point keeps the data;
-                           the image sets /data,/tmp/cosmos/appdata (a volume there)
-  --durability D           fsync (default): a write is answered once it is on disk;
-                           process: once the operating system has it (survives
-                           the emulator being killed, not the machine losing power)
-  --recover R              refuse (default): a damaged data directory stops the
-                           start (exit 2) and no file is changed; salvage: keep
-                           the longest valid prefix, move the damaged files to
-                           DIR/damaged-<time>/ and print what was dropped. A torn
-                           last record is always cut off (never acknowledged)
-
-Seeding (docs/seeding.md)
-  --seed PATH              load items at start, before anything is served: PATH is a
-                           directory holding manifest.json, or a manifest file naming
-                           each container (database, partition key, throughput) and
-                           its data files (.json, .jsonl, .ndjson)
-  --seed-errors E          fail (default): a bad item stops the start (exit 2) and
-                           nothing is loaded; skip: load the others, list the bad ones
-
-Fault injection (docs/faults.md)
-  --faults FILE            fault-injection rules to start with (a JSON array of the
-                           rules POST /_emulator/faults takes); a bad rule stops the
-                           start (exit 2)
-
-Account and behaviour
-  --key BASE64             account master key (default: the well-known key)      AZURE_COSMOS_EMULATOR_KEY
-  --key-file FILE          read the master key from FILE                         KEY_FILE
-  --secondary-key BASE64   a second master key, as good as --key (default: none)
-  --readonly-key BASE64    the primary read-only key: reads, queries and the change
-                           feed; a write answers 401 (default: none)
-  --secondary-readonly-key BASE64
-                           the secondary read-only key (default: none)
-  --consistency LEVEL      Strong, BoundedStaleness, Session (default),
-                           ConsistentPrefix or Eventual
-  --partition-count N      physical partitions of every new container, 1-1024    AZURE_COSMOS_EMULATOR_PARTITION_COUNT
-                           (default: as the service, ceil(RU/s / 6,000))
-  --rate-limit on|off      429 when a partition spends its share of the
-                           provisioned RU/s (default off)
-  --script-timeout-ms N    wall-clock limit of one script call, 408 (default 5000)
-  --script-memory-mb N     memory one script execution may allocate (default 512)
-  --query-page-timeout-ms N  time one query page may run; past it the page ends
-                           with a continuation, as the service's (default 5000)
-  --query-memory-mb N      memory one query request may hold for ORDER BY,
-                           DISTINCT, GROUP BY and aggregates; past it 400 (default 512)
-  --query-threads N        threads one ORDER BY, DISTINCT, GROUP BY or aggregate
-                           query reads its partitions on (default 0: one per core)
-  --log-level L            quiet, error, warn, info (default), debug (one line    LOG_LEVEL
-                           per request) or trace (also refused connections)
-
-  --health-check           probe the running emulator's /ready and exit 0 when it answers 200
-  --help                   show this text
-
-Once it accepts requests the emulator prints "Now listening on: <url>" for each scheme and then
-a line "Started". SIGINT or SIGTERM stop it cleanly.
-)";
+const std::string& Usage() {
+  static const std::string text = MakeUsage();
+  return text;
 }
 
 }  // namespace cosmos::settings

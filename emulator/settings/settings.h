@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -85,14 +86,45 @@ struct Settings {
   std::vector<std::string> notices;
 };
 
-// Reads the environment (through `getenv`) and then `args` (argv without the program name); a
-// flag wins over a variable, our COSMOS_EMULATOR_* names over the official ones. Throws
-// SettingsError.
+// Reads the environment (through `getenv`) and then `args` (argv without the program name): our
+// COSMOS_EMULATOR_* names first, then the official ones, then the flags, each later one winning (a
+// flag over a variable, an official name over ours). Throws SettingsError.
 using GetEnv = std::function<const char*(const char*)>;
 Settings Parse(const std::vector<std::string>& args, const GetEnv& getenv);
 
-// The --help text.
-const char* Usage();
+// The --help text, made from the option table.
+const std::string& Usage();
+
+// The option table: one row for each setting, from which the parser looks names up, --help is
+// printed and the variables read are listed (docs/settings.md is the user's side; the Docs tests
+// check README.md and docs/settings.md against it).
+class Parser;  // settings.cpp: the settings being made, and the checks that turn text into values
+using Apply = void (*)(Parser& p, const std::string& value);
+
+// --help's groups, in its order; kHidden: accepted, not in --help (the official images' names).
+enum class Section { kServing, kCertificate, kPersistence, kSeeding, kFaults, kAccount, kCommands, kHidden };
+
+// Where an option is read from besides the official variables.
+enum Reads : unsigned {
+  kFlag = 1,      // --NAME (and --ALIAS)
+  kOurEnv = 2,    // COSMOS_EMULATOR_<NAME>: the name upper-cased, '-' as '_'
+  kAliasEnv = 4,  // COSMOS_EMULATOR_<ALIAS> too
+  kOption = kFlag | kOurEnv,
+};
+
+struct Option {
+  std::string_view name{};  // the flag without "--"
+  std::string_view alias{};  // another flag for the same option (an official image's), or empty
+  std::string_view value{};  // what --help shows for the value ("N", "N|off"); empty: takes none
+  Section section = Section::kHidden;
+  std::string_view official{};  // the official images' variables for it, space-separated
+  std::string_view help{};  // the --help text, lines separated by '\n'
+  unsigned reads = kOption;
+  Apply apply = nullptr;
+};
+
+// Every row, in --help's order; the variables are read in this order too (ours, then official).
+std::span<const Option> Options();
 
 // "https", "http", "both".
 const char* ProtocolName(server::Protocol p);

@@ -4,9 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <set>
+#include <sstream>
 
 namespace cosmos::settings {
 namespace {
@@ -241,6 +244,102 @@ TEST(Settings, QueryThreadsAndIndexes) {
   EXPECT_EQ(s.query_threads, 1u);
   EXPECT_FALSE(s.query_indexes);
   EXPECT_EQ(ErrorOf({"--query-threads", "300"}), "--query-threads: invalid value '300' (a whole number up to 256)");
+}
+
+TEST(Settings, AnUnknownFlagIsUnknownWithOrWithoutAValue) {
+  // The name is looked up before its value is asked for.
+  EXPECT_EQ(ErrorOf({"--bogus"}), "unknown option --bogus");
+  EXPECT_EQ(ErrorOf({"--bogus=1"}), "unknown option --bogus");
+  EXPECT_EQ(ErrorOf({"--port", "9000", "--bogus"}), "unknown option --bogus");
+  // The classic image's variables are not flags.
+  EXPECT_EQ(ErrorOf({"--enable-mongodb-endpoint"}), "unknown option --enable-mongodb-endpoint");
+  EXPECT_EQ(ErrorOf({"--ip-address-override", "10.0.0.1"}), "unknown option --ip-address-override");
+  // A known flag still needs its value; the flags that take none do not take one.
+  EXPECT_EQ(ErrorOf({"--port", "1", "--seed-errors"}), "missing value for --seed-errors");
+  EXPECT_EQ(ErrorOf({"--help=yes"}), "unknown option --help");
+  EXPECT_EQ(ErrorOf({"bogus"}), "unexpected argument 'bogus'");
+}
+
+TEST(Settings, HelpAndHealthCheckTakeNoValue) {
+  EXPECT_TRUE(ParseWith({"--help"}).help);
+  EXPECT_TRUE(ParseWith({"-h"}).help);
+  EXPECT_TRUE(ParseWith({"--health-check"}).health_check);
+  Settings s = ParseWith({"--health-check", "--port", "9001", "--help"});
+  EXPECT_TRUE(s.health_check);
+  EXPECT_TRUE(s.help);
+  EXPECT_EQ(s.port, 9001);
+}
+
+TEST(Settings, VNextFlagNamesAreAliases) {
+  EXPECT_EQ(ParseWith({"--cert-path", "/c.pfx"}).cert_path, "/c.pfx");
+  EXPECT_EQ(ErrorOf({"--cert-path"}), "missing value for --cert-path");
+  // COSMOS_EMULATOR_DATA_PATH is read, and COSMOS_EMULATOR_DATA_DIR wins over it.
+  EXPECT_EQ(ParseWith({}, {{"COSMOS_EMULATOR_DATA_PATH", "/p"}}).data_path, "/p");
+  EXPECT_EQ(ParseWith({}, {{"COSMOS_EMULATOR_DATA_PATH", "/p"}, {"COSMOS_EMULATOR_DATA_DIR", "/d"}}).data_path, "/d");
+  // Not a variable of ours: --cert-path is vNext's flag, CERT_PATH its variable.
+  EXPECT_EQ(ParseWith({}, {{"COSMOS_EMULATOR_CERT_PATH", "/x.pem"}}).cert_path, "");
+  EXPECT_EQ(ParseWith({}, {{"COSMOS_EMULATOR_CERT", "/x.pem"}}).cert_path, "/x.pem");
+}
+
+// The variables read, derived from the option table: the same names as the lists the parser had
+// before the table (ours, and the official images').
+TEST(Settings, TheTableReadsTheSameVariables) {
+  std::set<std::string> ours, official;
+  for (const Option& o : Options()) {
+    auto env = [](std::string_view flag) {
+      std::string e = "COSMOS_EMULATOR_" + std::string(flag);
+      for (auto& c : e) c = c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      return e;
+    };
+    if (o.reads & kOurEnv) ours.insert(env(o.name));
+    if (o.reads & kAliasEnv) ours.insert(env(o.alias));
+    std::istringstream words{std::string(o.official)};
+    for (std::string w; words >> w;) official.insert(w);
+  }
+  std::set<std::string> expected_ours;
+  for (const char* name :
+       {"host", "port", "protocol", "health-port", "enable-explorer", "explorer-port", "explorer-protocol", "key",
+        "key-file", "secondary-key", "readonly-key", "secondary-readonly-key", "threads", "workers", "max-connections",
+        "consistency", "max-body-bytes", "header-timeout-ms", "body-timeout-ms", "handshake-timeout-ms",
+        "partition-count", "rate-limit", "script-timeout-ms", "script-memory-mb", "query-page-timeout-ms",
+        "query-memory-mb", "query-indexes", "query-threads", "log-level", "cert", "cert-key", "cert-secret", "cert-san",
+        "data-path", "data-dir", "data-dir-if-mounted", "durability", "recover", "cert-export", "gateway-endpoint",
+        "seed", "seed-errors", "faults"}) {
+    std::string e = std::string("COSMOS_EMULATOR_") + name;
+    for (auto& c : e) c = c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    expected_ours.insert(e);
+  }
+  EXPECT_EQ(ours, expected_ours);
+  EXPECT_EQ(official, (std::set<std::string>{
+                          "AZURE_COSMOS_EMULATOR_PARTITION_COUNT", "AZURE_COSMOS_EMULATOR_KEY",
+                          "AZURE_COSMOS_EMULATOR_IP_ADDRESS_OVERRIDE", "AZURE_COSMOS_EMULATOR_ENABLE_DATA_PERSISTENCE",
+                          "AZURE_COSMOS_EMULATOR_ENABLE_MONGODB_ENDPOINT", "PORT", "PROTOCOL", "KEY_FILE", "DATA_PATH",
+                          "CERT_PATH", "CERT_SECRET", "LOG_LEVEL", "GATEWAY_PUBLIC_ENDPOINT", "ENABLE_EXPLORER",
+                          "EXPLORER_PORT", "EXPLORER_PROTOCOL", "ENABLE_TELEMETRY", "ENABLE_OTLP_EXPORTER",
+                          "ENABLE_CONSOLE_EXPORTER"}));
+}
+
+// --help shows every option of the table but the official images' own names, each once, with its
+// official variable on its first line; --query-indexes was missing from the hand-written text.
+TEST(Settings, HelpListsEveryOption) {
+  const std::string& help = Usage();
+  for (const Option& o : Options()) {
+    const std::string flag = "  --" + std::string(o.name) + (o.value.empty() ? "" : " " + std::string(o.value));
+    const size_t at = help.find("\n" + flag);
+    if (o.section == Section::kHidden) {
+      EXPECT_EQ(at, std::string::npos) << flag;
+      continue;
+    }
+    ASSERT_NE(at, std::string::npos) << flag << " is not in --help";
+    EXPECT_EQ(help.find("\n" + flag, at + 1), std::string::npos) << flag << " is twice in --help";
+    const std::string first_line = help.substr(at + 1, help.find('\n', at + 1) - at - 1);
+    if (!o.official.empty() && first_line.size() > flag.size() + 1) {
+      EXPECT_NE(first_line.find(std::string(o.official)), std::string::npos) << first_line;
+    }
+  }
+  EXPECT_NE(help.find("\n  --query-indexes on|off "), std::string::npos);
+  EXPECT_NE(help.find("\n  --port N                 gateway port (default 8081)"), std::string::npos);
+  EXPECT_NE(help.find("\nServing\n  --host ADDR"), std::string::npos);
 }
 
 TEST(Settings, CertificateNamesAccumulate) {
