@@ -141,19 +141,6 @@ class ChangeFeedTest : public EmulatorTest {
            ",\"timeToLiveExpired\":" + (ttl ? "true" : "false") + ",\"id\":\"" + id +
            "\",\"partitionKey\":" + pk_object + "}}";
   }
-
-  // The text inside the service-style message: Message: {"Errors":["<text>"]}\r\nActivityId: ...
-  static std::string ErrorText(const Reply& r) {
-    std::string m = r.Message();
-    if (auto cut = m.find("\r\nActivityId: "); cut != std::string::npos) m.resize(cut);
-    const std::string prefix = "Message: ";
-    if (m.rfind(prefix, 0) != 0) return "<not wrapped: " + m + ">";
-    json::Document d;
-    if (json::Parse(m.substr(prefix.size()), d) != json::ParseStatus::kOk || !d.IsObject() || !d.HasMember("Errors") ||
-        !d["Errors"].IsArray() || d["Errors"].Empty() || !d["Errors"][0].IsString())
-      return "<unreadable: " + m + ">";
-    return d["Errors"][0].GetString();
-  }
   static void ExpectBadRequest(const Reply& r, const std::string& text) {
     EXPECT_EQ(r.status(), 400) << r;
     EXPECT_EQ(r.Code(), "BadRequest") << r;

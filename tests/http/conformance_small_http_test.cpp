@@ -6,16 +6,6 @@
 namespace cosmos::testing {
 namespace {
 
-const std::string kWrapped = "Message: {\"Errors\":[\"";
-
-// The message text inside the service's Message: {"Errors":["..."]} wrapper (up to the wrapper end).
-std::string ErrorText(const Reply& r) {
-  const std::string m = r.Message();
-  if (m.rfind(kWrapped, 0) != 0) return "<not wrapped> " + m;
-  const auto end = m.find("\"]}");
-  return m.substr(kWrapped.size(), end == std::string::npos ? std::string::npos : end - kWrapped.size());
-}
-
 class ConformanceSmallTest : public EmulatorTest {
  protected:
   void SetUp() override { MakeDatabase("db"); }

@@ -96,6 +96,19 @@ struct Reply {
 
 inline std::ostream& operator<<(std::ostream& os, const Reply& r) { return os << r.status() << " " << r.body(); }
 
+// The text inside the service-style message: Message: {"Errors":["<text>"]}\r\nActivityId: ...
+inline std::string ErrorText(const Reply& r) {
+  std::string m = r.Message();
+  if (auto cut = m.find("\r\nActivityId: "); cut != std::string::npos) m.resize(cut);
+  const std::string prefix = "Message: ";
+  if (m.rfind(prefix, 0) != 0) return "<not wrapped: " + m + ">";
+  json::Document d;
+  if (json::Parse(m.substr(prefix.size()), d) != json::ParseStatus::kOk || !d.IsObject() || !d.HasMember("Errors") ||
+      !d["Errors"].IsArray() || d["Errors"].Empty() || !d["Errors"][0].IsString())
+    return "<unreadable: " + m + ">";
+  return d["Errors"][0].GetString();
+}
+
 struct SignOptions {
   bool sign = true;                 // add an Authorization header
   bool url_encode = true;           // percent-encode the Authorization value
