@@ -122,7 +122,7 @@ CheckedItem CheckItemWrite(const store::PartitionKeyDefinition& def, const json:
   item.key = store::ExtractPartitionKey(def, doc);
   item.pk = item.key.Canonical();
   if (expect) expect(item);
-  item.ttl = ItemTtl(doc);
+  ItemTtl(doc);  // checked here, in the order the service checks; MakeItem keeps it
   return item;
 }
 

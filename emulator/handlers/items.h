@@ -31,12 +31,12 @@ PartitionWrite Into(http::Services& s, store::Transaction& tx);
 // An item a whole-item write carries, checked as every such write checks it, wherever it comes
 // from (the item routes, batch and bulk, stored procedures, seeding and import): its id
 // (ValidateId, IdKind::kItem), then what the caller expects of its id and key (`expect`: the URL's
-// id, the target's partition key; it throws its own 400), then its own ttl (ItemTtl).
+// id, the target's partition key; it throws its own 400), then its own ttl (ItemTtl; the stored
+// image reads it again when it is built).
 struct CheckedItem {
   std::string id;
   store::PartitionKeyValue key;  // from the definition's paths (undefined components when absent)
   std::string pk;                // key.Canonical()
-  std::optional<int64_t> ttl;
 };
 using ItemExpectation = std::function<void(const CheckedItem&)>;
 CheckedItem CheckItemWrite(const store::PartitionKeyDefinition& def, const json::Value& doc,
