@@ -15,7 +15,7 @@ namespace cosmos::handlers {
 namespace {
 
 // The service's limits on one batch request.
-constexpr size_t kMaxOperations = 100;
+constexpr size_t kMaxBatchOperations = 100;
 constexpr size_t kMaxBodyBytes = 2202010;
 
 // What one operation answered.
@@ -204,7 +204,7 @@ json::Document ParseOperations(const RequestContext& ctx) {
   json::Document ops = ParseBody(ctx.body());
   if (!ops.IsArray()) throw errors::BadRequest("The batch request body must be a JSON array of operations.");
   if (ops.Empty()) throw errors::BadRequest("Batch request has no operations.");
-  if (ops.Size() > kMaxOperations) throw errors::BadRequest("Batch request has more operations than what is supported.");
+  if (ops.Size() > kMaxBatchOperations) throw errors::BadRequest("Batch request has more operations than what is supported.");
   for (auto& op : ops.GetArray()) {
     if (!op.IsObject()) throw errors::BadRequest("Every batch operation must be a JSON object.");
   }

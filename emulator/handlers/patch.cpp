@@ -11,7 +11,7 @@
 namespace cosmos::handlers {
 namespace {
 
-constexpr size_t kMaxOperations = 10;
+constexpr size_t kMaxPatchOperations = 10;
 
 CosmosError Bad(const std::string& why) { return errors::BadRequest(why); }
 
@@ -100,9 +100,9 @@ json::Value Take(json::Value& doc, const std::string& path) {
   throw Bad("The patch path '" + path + "' does not exist.");
 }
 
-enum class Mode { kAdd, kSet, kReplace };
+enum class InsertMode { kAdd, kSet, kReplace };
 
-void Put(json::Value& doc, json::Allocator& a, const std::string& path, json::Value value, Mode mode) {
+void Put(json::Value& doc, json::Allocator& a, const std::string& path, json::Value value, InsertMode mode) {
   auto segs = Segments(path);
   json::Value& parent = Parent(doc, segs, path);
   const std::string& last = segs.back();
@@ -111,20 +111,20 @@ void Put(json::Value& doc, json::Allocator& a, const std::string& path, json::Va
     if (it != parent.MemberEnd()) {
       it->value = std::move(value);
     } else {
-      if (mode == Mode::kReplace) throw Bad("The patch path '" + path + "' does not exist; replace needs it.");
+      if (mode == InsertMode::kReplace) throw Bad("The patch path '" + path + "' does not exist; replace needs it.");
       parent.AddMember(Key(last, a), value, a);
     }
     return;
   }
   if (parent.IsArray()) {
     size_t size = parent.Size();
-    if (last == "-" && mode == Mode::kAdd) {
+    if (last == "-" && mode == InsertMode::kAdd) {
       parent.PushBack(value, a);
       return;
     }
     auto idx = Index(last);
     if (!idx) throw Bad("The patch path '" + path + "' has an invalid array index.");
-    if (mode == Mode::kAdd) {
+    if (mode == InsertMode::kAdd) {
       if (*idx > size) throw Bad("The patch path '" + path + "' has an array index beyond the end of the array.");
       parent.PushBack(json::Value(), a);
       for (size_t i = size; i > *idx; --i)
@@ -145,7 +145,7 @@ void Increment(json::Value& doc, json::Allocator& a, const std::string& path, co
   json::Value& parent = Parent(doc, segs, path);
   json::Value* target = Find(parent, segs.back());
   if (!target) {
-    Put(doc, a, path, json::Value(by, a), Mode::kAdd);
+    Put(doc, a, path, json::Value(by, a), InsertMode::kAdd);
     return;
   }
   if (!target->IsNumber()) throw Bad("The patch path '" + path + "' is not a number; incr needs a number.");
@@ -171,8 +171,8 @@ bool StartsWith(const std::vector<std::string>& path, const std::vector<std::str
 
 void ValidatePatchOperations(const json::Value& ops, const std::vector<std::vector<std::string>>& pk_paths) {
   if (!ops.IsArray() || ops.Empty()) throw Bad("The patch request must carry a non-empty array of operations.");
-  if (ops.Size() > kMaxOperations)
-    throw Bad("The number of patch operations can't exceed " + std::to_string(kMaxOperations) + ".");
+  if (ops.Size() > kMaxPatchOperations)
+    throw Bad("The number of patch operations can't exceed " + std::to_string(kMaxPatchOperations) + ".");
   for (auto& op : ops.GetArray()) {
     if (!op.IsObject()) throw Bad("Each patch operation must be an object.");
     auto kind = op.FindMember("op");
@@ -206,18 +206,18 @@ void ApplyPatch(json::Value& doc, json::Allocator& a, const json::Value& ops) {
     std::string k = op["op"].GetString();
     std::string path = op["path"].GetString();
     if (k == "add") {
-      Put(doc, a, path, json::Value(op["value"], a), Mode::kAdd);
+      Put(doc, a, path, json::Value(op["value"], a), InsertMode::kAdd);
     } else if (k == "set") {
-      Put(doc, a, path, json::Value(op["value"], a), Mode::kSet);
+      Put(doc, a, path, json::Value(op["value"], a), InsertMode::kSet);
     } else if (k == "replace") {
-      Put(doc, a, path, json::Value(op["value"], a), Mode::kReplace);
+      Put(doc, a, path, json::Value(op["value"], a), InsertMode::kReplace);
     } else if (k == "remove") {
       Take(doc, path);
     } else if (k == "incr") {
       Increment(doc, a, path, op["value"]);
     } else if (k == "move") {
       json::Value v = Take(doc, op["from"].GetString());
-      Put(doc, a, path, std::move(v), Mode::kAdd);
+      Put(doc, a, path, std::move(v), InsertMode::kAdd);
     }
   }
 }

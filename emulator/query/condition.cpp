@@ -13,7 +13,7 @@ namespace cosmos::query {
 namespace {
 
 // A value during evaluation: undefined, or a pointer into the document / an owned literal.
-struct Val {
+struct CondValue {
   const json::Value* v = nullptr;  // null = undefined
   bool defined() const { return v != nullptr; }
 };
@@ -149,17 +149,17 @@ class Evaluator {
     }
     return Comparison();
   }
-  static Truth AsTruth(Val v) {
+  static Truth AsTruth(CondValue v) {
     if (v.defined() && v.v->IsBool()) return v.v->GetBool();
     return std::nullopt;
   }
   Truth Comparison() {
-    Val l = Primary();
+    CondValue l = Primary();
     if (Peek().kind != Tok::kSymbol) return AsTruth(l);
     std::string op = Peek().text;
     if (op != "=" && op != "!=" && op != "<>" && op != "<" && op != "<=" && op != ">" && op != ">=") return AsTruth(l);
     ++i_;
-    Val r = Primary();
+    CondValue r = Primary();
     if (!l.defined() || !r.defined()) return std::nullopt;
     const json::Value& a = *l.v;
     const json::Value& b = *r.v;
@@ -191,20 +191,20 @@ class Evaluator {
     return a.GetType() == b.GetType();
   }
 
-  Val Own(const json::Value& v) {
+  CondValue Own(const json::Value& v) {
     owned_.push_back(std::make_unique<json::Document>());
     owned_.back()->CopyFrom(v, owned_.back()->GetAllocator());
     return {owned_.back().get()};
   }
-  Val Bool(bool b) { return Own(json::Value(b)); }
+  CondValue Bool(bool b) { return Own(json::Value(b)); }
 
-  Val Primary() {
+  CondValue Primary() {
     const Token& tok = Peek();
     if (IsSymbol("(")) {
       ++i_;
       Truth t = Or();
       ExpectSymbol(")");
-      return t ? Bool(*t) : Val{};
+      return t ? Bool(*t) : CondValue{};
     }
     if (tok.kind == Tok::kNumber) {
       ++i_;
@@ -222,12 +222,12 @@ class Evaluator {
     if (util::EqualsIgnoreCase(tok.text, "true")) return ++i_, Bool(true);
     if (util::EqualsIgnoreCase(tok.text, "false")) return ++i_, Bool(false);
     if (util::EqualsIgnoreCase(tok.text, "null")) return ++i_, Own(json::Value());
-    if (util::EqualsIgnoreCase(tok.text, "undefined")) return ++i_, Val{};
+    if (util::EqualsIgnoreCase(tok.text, "undefined")) return ++i_, CondValue{};
     if (t_[i_ + 1].kind == Tok::kSymbol && t_[i_ + 1].text == "(") return Function();
     return Path();
   }
 
-  Val Path() {
+  CondValue Path() {
     const Token& root = Next();
     if (root.text != alias_)
       throw errors::BadRequest("The patch condition is invalid: identifier '" + root.text +
@@ -263,10 +263,10 @@ class Evaluator {
     return it == cur->MemberEnd() ? nullptr : &it->value;
   }
 
-  Val Function() {
+  CondValue Function() {
     const Token& name = Next();
     ExpectSymbol("(");
-    std::vector<Val> args;
+    std::vector<CondValue> args;
     if (!IsSymbol(")")) {
       for (;;) {
         args.push_back(Primary());  // arguments are values; a predicate inside one is outside the subset
@@ -299,7 +299,7 @@ class Evaluator {
       return is([](const json::Value& v) { return !v.IsObject() && !v.IsArray(); });
     if (fn == "array_contains") {
       arity(2);
-      if (!args[0].defined() || !args[0].v->IsArray() || !args[1].defined()) return Val{};
+      if (!args[0].defined() || !args[0].v->IsArray() || !args[1].defined()) return CondValue{};
       for (auto& e : args[0].v->GetArray()) {
         if (SameKind(e, *args[1].v) && json::Equal(e, *args[1].v)) return Bool(true);
       }
@@ -307,7 +307,7 @@ class Evaluator {
     }
     if (fn == "startswith" || fn == "endswith" || fn == "contains") {
       arity(2);
-      if (!args[0].defined() || !args[1].defined() || !args[0].v->IsString() || !args[1].v->IsString()) return Val{};
+      if (!args[0].defined() || !args[1].defined() || !args[0].v->IsString() || !args[1].v->IsString()) return CondValue{};
       std::string_view s(args[0].v->GetString(), args[0].v->GetStringLength());
       std::string_view p(args[1].v->GetString(), args[1].v->GetStringLength());
       if (fn == "startswith") return Bool(s.starts_with(p));

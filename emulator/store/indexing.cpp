@@ -8,7 +8,7 @@
 namespace cosmos::store {
 namespace {
 
-CosmosError Invalid(const std::string& why) { return errors::BadRequest("The indexing policy is invalid: " + why); }
+CosmosError InvalidIndexingPolicy(const std::string& why) { return errors::BadRequest("The indexing policy is invalid: " + why); }
 
 // The service's answer for a path it cannot parse; `pos` is where parsing stopped.
 CosmosError BadPath(const std::string& path, size_t pos) {
@@ -97,10 +97,10 @@ bool IsSystemProperty(std::string_view name) {
 // compositeIndexes (not null): each an array of at least two distinct paths, ascending or
 // descending, as the service checks them.
 void ReadCompositeIndexes(const json::Value& indexes, IndexingPolicy& p) {
-  if (!indexes.IsArray()) throw Invalid("compositeIndexes must be an array.");
+  if (!indexes.IsArray()) throw InvalidIndexingPolicy("compositeIndexes must be an array.");
   for (rapidjson::SizeType i = 0; i < indexes.Size(); ++i) {
     const json::Value& idx = indexes[i];
-    if (!idx.IsArray()) throw Invalid("each composite index must be an array of paths.");
+    if (!idx.IsArray()) throw InvalidIndexingPolicy("each composite index must be an array of paths.");
     if (idx.Size() < 2)
       throw errors::BadRequest("The composite index at 'indexingPolicy.additionalIndexes.composite['" +
                                std::to_string(i) + "']' must have at least 2 paths.");
@@ -110,7 +110,7 @@ void ReadCompositeIndexes(const json::Value& indexes, IndexingPolicy& p) {
     for (rapidjson::SizeType j = 0; j < idx.Size(); ++j) {
       const json::Value& e = idx[j];
       if (!e.IsObject() || !e.HasMember("path") || !e["path"].IsString())
-        throw Invalid("composite index entries must be objects with a string path.");
+        throw InvalidIndexingPolicy("composite index entries must be objects with a string path.");
       const std::string path = e["path"].GetString();
       paths.push_back(SplitPath(path, false));
       if (std::find(seen.begin(), seen.end(), path) != seen.end())
@@ -139,22 +139,22 @@ void ReadCompositeIndexes(const json::Value& indexes, IndexingPolicy& p) {
 // spatialIndexes (not null): paths with their GeoJSON types, and a bounding box (required when the
 // container's geospatialConfig type is Geometry).
 void ReadSpatialIndexes(const json::Value& indexes, const json::Value* geospatial_config, IndexingPolicy& p) {
-  if (!indexes.IsArray()) throw Invalid("spatialIndexes must be an array.");
+  if (!indexes.IsArray()) throw InvalidIndexingPolicy("spatialIndexes must be an array.");
   const bool geometry = geospatial_config && geospatial_config->IsObject() &&
                         geospatial_config->HasMember("type") && (*geospatial_config)["type"].IsString() &&
                         std::string((*geospatial_config)["type"].GetString()) == "Geometry";
   for (auto& e : indexes.GetArray()) {
     if (!e.IsObject() || !e.HasMember("path") || !e["path"].IsString())
-      throw Invalid("spatialIndexes entries must be objects with a string path.");
+      throw InvalidIndexingPolicy("spatialIndexes entries must be objects with a string path.");
     const std::string path = e["path"].GetString();
     auto segs = SplitIndexPath(path);
     auto types = e.FindMember("types");
     if (types == e.MemberEnd() || !types->value.IsArray() || types->value.Empty())
-      throw Invalid("the spatial index at path '" + path + "' needs a non-empty types array.");
+      throw InvalidIndexingPolicy("the spatial index at path '" + path + "' needs a non-empty types array.");
     for (auto& t : types->value.GetArray()) {
       const std::string name = t.IsString() ? t.GetString() : json::Write(t);
       if (name != "Point" && name != "LineString" && name != "Polygon" && name != "MultiPolygon")
-        throw Invalid("the spatial type '" + name +
+        throw InvalidIndexingPolicy("the spatial type '" + name +
                       "' is not one of 'Point', 'LineString', 'Polygon' and 'MultiPolygon'.");
     }
     auto bb = e.FindMember("boundingBox");
@@ -168,10 +168,10 @@ void ReadSpatialIndexes(const json::Value& indexes, const json::Value* geospatia
         if (ok) box[k] = m->value.GetDouble();
       }
       if (!ok || !(box[0] < box[2]) || !(box[1] < box[3]))
-        throw Invalid("the boundingBox of the spatial index at path '" + path +
+        throw InvalidIndexingPolicy("the boundingBox of the spatial index at path '" + path +
                       "' needs numbers xmin < xmax and ymin < ymax.");
     } else if (geometry) {
-      throw Invalid("the spatial index at path '" + path +
+      throw InvalidIndexingPolicy("the spatial index at path '" + path +
                     "' needs a boundingBox because the container's geospatialConfig type is Geometry.");
     }
     p.spatial.push_back(std::move(segs));
@@ -184,22 +184,22 @@ IndexingPolicy IndexingPolicy::FromJson(const json::Value* v, const json::Value*
   IndexingPolicy p;
   auto& a = p.raw.GetAllocator();
   p.raw.SetObject();
-  if (v && !v->IsNull() && !v->IsObject()) throw Invalid("indexingPolicy must be an object.");
+  if (v && !v->IsNull() && !v->IsObject()) throw InvalidIndexingPolicy("indexingPolicy must be an object.");
   const bool given = v && v->IsObject();
   bool automatic_given = false;
   if (given) {
     auto m = v->FindMember("indexingMode");
     if (m != v->MemberEnd()) {
-      if (!m->value.IsString()) throw Invalid("indexingMode must be a string.");
+      if (!m->value.IsString()) throw InvalidIndexingPolicy("indexingMode must be a string.");
       std::string mode = m->value.GetString();
       for (auto& c : mode) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
       if (mode == "lazy") mode = "consistent";
-      if (mode != "consistent" && mode != "none") throw Invalid("indexingMode must be consistent or none.");
+      if (mode != "consistent" && mode != "none") throw InvalidIndexingPolicy("indexingMode must be consistent or none.");
       p.mode = mode;
     }
     auto au = v->FindMember("automatic");
     if (au != v->MemberEnd()) {
-      if (!au->value.IsBool()) throw Invalid("automatic must be a boolean.");
+      if (!au->value.IsBool()) throw InvalidIndexingPolicy("automatic must be a boolean.");
       p.automatic = au->value.GetBool();
       automatic_given = true;
     }
@@ -218,14 +218,14 @@ IndexingPolicy IndexingPolicy::FromJson(const json::Value* v, const json::Value*
     if (given) {
       auto it = v->FindMember(key);
       if (it != v->MemberEnd()) {
-        if (!it->value.IsArray()) throw Invalid(std::string(key) + " must be an array.");
+        if (!it->value.IsArray()) throw InvalidIndexingPolicy(std::string(key) + " must be an array.");
         src = &it->value;
       }
     }
     if (src) {
       for (auto& e : src->GetArray()) {
         if (!e.IsObject() || !e.HasMember("path") || !e["path"].IsString())
-          throw Invalid(std::string(key) + " entries must be objects with a string path.");
+          throw InvalidIndexingPolicy(std::string(key) + " entries must be objects with a string path.");
         std::string path = e["path"].GetString();
         // The legacy root "/" (indexing policy v1, often with Hash/Range "indexes") is the whole
         // document: the service takes it and stores it as "/*".

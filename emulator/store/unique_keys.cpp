@@ -9,30 +9,30 @@ namespace {
 constexpr size_t kMaxKeys = 10;
 constexpr size_t kMaxPathsPerKey = 16;
 
-CosmosError Invalid(const std::string& why) { return errors::BadRequest("The unique key policy is invalid: " + why); }
+CosmosError InvalidUniqueKeys(const std::string& why) { return errors::BadRequest("The unique key policy is invalid: " + why); }
 
 // "/address/\"zip code\"" -> {"address", "zip code"}; wildcards and array steps are refused.
 std::vector<std::string> SplitUniquePath(const std::string& path) {
-  if (path.size() < 2 || path[0] != '/') throw Invalid("the path '" + path + "' must start with '/' and name a property.");
+  if (path.size() < 2 || path[0] != '/') throw InvalidUniqueKeys("the path '" + path + "' must start with '/' and name a property.");
   std::vector<std::string> out;
   size_t i = 1;
   while (i <= path.size()) {
     std::string seg;
     if (i < path.size() && path[i] == '"') {
       size_t end = path.find('"', i + 1);
-      if (end == std::string::npos) throw Invalid("the path '" + path + "' has an unterminated quote.");
+      if (end == std::string::npos) throw InvalidUniqueKeys("the path '" + path + "' has an unterminated quote.");
       seg = path.substr(i + 1, end - i - 1);
       i = end + 1;
-      if (i < path.size() && path[i] != '/') throw Invalid("the path '" + path + "' is malformed.");
+      if (i < path.size() && path[i] != '/') throw InvalidUniqueKeys("the path '" + path + "' is malformed.");
     } else {
       size_t end = path.find('/', i);
       if (end == std::string::npos) end = path.size();
       seg = path.substr(i, end - i);
       i = end;
       if (seg == "*" || seg == "?" || seg == "[]")
-        throw Invalid("the path '" + path + "' may not contain wildcards or array steps.");
+        throw InvalidUniqueKeys("the path '" + path + "' may not contain wildcards or array steps.");
     }
-    if (seg.empty()) throw Invalid("the path '" + path + "' has an empty segment.");
+    if (seg.empty()) throw InvalidUniqueKeys("the path '" + path + "' has an empty segment.");
     out.push_back(std::move(seg));
     ++i;
   }
@@ -47,32 +47,32 @@ UniqueKeyPolicy UniqueKeyPolicy::FromJson(const json::Value* v) {
   p.raw.SetObject();
   json::Value list(rapidjson::kArrayType);
   if (v && !v->IsNull()) {
-    if (!v->IsObject()) throw Invalid("uniqueKeyPolicy must be an object.");
+    if (!v->IsObject()) throw InvalidUniqueKeys("uniqueKeyPolicy must be an object.");
     auto keys = v->FindMember("uniqueKeys");
     if (keys != v->MemberEnd() && !keys->value.IsNull()) {
-      if (!keys->value.IsArray()) throw Invalid("uniqueKeys must be an array.");
+      if (!keys->value.IsArray()) throw InvalidUniqueKeys("uniqueKeys must be an array.");
       if (keys->value.Size() > kMaxKeys)
-        throw Invalid("a container may have at most " + std::to_string(kMaxKeys) + " unique keys.");
+        throw InvalidUniqueKeys("a container may have at most " + std::to_string(kMaxKeys) + " unique keys.");
       for (auto& key : keys->value.GetArray()) {
         // (MemberEnd of a value that is not an object is an assertion, so the kind is checked first.)
-        if (!key.IsObject()) throw Invalid("every unique key needs a non-empty 'paths' array.");
+        if (!key.IsObject()) throw InvalidUniqueKeys("every unique key needs a non-empty 'paths' array.");
         auto paths = key.FindMember("paths");
         if (paths == key.MemberEnd() || !paths->value.IsArray() || paths->value.Empty())
-          throw Invalid("every unique key needs a non-empty 'paths' array.");
+          throw InvalidUniqueKeys("every unique key needs a non-empty 'paths' array.");
         if (paths->value.Size() > kMaxPathsPerKey)
-          throw Invalid("a unique key may have at most " + std::to_string(kMaxPathsPerKey) + " paths.");
+          throw InvalidUniqueKeys("a unique key may have at most " + std::to_string(kMaxPathsPerKey) + " paths.");
         std::vector<std::vector<std::string>> split;
         json::Value out_paths(rapidjson::kArrayType);
         for (auto& path : paths->value.GetArray()) {
-          if (!path.IsString()) throw Invalid("unique key paths must be strings.");
+          if (!path.IsString()) throw InvalidUniqueKeys("unique key paths must be strings.");
           split.push_back(SplitUniquePath(std::string(path.GetString(), path.GetStringLength())));
           for (size_t i = 0; i + 1 < split.size(); ++i) {
-            if (split[i] == split.back()) throw Invalid("the path '" + std::string(path.GetString()) + "' appears twice in one unique key.");
+            if (split[i] == split.back()) throw InvalidUniqueKeys("the path '" + std::string(path.GetString()) + "' appears twice in one unique key.");
           }
           out_paths.PushBack(json::Value(path, a), a);
         }
         for (auto& existing : p.keys) {
-          if (existing == split) throw Invalid("the same unique key is declared twice.");
+          if (existing == split) throw InvalidUniqueKeys("the same unique key is declared twice.");
         }
         p.keys.push_back(std::move(split));
         json::Value entry(rapidjson::kObjectType);

@@ -47,7 +47,7 @@ mkdir -p "$BUILD" "$ARTIFACTS"
 [[ -f $BUILD/.gitignore ]] || echo '*' >"$BUILD/.gitignore"
 if [[ ! -f $BUILD/CMakeCache.txt ]]; then
   cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++ \
-    -DCOSMOS_BUILD_FUZZ=ON -DCOSMOS_BUILD_TESTS=OFF >"$BUILD/configure.log" 2>&1 ||
+    -DCOSMOS_BUILD_FUZZ=ON -DCOSMOS_BUILD_TESTS=OFF -DCOSMOS_UNITY_BUILD=OFF >"$BUILD/configure.log" 2>&1 ||
     { tail -n 30 "$BUILD/configure.log"; exit 1; }
 fi
 ninja -C "$BUILD" -j"${FUZZ_JOBS:-2}" "${TARGETS[@]}" >"$BUILD/build.log" 2>&1 ||

@@ -243,7 +243,7 @@ Val Union(FunctionContext& ctx, const std::vector<Val>& a, const std::vector<Val
   return NewArray(ctx, out);
 }
 
-constexpr FunctionDef kFunctions[] = {
+constexpr FunctionDef kArrayFunctions[] = {
     {"ARRAY_AVG", 1, 1, ArrayAvg},
     {"ARRAY_CONCAT", 2, -1, ArrayConcat},
     {"ARRAY_CONTAINS", 2, 3, ArrayContains},
@@ -265,6 +265,6 @@ constexpr FunctionDef kFunctions[] = {
 
 }  // namespace
 
-std::span<const FunctionDef> ArrayFunctions() { return kFunctions; }
+std::span<const FunctionDef> ArrayFunctions() { return kArrayFunctions; }
 
 }  // namespace cosmos::query

@@ -9,12 +9,12 @@ namespace {
 // other types, undefined).
 Val Iif(FunctionContext&, std::span<const Val> args) { return args[0].IsTrue() ? args[1] : args[2]; }
 
-constexpr FunctionDef kFunctions[] = {
+constexpr FunctionDef kConditionalFunctions[] = {
     {"IIF", 3, 3, Iif},
 };
 
 }  // namespace
 
-std::span<const FunctionDef> ConditionalFunctions() { return kFunctions; }
+std::span<const FunctionDef> ConditionalFunctions() { return kConditionalFunctions; }
 
 }  // namespace cosmos::query

@@ -532,7 +532,7 @@ Val DateTimeFormat(FunctionContext& ctx, std::span<const Val> args) {
   return ctx.arena.String(*s);
 }
 
-constexpr FunctionDef kFunctions[] = {
+constexpr FunctionDef kDateTimeFunctions[] = {
     {"Ago", 2, 2, Ago},
     {"DateTimeAdd", 3, 3, DateTimeAdd},
     {"DateTimeBin", 2, 4, DateTimeBin},
@@ -558,6 +558,6 @@ constexpr FunctionDef kFunctions[] = {
 
 }  // namespace
 
-std::span<const FunctionDef> DateTimeFunctions() { return kFunctions; }
+std::span<const FunctionDef> DateTimeFunctions() { return kDateTimeFunctions; }
 
 }  // namespace cosmos::query

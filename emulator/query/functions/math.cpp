@@ -193,7 +193,7 @@ Val IntBitNot(FunctionContext& ctx, std::span<const Val> args) {
   return ctx.arena.Int(~a);
 }
 
-constexpr FunctionDef kFunctions[] = {
+constexpr FunctionDef kMathFunctions[] = {
     {"ABS", 1, 1, Abs},
     {"ACOS", 1, 1, Real<Acos>},
     {"ASIN", 1, 1, Real<Asin>},
@@ -234,6 +234,6 @@ constexpr FunctionDef kFunctions[] = {
 
 }  // namespace
 
-std::span<const FunctionDef> MathFunctions() { return kFunctions; }
+std::span<const FunctionDef> MathFunctions() { return kMathFunctions; }
 
 }  // namespace cosmos::query

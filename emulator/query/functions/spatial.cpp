@@ -661,7 +661,7 @@ Val StArea(FunctionContext& ctx, std::span<const Val> args) {
   return ctx.arena.Number(*area);
 }
 
-constexpr FunctionDef kFunctions[] = {
+constexpr FunctionDef kSpatialFunctions[] = {
     {"ST_AREA", 1, 1, StArea},
     {"ST_DISTANCE", 2, 2, StDistance},
     {"ST_INTERSECTS", 2, 2, StIntersects},
@@ -672,6 +672,6 @@ constexpr FunctionDef kFunctions[] = {
 
 }  // namespace
 
-std::span<const FunctionDef> SpatialFunctions() { return kFunctions; }
+std::span<const FunctionDef> SpatialFunctions() { return kSpatialFunctions; }
 
 }  // namespace cosmos::query

@@ -248,10 +248,10 @@ Val Concat(FunctionContext& ctx, Args args) {
   return ctx.arena.String(out);
 }
 
-enum class Match { kContains, kStarts, kEnds, kEquals };
+enum class TextMatch { kContains, kStarts, kEnds, kEquals };
 
 // CONTAINS, STARTSWITH, ENDSWITH and StringEquals: two strings and an optional ignore-case flag.
-template <Match kind>
+template <TextMatch kind>
 Val Compare(FunctionContext&, Args args) {
   bool ignore_case = false;
   if (!args[0].IsString() || !args[1].IsString() || !IgnoreCaseArg(args, 2, ignore_case)) return Val();
@@ -264,10 +264,10 @@ Val Compare(FunctionContext&, Args args) {
     b = b_folded;
   }
   switch (kind) {
-    case Match::kContains: return Arena::Bool(a.find(b) != std::string_view::npos);
-    case Match::kStarts: return Arena::Bool(a.starts_with(b));
-    case Match::kEnds: return Arena::Bool(a.ends_with(b));
-    case Match::kEquals: return Arena::Bool(a == b);
+    case TextMatch::kContains: return Arena::Bool(a.find(b) != std::string_view::npos);
+    case TextMatch::kStarts: return Arena::Bool(a.starts_with(b));
+    case TextMatch::kEnds: return Arena::Bool(a.ends_with(b));
+    case TextMatch::kEquals: return Arena::Bool(a == b);
   }
   return Val();
 }
@@ -581,8 +581,8 @@ Val RegexMatch(FunctionContext&, Args args) {
 
 const FunctionDef kStringFunctions[] = {
     {"CONCAT", 2, -1, Concat},
-    {"CONTAINS", 2, 3, Compare<Match::kContains>},
-    {"ENDSWITH", 2, 3, Compare<Match::kEnds>},
+    {"CONTAINS", 2, 3, Compare<TextMatch::kContains>},
+    {"ENDSWITH", 2, 3, Compare<TextMatch::kEnds>},
     {"INDEX_OF", 2, 3, IndexOf},
     {"LEFT", 2, 2, Left},
     {"LENGTH", 1, 1, Length},
@@ -594,8 +594,8 @@ const FunctionDef kStringFunctions[] = {
     {"REVERSE", 1, 1, Reverse},
     {"RIGHT", 2, 2, Right},
     {"RTRIM", 1, 2, Trim<kRight>},
-    {"STARTSWITH", 2, 3, Compare<Match::kStarts>},
-    {"StringEquals", 2, 3, Compare<Match::kEquals>},
+    {"STARTSWITH", 2, 3, Compare<TextMatch::kStarts>},
+    {"StringEquals", 2, 3, Compare<TextMatch::kEquals>},
     {"StringJoin", 2, 2, StringJoin},
     {"StringSplit", 2, 2, StringSplit},
     {"StringToArray", 1, 1, StringTo<Type::kArray>},

@@ -33,7 +33,7 @@ Val IsPrimitive(FunctionContext&, std::span<const Val> args) {
   return Arena::Bool(t == Type::kNull || t == Type::kBoolean || t == Type::kNumber || t == Type::kString);
 }
 
-constexpr FunctionDef kFunctions[] = {
+constexpr FunctionDef kTypeCheckingFunctions[] = {
     {"IS_ARRAY", 1, 1, IsArray},         {"IS_BOOL", 1, 1, IsBool},
     {"IS_DEFINED", 1, 1, IsDefined},     {"IS_FINITE_NUMBER", 1, 1, IsFiniteNumber},
     {"IS_INTEGER", 1, 1, IsInteger},     {"IS_NULL", 1, 1, IsNull},
@@ -43,6 +43,6 @@ constexpr FunctionDef kFunctions[] = {
 
 }  // namespace
 
-std::span<const FunctionDef> TypeCheckingFunctions() { return kFunctions; }
+std::span<const FunctionDef> TypeCheckingFunctions() { return kTypeCheckingFunctions; }
 
 }  // namespace cosmos::query
