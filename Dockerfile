@@ -130,8 +130,9 @@ ENV COSMOS_EMULATOR_HOST=0.0.0.0 \
 # volume behind every run, persistence or not.
 USER cosmos
 WORKDIR /home/cosmos
-# 8081 the gateway (HTTPS and HTTP on one port), 8080 the health probes, 1234 the emulator's page.
-EXPOSE 8081 8080 1234
+# 8081 the gateway (HTTPS and HTTP on one port), 8080 the health probes, 1234 the emulator's page,
+# 10253 Direct mode (RNTBD over TLS; docs/direct-mode.md).
+EXPOSE 8081 8080 1234 10253
 
 # GET /ready on the health port of the running emulator, whatever port its flags or variables
 # chose (it reads them from PID 1); no curl needed in the image.

@@ -50,7 +50,9 @@ if [ -d "$ROOT/tests/sdk/go" ]; then
 fi
 if [ -d "$ROOT/tests/sdk/java" ]; then
   suite "Java SDK (com.azure:azure-cosmos, Gateway mode, and Spring Data Cosmos) against the binary" \
-    bash "$ROOT/tests/sdk/java/run.sh"
+    env COSMOS_CONNECTION_MODE=gateway bash "$ROOT/tests/sdk/java/run.sh"
+  suite "Java SDK (com.azure:azure-cosmos, Direct mode, and Spring Data Cosmos) against the binary" \
+    env COSMOS_CONNECTION_MODE=direct bash "$ROOT/tests/sdk/java/run.sh"
 fi
 if [ -d "$ROOT/tests/sdk/rust" ]; then
   suite "Rust SDK (azure_data_cosmos) against the binary" bash "$ROOT/tests/sdk/rust/run.sh"

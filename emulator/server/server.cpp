@@ -1,4 +1,5 @@
 #include "server/server.h"
+#include "server/rntbd_session.h"
 #include "util/util.h"
 
 #include <poll.h>
@@ -97,6 +98,7 @@ struct Listener {
   Protocol protocol;
   RequestHandler handler;
   AnswersAtOnce at_once;
+  RntbdHandler rntbd;       // set: a Direct-mode listener (RNTBD over TLS)
   asio::steady_timer wake;  // a paused accept loop waits on it (on the control strand)
   bool waiting = false;
 };
@@ -143,6 +145,10 @@ struct Server::Impl {
     }
     if (!is_tls) {
       // A plain HTTP request to a TLS-only port: that connection is closed, nothing else.
+      if (listener.rntbd) {
+        Refused(stream, "refused: no TLS on the Direct-mode (RNTBD) port");
+        co_return;
+      }
       if (listener.protocol == Protocol::kHttps) {
         Refused(stream, "refused: plain HTTP on a port that serves HTTPS only");
         co_return;
@@ -158,6 +164,10 @@ struct Server::Impl {
       co_return;
     }
     buffer.consume(used);
+    if (listener.rntbd) {
+      co_await ServeRntbd(secure, buffer, RntbdSessionEnv{options, listener.rntbd, *pool, stopping});
+      co_return;
+    }
     co_await Serve(listener, secure, buffer, Connection{true});
   }
 
@@ -509,12 +519,23 @@ Server::~Server() {
   impl_->pool->join();
 }
 
+size_t Server::ListenRntbd(const std::string& host, uint16_t port, RntbdHandler handler) {
+  if (!impl_->tls) throw std::logic_error("a Direct-mode listener needs a TLS context");
+  return Listen(host, port, Protocol::kHttps, {}, {}, std::move(handler));
+}
+
 size_t Server::Listen(const std::string& host, uint16_t port, Protocol protocol, RequestHandler handler,
                       AnswersAtOnce at_once) {
+  return Listen(host, port, protocol, std::move(handler), std::move(at_once), {});
+}
+
+size_t Server::Listen(const std::string& host, uint16_t port, Protocol protocol, RequestHandler handler,
+                      AnswersAtOnce at_once, RntbdHandler rntbd) {
   if (protocol != Protocol::kHttp && !impl_->tls)
     throw std::logic_error("a listener serving HTTPS needs a TLS context");
   auto listener = std::make_unique<Listener>(Listener{tcp::acceptor(impl_->control), protocol, std::move(handler),
-                                                      std::move(at_once), asio::steady_timer(impl_->control)});
+                                                      std::move(at_once), std::move(rntbd),
+                                                      asio::steady_timer(impl_->control)});
   tcp::endpoint endpoint(asio::ip::make_address(host), port);
   auto& acc = listener->acceptor;
   acc.open(endpoint.protocol());

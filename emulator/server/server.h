@@ -1,8 +1,10 @@
-// An HTTP/1.1 server on Boost.Beast: listeners, keep-alive sessions as coroutines, TLS (OpenSSL
+// An HTTP/1.1 server on Boost.Beast (and Direct mode's RNTBD, server/rntbd_session.h): listeners, keep-alive sessions as coroutines, TLS (OpenSSL
 // through Asio's ssl stream) and plain HTTP on one port told apart by the first byte a client
 // sends, timeouts, body limit, a cap on open connections, I/O threads and a pool of worker threads
 // that run the handlers, and clean shutdown. It knows nothing of Cosmos DB.
 #pragma once
+
+#include "rntbd/message.h"
 
 #include <boost/beast/http.hpp>
 
@@ -65,6 +67,9 @@ using RequestHandler = std::function<Response(const Request&, const Connection&)
 // True for requests the handler answers at once without waiting on anything (health probes):
 // those are answered on the I/O thread; every other request goes to the worker pool.
 using AnswersAtOnce = std::function<bool(const Request&)>;
+// Answers one Direct-mode (RNTBD) request; the server answers the connection's context negotiation
+// itself and echoes each request's TransportRequestID and activity id into its answer.
+using RntbdHandler = std::function<rntbd::Response(const rntbd::Request&, const Connection&)>;
 // Builds a response for requests the server refuses itself (status, reason text).
 using ErrorHandler = std::function<Response(int status, const std::string& reason, unsigned version)>;
 
@@ -83,6 +88,9 @@ class Server {
   // throws util::WouldBlock there (before changing anything) is run again on a worker.
   size_t Listen(const std::string& host, uint16_t port, Protocol protocol, RequestHandler handler,
                 AnswersAtOnce at_once = {});
+  // A listener for Direct mode: RNTBD over TLS only (docs/direct-mode.md); needs the TLS context.
+  // Its connections close after `header_timeout` without a request, or `body_timeout` inside one.
+  size_t ListenRntbd(const std::string& host, uint16_t port, RntbdHandler handler);
   // Serves until Stop() or SIGINT/SIGTERM (when install_signal_handlers). Blocks.
   void Run(bool install_signal_handlers);
   void Stop();
@@ -94,6 +102,8 @@ class Server {
   size_t max_connections() const;
 
  private:
+  size_t Listen(const std::string& host, uint16_t port, Protocol protocol, RequestHandler handler,
+                AnswersAtOnce at_once, RntbdHandler rntbd);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

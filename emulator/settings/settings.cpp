@@ -70,6 +70,8 @@ class Parser {
                               "; every key of the account must differ");
       }
     }
+    // A gateway on a free port (tests running side by side) gets Direct mode on one too.
+    if (!direct_port_given && s.port == 0) s.direct_port = 0;
     if (!s.cert_key_path.empty() && s.cert_path.empty())
       throw SettingsError("--cert-key needs --cert (the certificate it belongs to)");
   }
@@ -198,6 +200,7 @@ class Parser {
   std::optional<PublicEndpoint> gateway_endpoint;
   std::string ip_override;
   bool persist_default = false;
+  bool direct_port_given = false;
 };
 
 namespace {
@@ -226,6 +229,11 @@ constexpr Option kOptions[] = {
      .help = "/ready, /alive and /status over HTTP on a port of\n"
              "their own (default off; 8080 in the container image)",
      .apply = [](Parser& p, V v) { p.s.health_port = p.OptionalPort(v); }},
+    {.name = "direct-port", .value = "N|off", .section = S::kServing,
+     .help = "Direct mode (RNTBD over TLS, the Java and .NET SDKs'\n"
+             "default) on this port (default 10253, the classic\n"
+             "emulator's; any free port when --port is 0)",
+     .apply = [](Parser& p, V v) { p.s.direct_port = p.OptionalPort(v); p.direct_port_given = true; }},
     {.name = "enable-explorer", .value = "B", .section = S::kServing, .official = "ENABLE_EXPLORER",
      .help = "serve the emulator's page at /_explorer/index.html\n"
              "(default true)",

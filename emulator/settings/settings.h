@@ -42,6 +42,7 @@ struct Settings {
   uint16_t port = 8081;
   server::Protocol protocol = server::Protocol::kBoth;
   std::optional<uint16_t> health_port;       // /ready, /alive, /status over plain HTTP
+  std::optional<uint16_t> direct_port = 10253;  // Direct mode (RNTBD over TLS); nullopt: off
   bool explorer = true;                      // /_explorer/index.html
   std::optional<uint16_t> explorer_port;     // the explorer page on a port of its own
   std::optional<server::Protocol> explorer_protocol;  // default: protocol

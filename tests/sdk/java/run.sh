@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
-# The Java SDK suite: com.azure:azure-cosmos (Gateway mode, HTTPS) and Spring Data Cosmos against the
-# emulator binary (${COSMOS_EMULATOR_BIN:-<repo>/build/emulator/cosmos-emulator}). Installs a JDK 17,
-# Maven and python3 from Debian when missing, runs `mvn -B test` (dependencies cached in Maven's
-# default ~/.m2, or in $MAVEN_REPO_LOCAL), and judges the run from the Surefire XML reports.
+# The Java SDK suite: com.azure:azure-cosmos and Spring Data Cosmos against the emulator binary, in
+# the connection mode $COSMOS_CONNECTION_MODE names: gateway (HTTPS; the default) or direct (the
+# SDK's default: RNTBD over TLS to the emulator's Direct port, docs/direct-mode.md). The emulator
+# binary is ${COSMOS_EMULATOR_BIN:-<repo>/build/emulator/cosmos-emulator}. Installs a JDK 17, Maven
+# and python3 from Debian when missing, runs `mvn -B test` (dependencies cached in Maven's default
+# ~/.m2, or in $MAVEN_REPO_LOCAL), and judges the run from the Surefire XML reports.
 #
-# Verdict: exit 0 when every failed test is listed in tests/sdk/java/known_failures.txt (a test id
-# `Class#method` as in the Surefire reports, e.g. `QueryTest#topWithAndWithoutOrderBy` or, for one
-# invocation of a parameterized test, `FullTextTest#ranksByFullTextScoreAndByRrfWithVectors(int)[1]`;
-# an id without the parameter part covers every invocation; blanks; a one-line reason). Exit 1 when a
-# test not listed fails, when Maven fails for another reason than failed tests (a compile error, a
-# crashed test JVM), when a test class produced no report, or when no test ran. Listed tests that
-# pass are printed (remove them from the list). Prints the failed tests, the counts
-# (`N passed, N failed, N skipped`, true counts, listed failures included), `known failures: K (listed)`
-# and the wall time.
+# Verdict: exit 0 when every failed test is listed in tests/sdk/java/known_failures.txt (or, in
+# Direct mode, known_failures_direct.txt) (a test id `Class#method` as in the Surefire reports, e.g.
+# `QueryTest#topWithAndWithoutOrderBy` or, for one invocation of a parameterized test,
+# `FullTextTest#ranksByFullTextScoreAndByRrfWithVectors(int)[1]`; an id without the parameter part
+# covers every invocation; blanks; a one-line reason). Exit 1 when a test not listed fails, when
+# Maven fails for another reason than failed tests (a compile error, a crashed test JVM), when a
+# test class produced no report, or when no test ran. Listed tests that pass are printed (remove
+# them from the list). Prints the failed tests, the counts (`N passed, N failed, N skipped`, true
+# counts, listed failures included), `known failures: K (listed)` and the wall time.
 set -uo pipefail
 start=$(date +%s)
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -47,16 +49,21 @@ rm -rf ./*/target/surefire-reports
 nice -n 5 mvn "${mvn_args[@]}"
 mvn_rc=$?
 
-python3 - "$here" "$mvn_rc" "$start" <<'PY'
+mode="${COSMOS_CONNECTION_MODE:-gateway}"
+python3 - "$here" "$mvn_rc" "$start" "$mode" <<'PY'
 import glob, os, re, sys, time
 import xml.etree.ElementTree as ET
 
-here, mvn_rc, start = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-known_path = os.path.join(here, "known_failures.txt")
+here, mvn_rc, start, mode = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+# known_failures.txt holds both modes' known failures; known_failures_direct.txt what fails in
+# Direct mode only.
+known_paths = [os.path.join(here, "known_failures.txt")]
+if mode == "direct":
+    known_paths.append(os.path.join(here, "known_failures_direct.txt"))
 problems = []
 
 known = {}
-if os.path.exists(known_path):
+for known_path in (p for p in known_paths if os.path.exists(p)):
     for line in open(known_path, encoding="utf-8"):
         line = line.strip()
         if not line or line.startswith("#"):
@@ -143,7 +150,7 @@ if stale:
     print("listed in known_failures.txt but no such test ran:", ", ".join(stale))
 if new:
     print("NEW FAILURES (not in known_failures.txt):", ", ".join(new))
-print(f"java sdk tests: {len(results)} tests in {len(reported)} classes (expected {len(expected)}), maven exit {mvn_rc}, wall time {int(time.time()) - start} s")
+print(f"java sdk tests ({mode} mode): {len(results)} tests in {len(reported)} classes (expected {len(expected)}), maven exit {mvn_rc}, wall time {int(time.time()) - start} s")
 print(f"{len(passed)} passed, {len(failed)} failed, {len(skipped)} skipped")
 print(f"known failures: {len(known_failed)} (listed)")
 if not results:

@@ -31,6 +31,7 @@ public final class Emulator implements AutoCloseable {
         || System.getenv("COSMOS_ENDPOINT").isEmpty();
 
     private static final Pattern LISTENING = Pattern.compile("^Now listening on: (https?)://([^\\s/]+):(\\d+)/?\\s*$");
+    private static final Pattern DIRECT_ON = Pattern.compile("^Direct mode on: rntbd://([^\\s/]+):(\\d+)/?\\s*$");
     private static Emulator shared;
 
     static {
@@ -38,18 +39,29 @@ public final class Emulator implements AutoCloseable {
         if (System.getProperty("COSMOS.DISABLE_IMDS_ACCESS") == null) System.setProperty("COSMOS.DISABLE_IMDS_ACCESS", "true");
     }
 
+    /**
+     * How the suite's clients connect: $COSMOS_CONNECTION_MODE {@code direct} (the SDK's default:
+     * addresses from the gateway, then RNTBD over TLS to the emulator's Direct port) or
+     * {@code gateway} (HTTPS only; the default here). tests/run.sh runs the suite in each.
+     */
+    public static final boolean DIRECT = "direct".equalsIgnoreCase(
+        System.getenv().getOrDefault("COSMOS_CONNECTION_MODE", "gateway"));
+
     public final String endpoint;   // https://127.0.0.1:PORT (no trailing slash)
     public final String host;
     public final int port;
+    /** The Direct-mode (RNTBD) port from the "Direct mode on: rntbd://..." line; -1 when none. */
+    public final int directPort;
     public final String key;
     public final Path certFile;
     private final Process process;
     private final List<String> output = new ArrayList<>();
 
-    private Emulator(String endpoint, String host, int port, String key, Path certFile, Process process) {
+    private Emulator(String endpoint, String host, int port, int directPort, String key, Path certFile, Process process) {
         this.endpoint = endpoint;
         this.host = host;
         this.port = port;
+        this.directPort = directPort;
         this.key = key;
         this.certFile = certFile;
         this.process = process;
@@ -80,7 +92,7 @@ public final class Emulator implements AutoCloseable {
             String ep = System.getenv("COSMOS_ENDPOINT").replaceAll("/+$", "");
             String key = System.getenv("COSMOS_KEY") != null ? System.getenv("COSMOS_KEY") : WELL_KNOWN_KEY;
             java.net.URI uri = java.net.URI.create(ep);
-            return new Emulator(ep, uri.getHost(), uri.getPort(), key, null, null);
+            return new Emulator(ep, uri.getHost(), uri.getPort(), -1, key, null, null);
         }
         try {
             Path dir = Files.createTempDirectory("cosmos-java-tests-");
@@ -120,12 +132,15 @@ public final class Emulator implements AutoCloseable {
             }
             String host = null;
             int port = -1;
+            int directPort = -1;
             for (String l : snapshot(lines)) {
                 Matcher m = LISTENING.matcher(l.trim());
                 if (m.matches() && (port < 0 || m.group(1).equals("https"))) {
                     host = m.group(2);
                     port = Integer.parseInt(m.group(3));
                 }
+                Matcher d = DIRECT_ON.matcher(l.trim());
+                if (d.matches()) directPort = Integer.parseInt(d.group(2));
             }
             if (port < 0) {
                 p.destroyForcibly();
@@ -136,7 +151,7 @@ public final class Emulator implements AutoCloseable {
                 throw new IllegalStateException("--cert-export wrote no " + cert);
             }
             Trust.add(cert);
-            Emulator e = new Emulator("https://" + host + ":" + port, host, port, WELL_KNOWN_KEY, cert, p);
+            Emulator e = new Emulator("https://" + host + ":" + port, host, port, directPort, WELL_KNOWN_KEY, cert, p);
             synchronized (lines) { e.output.addAll(lines); }
             return e;
         } catch (IOException | InterruptedException ex) {

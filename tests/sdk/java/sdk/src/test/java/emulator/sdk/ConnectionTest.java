@@ -65,7 +65,7 @@ class ConnectionTest extends TestBase {
     @Test
     void theEndpointNamedLocalhostWorksToo() {
         Assumptions.assumeTrue(Emulator.LOCAL);
-        try (CosmosClient local = new com.azure.cosmos.CosmosClientBuilder().endpoint(emu.localhostEndpoint()).key(emu.key).gatewayMode().buildClient()) {
+        try (CosmosClient local = connect(new com.azure.cosmos.CosmosClientBuilder().endpoint(emu.localhostEndpoint()).key(emu.key)).buildClient()) {
             assertTrue(local.readAllDatabases().stream().map(CosmosDatabaseProperties::getId).anyMatch(dbId::equals));
             assertEquals(200, local.getDatabase(dbId).read().getStatusCode());
         }

@@ -27,8 +27,9 @@ import org.junit.jupiter.api.TestInstance;
 
 /**
  * One emulator for the whole JVM (Emulator.shared()), one client and one database per test class
- * (deleted afterwards). Clients are built as SDK users build them for the emulator: Gateway mode,
- * the HTTPS endpoint, the emulator's certificate in the JVM trust store.
+ * (deleted afterwards). Clients are built as SDK users build them for the emulator: in the suite's
+ * connection mode (connect: Gateway or Direct), the HTTPS endpoint, the emulator's
+ * certificate in the JVM trust store.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class TestBase {
@@ -39,12 +40,16 @@ public abstract class TestBase {
     protected String dbId;
     private final List<CosmosClient> clients = new ArrayList<>();
 
-    /** The builder every test uses: Gateway mode, HTTPS, the well-known key, session consistency. */
+    /** The builder in the suite's connection mode (Emulator.DIRECT). */
+    public static CosmosClientBuilder connect(CosmosClientBuilder builder) {
+        return Emulator.DIRECT ? builder.directMode() : builder.gatewayMode();
+    }
+
+    /** The builder every test uses: the suite's connection mode, HTTPS, the well-known key, session consistency. */
     public static CosmosClientBuilder builder(Emulator e) {
-        return new CosmosClientBuilder()
+        return connect(new CosmosClientBuilder()
             .endpoint(e.endpoint)
-            .key(e.key)
-            .gatewayMode()
+            .key(e.key))
             .consistencyLevel(ConsistencyLevel.SESSION)
             .contentResponseOnWriteEnabled(true)
             .userAgentSuffix("cosmos-emulator-java-tests");

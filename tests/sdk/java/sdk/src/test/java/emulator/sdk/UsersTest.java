@@ -20,6 +20,7 @@ import com.azure.cosmos.models.CosmosUserResponse;
 import com.azure.cosmos.models.PartitionKey;
 import com.azure.cosmos.models.PermissionMode;
 import com.fasterxml.jackson.databind.JsonNode;
+import emulator.harness.Emulator;
 import emulator.harness.Raw;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -67,7 +68,7 @@ class UsersTest extends TestBase {
      * cases are disabled in the SDK's ResourceTokenTest).
      */
     private CosmosClient tokenClient(List<CosmosPermissionProperties> permissions) {
-        return track(new CosmosClientBuilder().endpoint(emu.endpoint).resourceToken(permissions.get(0).getToken()).gatewayMode()
+        return track(connect(new CosmosClientBuilder().endpoint(emu.endpoint).resourceToken(permissions.get(0).getToken()))
             .contentResponseOnWriteEnabled(true).buildClient());
     }
 

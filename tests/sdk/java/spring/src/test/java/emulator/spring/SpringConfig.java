@@ -27,7 +27,8 @@ public class SpringConfig extends AbstractCosmosConfiguration {
     @Bean
     public CosmosClientBuilder cosmosClientBuilder() {
         Emulator e = Emulator.shared();
-        return new CosmosClientBuilder().endpoint(e.endpoint).key(e.key).gatewayMode().contentResponseOnWriteEnabled(true);
+        CosmosClientBuilder b = new CosmosClientBuilder().endpoint(e.endpoint).key(e.key).contentResponseOnWriteEnabled(true);
+        return Emulator.DIRECT ? b.directMode() : b.gatewayMode();  // the suite's connection mode
     }
 
     @Bean

@@ -1,0 +1,222 @@
+// The server's Direct-mode connections (server/rntbd_session.cpp) over real TLS on loopback: the
+// context negotiation, answers matched by TransportRequestID and written as they are ready (out of
+// order), and every way a connection is closed: a malformed frame, a first message that is not
+// the context, plain TCP, a frame stalled midway, a handler's dropped connection.
+#include "rntbd/constants.h"
+#include "rntbd/message.h"
+#include "server/server.h"
+#include "server/tls.h"
+
+#include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+namespace cosmos::server {
+namespace {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+using std::chrono::milliseconds;
+
+Response ErrorAnswer(int status, const std::string& reason, unsigned version) {
+  Response res{static_cast<beast_http::status>(status), version};
+  res.body() = reason;
+  return res;
+}
+
+// A server with one Direct-mode listener on an ephemeral port, run on its own thread.
+struct DirectServer {
+  DirectServer(RntbdHandler handler, Options options = {})
+      : server(std::move(options), MakeServerContext(MakeSelfSigned({"127.0.0.1"}, std::chrono::system_clock::now())),
+               ErrorAnswer) {
+    index = server.ListenRntbd("127.0.0.1", 0, std::move(handler));
+    thread = std::thread([this] { server.Run(false); });
+  }
+  ~DirectServer() {
+    server.Stop();
+    thread.join();
+  }
+  uint16_t port() const { return server.port(index); }
+  Server server;
+  size_t index = 0;
+  std::thread thread;
+};
+
+// A blocking TLS client (no certificate check: the framing is under test, not the trust).
+struct Client {
+  explicit Client(uint16_t port) : ctx(asio::ssl::context::tls_client), stream(io, ctx) {
+    ctx.set_verify_mode(asio::ssl::verify_none);
+    stream.next_layer().connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
+    timeval tv{10, 0};  // no test waits longer for a byte
+    ::setsockopt(stream.next_layer().native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    stream.handshake(asio::ssl::stream_base::client);
+  }
+  void Write(const std::string& bytes) { asio::write(stream, asio::buffer(bytes)); }
+  // The next whole answer; nullopt when the connection ends (or breaks) first.
+  std::optional<rntbd::Response> Read() {
+    try {
+      std::string head(4, '\0');
+      asio::read(stream, asio::buffer(head));
+      const uint32_t length = rntbd::HeadLength(head);
+      head.resize(length);
+      asio::read(stream, asio::buffer(head.data() + 4, length - 4));
+      try {
+        return rntbd::DecodeResponse(head);  // no body frame follows
+      } catch (const rntbd::FrameError&) {  // its PayloadPresent token announced one
+      }
+      std::string size(4, '\0');
+      asio::read(stream, asio::buffer(size));
+      std::string body(rntbd::BodyLength(size, 1u << 30), '\0');
+      asio::read(stream, asio::buffer(body));
+      return rntbd::DecodeResponse(head + size + body);
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+  }
+  asio::io_context io;
+  asio::ssl::context ctx;
+  asio::ssl::stream<tcp::socket> stream;
+};
+
+rntbd::Request Context() {
+  rntbd::Request r;
+  r.activity_id[0] = 0xAA;
+  r.tokens.list.push_back(rntbd::Token::ULong(rntbd::context_token::kProtocolVersion, 1));
+  r.tokens.list.push_back(rntbd::Token::SmallString(rntbd::context_token::kClientVersion, "2020-07-15"));
+  r.tokens.list.push_back(rntbd::Token::SmallString(rntbd::context_token::kUserAgent, "test"));
+  return r;
+}
+
+rntbd::Request Numbered(uint32_t transport_id) {
+  rntbd::Request r;
+  r.resource_type = rntbd::resource::kDocument;
+  r.operation_type = rntbd::operation::kRead;
+  r.activity_id[15] = static_cast<uint8_t>(transport_id);
+  r.tokens.list.push_back(rntbd::Token::ULong(rntbd::request_token::kTransportRequestID, transport_id));
+  return r;
+}
+
+uint32_t TransportId(const rntbd::Response& r) {
+  const auto* t = r.tokens.Find(rntbd::response_token::kTransportRequestID);
+  return t ? static_cast<uint32_t>(t->integer) : 0;
+}
+
+// The handler's answer: 200 with the request's transport id as its body.
+rntbd::Response Echo(const rntbd::Request& req) {
+  rntbd::Response res;
+  res.status = 200;
+  res.body = std::to_string(req.tokens.Find(rntbd::request_token::kTransportRequestID)->integer);
+  return res;
+}
+
+TEST(RntbdServer, ContextThenAnswersMatchedByTransportIdAsTheyAreReady) {
+  std::mutex m;
+  std::condition_variable cv;
+  bool third_read = false;
+  DirectServer direct([&](const rntbd::Request& req, const Connection& c) {
+    EXPECT_TRUE(c.secure);
+    if (req.tokens.Find(rntbd::request_token::kTransportRequestID)->integer == 1) {
+      std::unique_lock lock(m);  // the first waits until the client has the third's answer
+      cv.wait_for(lock, std::chrono::seconds(10), [&] { return third_read; });
+    }
+    return Echo(req);
+  });
+  Client client(direct.port());
+  client.Write(rntbd::Encode(Context()));
+  auto context = client.Read();
+  ASSERT_TRUE(context);
+  EXPECT_EQ(context->status, 200u);
+  EXPECT_EQ(context->activity_id[0], 0xAA);
+  EXPECT_EQ(context->tokens.Find(rntbd::context_token::kServerAgent)->bytes, "cosmos-emulator");
+  EXPECT_EQ(context->tokens.Find(rntbd::context_token::kServerVersion)->type, rntbd::TokenType::kSmallString);
+  EXPECT_EQ(context->tokens.Find(rntbd::response_token::kPayloadPresent), nullptr);  // the context has none
+  client.Write(rntbd::Encode(Numbered(1)) + rntbd::Encode(Numbered(2)) + rntbd::Encode(Numbered(3)));
+  std::vector<uint32_t> order;
+  for (int i = 0; i < 3; ++i) {
+    auto answer = client.Read();
+    ASSERT_TRUE(answer) << "answer " << i;
+    const uint32_t id = TransportId(*answer);
+    EXPECT_EQ(answer->tokens.Find(rntbd::response_token::kTransportRequestID)->type, rntbd::TokenType::kULong);
+    EXPECT_EQ(*answer->body, std::to_string(id));
+    EXPECT_EQ(answer->activity_id[15], id);
+    order.push_back(id);
+    if (id == 3) {
+      std::lock_guard lock(m);
+      third_read = true;
+      cv.notify_all();
+    }
+  }
+  EXPECT_NE(order.front(), 1u);  // the first request's answer came last: it waited for the third's
+  EXPECT_EQ(order.back(), 1u);
+}
+
+// Reads until the connection ends; true when it ended (nothing more came).
+bool Closed(Client& client) {
+  for (;;) {
+    auto r = client.Read();
+    if (!r) return true;
+  }
+}
+
+TEST(RntbdServer, AMalformedFrameClosesTheConnection) {
+  DirectServer direct([](const rntbd::Request& req, const Connection&) { return Echo(req); });
+  Client client(direct.port());
+  client.Write(rntbd::Encode(Context()));
+  ASSERT_TRUE(client.Read());
+  client.Write(std::string("\x0a\x00\x00\x00", 4) + std::string(20, '\0'));  // a head shorter than 24 bytes
+  EXPECT_TRUE(Closed(client));
+}
+
+TEST(RntbdServer, AFirstMessageThatIsNotTheContextClosesTheConnection) {
+  DirectServer direct([](const rntbd::Request& req, const Connection&) { return Echo(req); });
+  Client client(direct.port());
+  client.Write(rntbd::Encode(Numbered(7)));
+  EXPECT_TRUE(Closed(client));
+}
+
+TEST(RntbdServer, PlainTcpIsRefused) {
+  DirectServer direct([](const rntbd::Request& req, const Connection&) { return Echo(req); });
+  asio::io_context io;
+  tcp::socket socket(io);
+  socket.connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), direct.port()));
+  timeval tv{10, 0};
+  ::setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  asio::write(socket, asio::buffer(rntbd::Encode(Context())));
+  char byte;
+  boost::system::error_code ec;
+  EXPECT_EQ(socket.read_some(asio::buffer(&byte, 1), ec), 0u);
+  EXPECT_TRUE(ec);  // closed without a byte
+}
+
+TEST(RntbdServer, AFrameStalledMidwayIsClosedAfterTheBodyTimeout) {
+  Options options;
+  options.body_timeout = milliseconds(200);
+  DirectServer direct([](const rntbd::Request& req, const Connection&) { return Echo(req); }, options);
+  Client client(direct.port());
+  client.Write(rntbd::Encode(Context()));
+  ASSERT_TRUE(client.Read());
+  client.Write(rntbd::Encode(Numbered(1)).substr(0, 10));
+  EXPECT_TRUE(Closed(client));  // within the watchdog's second plus the timeout, before the client's 10 s
+}
+
+TEST(RntbdServer, AHandlersDroppedConnectionClosesItWithoutAnAnswer) {
+  DirectServer direct([](const rntbd::Request&, const Connection&) {
+    rntbd::Response res;
+    res.drop_connection = true;
+    return res;
+  });
+  Client client(direct.port());
+  client.Write(rntbd::Encode(Context()));
+  ASSERT_TRUE(client.Read());
+  client.Write(rntbd::Encode(Numbered(1)));
+  EXPECT_TRUE(Closed(client));
+}
+
+}  // namespace
+}  // namespace cosmos::server
