@@ -114,6 +114,13 @@ void PutCounted(std::string& out, const std::string& v, size_t width) {
   out += v;
 }
 
+// A double as a float; out of range, the infinity of its sign (a plain conversion is undefined there).
+float Narrow(double d) {
+  if (d > std::numeric_limits<float>::max()) return std::numeric_limits<float>::infinity();
+  if (d < std::numeric_limits<float>::lowest()) return -std::numeric_limits<float>::infinity();
+  return static_cast<float>(d);
+}
+
 void PutValue(std::string& out, const Token& t) {
   const auto u = static_cast<uint64_t>(t.integer);  // fixed-width types keep their low bytes
   switch (t.type) {
@@ -135,7 +142,7 @@ void PutValue(std::string& out, const Token& t) {
     case TokenType::kBytes: PutCounted(out, t.bytes, 2); return;
     case TokenType::kULongString:
     case TokenType::kULongBytes: PutCounted(out, t.bytes, 4); return;
-    case TokenType::kFloat: PutUnsigned(out, std::bit_cast<uint32_t>(static_cast<float>(t.real)), 4); return;
+    case TokenType::kFloat: PutUnsigned(out, std::bit_cast<uint32_t>(Narrow(t.real)), 4); return;
     case TokenType::kDouble: PutUnsigned(out, std::bit_cast<uint64_t>(t.real), 8); return;
     case TokenType::kInvalid: return;
   }

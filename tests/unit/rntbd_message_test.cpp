@@ -301,6 +301,9 @@ TEST(RntbdMessage, FixedWidthValuesOnTheWire) {
                          Make(3, TokenType::kFloat, 0, 1.0), Make(4, TokenType::kInvalid, 0)};
   // Token 2 is the caller's: no PayloadPresent is added (nor a body frame: there is no body).
   EXPECT_EQ(Encode(request).substr(24), Hex("01 00 03 fe ff ff ff  02 00 01 34 12  03 00 0d 00 00 80 3f  04 00 ff"));
+  // A double too large for a float is its infinity (after the PayloadPresent the encoder adds).
+  request.tokens.list = {Make(1, TokenType::kFloat, 0, -1e300)};
+  EXPECT_EQ(Encode(request).substr(24), Hex("02 00 00 00  01 00 0d 00 00 80 ff"));
   // Without one, PayloadPresent 0.
   request.tokens.list = {};
   EXPECT_EQ(Encode(request), Hex("1c 00 00 00 03 00 03 00") + std::string(16, '\0') + Hex("02 00 00 00"));
