@@ -135,7 +135,9 @@ TEST(RntbdServer, ContextThenAnswersMatchedByTransportIdAsTheyAreReady) {
   EXPECT_EQ(context->activity_id[0], 0xAA);
   EXPECT_EQ(context->tokens.Find(rntbd::context_token::kServerAgent)->bytes, "cosmos-emulator");
   EXPECT_EQ(context->tokens.Find(rntbd::context_token::kServerVersion)->type, rntbd::TokenType::kSmallString);
-  EXPECT_EQ(context->tokens.Find(rntbd::response_token::kPayloadPresent), nullptr);  // the context has none
+  // Token 0 of a context answer is ProtocolVersion (a ULong), not PayloadPresent: it has no body frame.
+  EXPECT_EQ(context->tokens.Find(rntbd::context_token::kProtocolVersion)->type, rntbd::TokenType::kULong);
+  EXPECT_FALSE(context->body);
   client.Write(rntbd::Encode(Numbered(1)) + rntbd::Encode(Numbered(2)) + rntbd::Encode(Numbered(3)));
   std::vector<uint32_t> order;
   for (int i = 0; i < 3; ++i) {
