@@ -22,18 +22,20 @@
 // ReadConsistencyStrategy.
 #include "direct/bridge.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
-#include <algorithm>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "common/errors.h"
+#include "http/auth.h"
 #include "http/headers.h"
 #include "http/pipeline.h"
+#include "http/routes.h"
 #include "json/json.h"
 #include "rntbd/constants.h"
 #include "store/partition_key.h"
@@ -419,6 +421,23 @@ int64_t PartitionLsn(http::Services& s, const std::optional<Replica>& replica, c
   return std::max<int64_t>(lsn, 1);
 }
 
+// Checks the replica the request addressed (its ReplicaPath, `replica` once read) and the
+// container its CollectionRid names. A stale address is only told to a client whose signature
+// holds (the pipeline checks it again, with the rest of the request).
+void CheckAddress(http::Services& s, const rntbd::Request& r, const http::Request& req, std::optional<Replica>& replica) {
+  try {
+    replica = ReplicaOf(r);
+    CheckCollectionRid(s, r);
+    if (replica) CheckRange(s, r, *replica);
+  } catch (const CosmosError&) {
+    std::vector<std::string> segments;
+    std::string_view target(req.target().data(), req.target().size());
+    if (!http::SplitPath(target, segments)) throw errors::InvalidUrl();
+    http::Authenticate(http::RequestContext(req, std::move(segments)), s.config);
+    throw;
+  }
+}
+
 // ---- Making the RNTBD response --------------------------------------------------------------
 
 enum class As { kString, kSmallString, kULong, kDouble };
@@ -562,10 +581,8 @@ rntbd::Response Handle(http::Services& services, const rntbd::Request& request,
   std::optional<Replica> replica;
   http::Response res;
   try {
-    replica = ReplicaOf(request);
     http::Request req = MakeHttpRequest(request, services.config);
-    CheckCollectionRid(services, request);
-    if (replica) CheckRange(services, request, *replica);
+    CheckAddress(services, request, req, replica);
     res = http::Handle(services, req, /*secure=*/true, connection.cancelled);
   } catch (const CosmosError& e) {
     res = ErrorAnswer(e);

@@ -315,6 +315,13 @@ TEST_F(DirectBridgeTest, AContainerCreatedAgainUnderItsNameIs410With1000) {
   EXPECT_EQ(answer.status, 410u);
   EXPECT_EQ(Int(answer, st::kSubStatus, TokenType::kULong), 1000);
   EXPECT_EQ(Body(answer)["code"].GetString(), std::string("Gone"));
+  // Told only to a client whose signature holds.
+  auto unsigned_request = Make(res::kDocument, op::kCreate, bh::verb::post, "/dbs/db/colls/c/docs",
+                               Names(RangeOf("a"), {Token::String(rt::kPartitionKey, "[\"a\"]")}),
+                               R"({"id":"d1","pk":"a"})", std::string("not the key"));
+  for (auto& t : unsigned_request.tokens.list)
+    if (t.id == rt::kCollectionRid) t.bytes = "AAAAAAAAAAA=";
+  EXPECT_EQ(Send(unsigned_request).status, 401u);
 }
 
 TEST_F(DirectBridgeTest, AGoneOrWrongRangeIs410With1002) {
