@@ -28,6 +28,7 @@
 #include <string>
 #include <vector>
 
+#include "direct/bridge.h"
 #include "faults/faults.h"
 #include "http/context.h"
 #include "http/emulator_pages.h"
@@ -390,13 +391,13 @@ struct Listeners {
   explicit Listeners(const Settings& s)
       : explorer_protocol(s.explorer_protocol.value_or(s.protocol)),
         explorer(s.explorer && s.explorer_port.has_value()),
-        needs_tls(s.protocol != cosmos::server::Protocol::kHttp ||
+        needs_tls(s.protocol != cosmos::server::Protocol::kHttp || s.direct_port.has_value() ||
                   (explorer && explorer_protocol != cosmos::server::Protocol::kHttp)) {}
   cosmos::server::Protocol explorer_protocol;
   bool explorer;   // the explorer page has a port of its own
   bool needs_tls;  // some listener serves HTTPS
   // The listeners' indexes, for Server::port (the gateway's is 0).
-  size_t health_index = 0, explorer_index = 0;
+  size_t health_index = 0, explorer_index = 0, direct_index = 0;
 };
 
 cosmos::http::Config MakeConfig(const Settings& s) {
@@ -505,7 +506,8 @@ cosmos::server::RequestHandler Gateway(cosmos::http::Services& services, LogLeve
 // Serving: the gateway, the health port and the explorer port bound; exits 2 when one cannot be.
 // `gateway` and `config` are used by the listeners until the server stops.
 void Listen(cosmos::server::Server& server, const Settings& s, cosmos::http::Config& config,
-            const cosmos::server::RequestHandler& gateway, Listeners& listeners) {
+            const cosmos::server::RequestHandler& gateway, const cosmos::server::RntbdHandler& direct,
+            Listeners& listeners) {
   try {
     // The probes are answered on the I/O threads; everything else on the workers.
     const auto all = [](const cosmos::server::Request&) { return true; };
@@ -515,6 +517,10 @@ void Listen(cosmos::server::Server& server, const Settings& s, cosmos::http::Con
       return cosmos::http::AnswersAtOnce(req, item_writes_at_once);
     });
     config.gateway_port = std::to_string(server.port(0));
+    if (s.direct_port) {  // the address feed names this port
+      listeners.direct_index = server.ListenRntbd(s.host, *s.direct_port, direct);
+      config.direct_port = server.port(listeners.direct_index);
+    }
     if (s.health_port) {
       listeners.health_index =
           server.Listen(s.host, *s.health_port, cosmos::server::Protocol::kHttp,
@@ -595,6 +601,8 @@ void PrintReady(const Settings& s, const cosmos::server::Server& server, const L
     Line(std::cout, std::string("Explorer page on: ") +
                         Url(listeners.explorer_protocol == cosmos::server::Protocol::kHttp ? "http" : "https", s.host,
                             server.port(listeners.explorer_index)) + "/");
+  if (s.direct_port && s.log_level >= LogLevel::kInfo)
+    Line(std::cout, "Direct mode on: " + Url("rntbd", s.host, server.port(listeners.direct_index)));
   Line(std::cout, "Started", "\r\n");
 }
 
@@ -650,7 +658,11 @@ int main(int argc, char** argv) {
     return cosmos::http::ErrorResponse(status, code, reason, version, false);
   });
   const cosmos::server::RequestHandler gateway = Gateway(services, level);
-  Listen(server, s, config, gateway, listeners);
+  const cosmos::server::RntbdHandler direct = [&services](const cosmos::rntbd::Request& req,
+                                                         const cosmos::server::Connection& c) {
+    return cosmos::direct::Handle(services, req, c);
+  };
+  Listen(server, s, config, gateway, direct, listeners);
   if (level != LogLevel::kQuiet) {
     PrintStartReport(s, config, server, listeners, start);
     PrintReady(s, server, listeners);

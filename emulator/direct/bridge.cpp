@@ -186,13 +186,16 @@ std::string NamePath(const rntbd::Request& r, const std::vector<Level>& levels, 
   return path;
 }
 
-// The request's path: rid-based when it carries a ResourceId, else name-based; a feed's ends with
-// its resource type's segment. DatabaseAccount is the account itself (GET /).
+// The request's path: name-based when it carries names, else rid-based (ResourceId); a feed's ends
+// with its resource type's segment. DatabaseAccount is the account itself (GET /). The Java client
+// sends a name-based request's ResourceId too (its container's, once the address is resolved) and
+// signs the name link: the names win.
 std::string PathOf(const rntbd::Request& r, const Shape& shape) {
   if (r.resource_type == rntbd::resource::kDatabaseAccount) return "/";
   const std::vector<Level> levels = LevelsOf(r.resource_type);
   auto rid = TokenText(r, rt::kResourceId);
-  std::string path = rid && !rid->empty() ? RidPath(levels, *rid, shape.feed) : NamePath(r, levels, shape.feed);
+  const bool named = TokenText(r, rt::kDatabaseName).has_value();
+  std::string path = !named && rid && !rid->empty() ? RidPath(levels, *rid, shape.feed) : NamePath(r, levels, shape.feed);
   if (shape.feed) path += std::string("/") + levels.back().segment;
   return path;
 }
@@ -384,14 +387,20 @@ void CheckCollectionRid(http::Services& s, const rntbd::Request& r) {
                                  "' (it was re-created): refresh the name cache.");
 }
 
-// 410/1002 when the addressed range is no longer live (it was split), or the request's partition
-// key lives in another range (the client addressed a stale parent), as the service answers.
+// A request at a replica of a range that is no longer live (it was split), or whose partition key
+// lives in another range (the client addressed a stale parent): 410. A request the client routed
+// by range id (feeds and queries: the PartitionKeyRangeId token) gets 1002, PartitionKeyRangeGone,
+// which their pipelines answer by reading the ranges again (the Java SDK's
+// PartitionKeyRangeGoneRetryPolicy); one routed by its key gets 1007, CompletingSplit, which the Java
+// client's GoneRetryPolicy retries after reading the ranges again, reads and writes alike (a 1002
+// from a replica is final for a point operation: GoneAndRetryWithRetryPolicy does not retry it).
 void CheckRange(http::Services& s, const rntbd::Request& r, const Replica& replica) {
   if (replica.master) return;
   store::ContainerPtr c = ContainerByRid(s.account, replica.collection_rid);
   if (!c) return;  // the container is gone: the request's names say what the gateway answers
+  const int gone = TokenText(r, rt::kPartitionKeyRangeId) ? 1002 : 1007;
   if (!c->PartitionById(replica.range))
-    throw StaleAddress(1002, "The partition key range '" + replica.range + "' is gone (it was split).");
+    throw StaleAddress(gone, "The partition key range '" + replica.range + "' is gone (it was split).");
   auto pk = TokenText(r, rt::kPartitionKey);
   if (!pk) return;
   std::string owner;
@@ -401,7 +410,7 @@ void CheckRange(http::Services& s, const rntbd::Request& r, const Replica& repli
     return;  // a prefix or a malformed key: the gateway routes or refuses it
   }
   if (owner != replica.range)
-    throw StaleAddress(1002, "The partition key range '" + replica.range +
+    throw StaleAddress(gone, "The partition key range '" + replica.range +
                                  "' does not hold the request's partition key (it is in range '" + owner + "').");
 }
 
@@ -528,13 +537,20 @@ void AddReplicaTokens(rntbd::Tokens& out, int64_t lsn, std::optional<int64_t> it
   out.list.push_back(rntbd::Token::ULong(st::kNumberOfReadRegions, 0));
 }
 
-void AddSessionTokens(rntbd::Tokens& out, const http::Response& res, const std::optional<Replica>& replica) {
+// The session token: the gateway's, else (an error answer, which the gateway sends without one)
+// the range's at its LSN. The Java client's session read keeps an error (a 400, a 404) only when it
+// carries a session token at least as new as the request's; without one the error becomes
+// 404/1002, "The read session is not available" (StoreReader.readMultipleReplicaAsync).
+void AddSessionTokens(rntbd::Tokens& out, const http::Response& res, const std::optional<Replica>& replica,
+                      int64_t lsn) {
   const std::string addressed = replica ? replica->range : "";
   std::string range;
   if (auto session = HeaderOf(res, hd::kSessionToken)) {
     auto [session_range, token] = SplitSession(*session, addressed);
     range = session_range;
     if (token.size() <= 0xFFFF) out.list.push_back(rntbd::Token::String(st::kSessionToken, token));
+  } else if (replica && !replica->master) {
+    out.list.push_back(rntbd::Token::String(st::kSessionToken, "-1#" + std::to_string(lsn)));
   }
   if (auto h = HeaderOf(res, hd::kPartitionKeyRangeId); h && !h->empty()) range = std::string(*h);
   if (range.empty()) range = addressed;  // "M" for the master partition
@@ -552,7 +568,7 @@ rntbd::Response ToRntbd(const http::Response& res, int64_t lsn, const std::optio
   std::optional<int64_t> item_lsn;
   if (auto v = HeaderOf(res, hd::kItemLsn)) item_lsn = util::ParseInteger<int64_t>(*v);
   AddReplicaTokens(out.tokens, lsn, item_lsn);
-  AddSessionTokens(out.tokens, res, replica);
+  AddSessionTokens(out.tokens, res, replica, lsn);
   // A fault rule's dropped connection or delay, which the server carries out (server/server.h).
   if (HeaderOf(res, server::kDropHeader)) out.drop_connection = true;
   if (auto v = HeaderOf(res, server::kDelayMsHeader)) out.delay_ms = util::ParseInteger<uint32_t>(*v).value_or(0);

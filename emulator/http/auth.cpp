@@ -434,6 +434,15 @@ void AuthorizeResourceToken(const Services& s, const RequestContext& ctx, const 
     if (ctx.verb() == beast_http::verb::get) return;  // the account: any valid token reads it
     throw Insufficient();
   }
+  // The address feed of the token's container (a read, named by rid: the SDKs resolve addresses
+  // in Direct mode with the token they were given); never the master partition's.
+  if (IsAddressFeed(seg)) {
+    const ResourceAddress resolved = AddressFeedAddress(ctx);
+    if (ctx.verb() != beast_http::verb::get || resolved.type != "docs" ||
+        resolved.link != util::ToLower(t.scope.coll_rid))
+      throw Insufficient();
+    return;
+  }
   // Everything else a token can reach lies in one container of its database.
   if (seg.size() < 4 || seg[0] != "dbs" || seg[2] != "colls" || seg[1] != db->id()) throw Insufficient();
   auto c = db->FindContainer(seg[3]);

@@ -284,6 +284,9 @@ TEST_F(DirectBridgeTest, NotFoundCarriesTheRangesLsn) {
   EXPECT_EQ(Body(r)["code"].GetString(), std::string("NotFound"));
   ExpectReplicaTokens(r, static_cast<int64_t>(LsnOf(RangeOf("a"))));
   EXPECT_EQ(Str(r, st::kPartitionKeyRangeId), RangeOf("a"));
+  // An error carries the range's session token too (the Java client's session read drops an error
+  // without one and answers 404/1002 itself).
+  EXPECT_EQ(Str(r, st::kSessionToken), "-1#" + std::to_string(LsnOf(RangeOf("a"))));
 }
 
 TEST_F(DirectBridgeTest, AConflictIs409) {
@@ -325,7 +328,9 @@ TEST_F(DirectBridgeTest, AContainerCreatedAgainUnderItsNameIs410With1000) {
   EXPECT_EQ(Send(unsigned_request).status, 401u);
 }
 
-TEST_F(DirectBridgeTest, AGoneOrWrongRangeIs410With1002) {
+// A point operation at the wrong or a split range: 410/1007 (the Java client retries it after
+// reading the ranges again); a request routed by range id: 410/1002.
+TEST_F(DirectBridgeTest, AGoneOrWrongRangeIs410With1007ByKeyAnd1002ByRangeId) {
   // A key addressed to the range that does not hold it.
   auto wrong = Write(op::kCreate, "a", R"({"id":"d1","pk":"a"})");
   const std::string other = RangeOf("a") == "0" ? "1" : "0";
@@ -333,7 +338,7 @@ TEST_F(DirectBridgeTest, AGoneOrWrongRangeIs410With1002) {
     if (t.id == rt::kReplicaPath) t.bytes = ReplicaPath(other);
   auto answer = Send(wrong);
   EXPECT_EQ(answer.status, 410u);
-  EXPECT_EQ(Int(answer, st::kSubStatus, TokenType::kULong), 1002);
+  EXPECT_EQ(Int(answer, st::kSubStatus, TokenType::kULong), 1007);
 
   // A range that was split.
   const std::string range = RangeOf("a");
@@ -343,7 +348,7 @@ TEST_F(DirectBridgeTest, AGoneOrWrongRangeIs410With1002) {
     if (t.id == rt::kReplicaPath) t.bytes = ReplicaPath(range);
   answer = Send(stale);
   EXPECT_EQ(answer.status, 410u);
-  EXPECT_EQ(Int(answer, st::kSubStatus, TokenType::kULong), 1002);
+  EXPECT_EQ(Int(answer, st::kSubStatus, TokenType::kULong), 1007);
   EXPECT_GE(Int(answer, st::kLSN, TokenType::kLongLong), 1);
   // A query for the split range by its id: the gateway's own 410/1002.
   auto q = Make(res::kDocument, op::kQuery, bh::verb::post, "/dbs/db/colls/c/docs",
