@@ -7,7 +7,7 @@
 
 namespace cosmos::handlers {
 
-Result ReadAccount(Services& s, RequestContext& ctx) {
+std::string AdvertisedEndpoint(const Services& s, const RequestContext& ctx) {
   std::string host = "127.0.0.1";
   if (auto h = ctx.Header("host"); h && !h->empty()) host = std::string(*h);
   // The locations the SDKs go on to: the public endpoint, or this request's scheme and Host, so
@@ -21,7 +21,13 @@ Result ReadAccount(Services& s, RequestContext& ctx) {
       !s.config.gateway_port.empty() && util::EqualsIgnoreCase(host, local)) {
     advertised = "127.0.0.1:" + s.config.gateway_port;
   }
-  const std::string endpoint = http::PublicEndpointFor(s.config, advertised, ctx.secure());
+  return http::PublicEndpointFor(s.config, advertised, ctx.secure());
+}
+
+Result ReadAccount(Services& s, RequestContext& ctx) {
+  std::string host = "127.0.0.1";
+  if (auto h = ctx.Header("host"); h && !h->empty()) host = std::string(*h);
+  const std::string endpoint = AdvertisedEndpoint(s, ctx);
   json::Document d;
   auto& a = d.GetAllocator();
   d.SetObject();

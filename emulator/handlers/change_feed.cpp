@@ -86,7 +86,7 @@ std::vector<uint64_t> StartPositions(const RequestContext& ctx, const std::vecto
     if (used.size() != by_range.size()) throw InvalidContinuation(*inm);
     return start;
   }
-  if (auto ims = ctx.Header("if-modified-since")) {  // from a point in time
+  if (auto ims = ctx.Header(headers::kIfModifiedSince)) {  // from a point in time
     auto t = util::ParseRfc1123(*ims);
     if (!t) throw errors::BadRequest("The If-Modified-Since value '" + std::string(*ims) + "' is not an RFC 1123 date.");
     const int64_t since = *t;

@@ -79,7 +79,7 @@ void CheckCrossPartitionAllowed(const http::RequestContext& ctx, const store::Co
 }
 
 bool ReturnsMinimal(const http::RequestContext& ctx) {
-  auto prefer = ctx.Header("prefer");
+  auto prefer = ctx.Header(headers::kPrefer);
   return prefer && util::EqualsIgnoreCase(*prefer, "return=minimal");
 }
 

@@ -12,6 +12,12 @@ using http::Services;
 
 // account.cpp
 Result ReadAccount(Services& s, RequestContext& ctx);
+// The gateway endpoint the account document sends clients to ("https://host:port/"): the public
+// endpoint's parts, the others from the request (its scheme, its Host header).
+std::string AdvertisedEndpoint(const Services& s, const RequestContext& ctx);
+// addresses.cpp: GET /addresses/?$resolveFor=...&$filter=protocol eq rntbd&$partitionKeyRangeIds=...
+// (Direct mode's replica addresses, docs/direct-mode.md).
+Result ReadAddresses(Services& s, RequestContext& ctx);
 // database.cpp
 Result CreateDatabase(Services& s, RequestContext& ctx);
 Result QueryDatabases(Services& s, RequestContext& ctx);

@@ -252,6 +252,28 @@ void RefuseIdsTheGatewayCannotAddress(const RequestContext& ctx) {
 
 }  // namespace
 
+namespace {
+
+// The address feed (GET /addresses/?$resolveFor=...) is signed for what it resolves, as the SDKs
+// sign it (direct-mode-client.md §1.2-1.3): a container's as a read of its documents by its
+// lower-cased rid ("get\ndocs\n<collRid>\n..."; the rid rule AddressFor applies to rid links), the
+// master partition's as a read of the database feed ("get\ndbs\n\n...").
+bool IsAddressFeed(const std::vector<std::string>& segments) {
+  return segments.size() == 1 && segments[0] == "addresses";
+}
+
+ResourceAddress AddressFeedAddress(const RequestContext& ctx) {
+  const std::string resolve_for = ctx.QueryParam("$resolveFor").value_or("dbs");
+  std::vector<std::string> parts;
+  for (auto p : util::Split(resolve_for, '/'))
+    if (!p.empty()) parts.emplace_back(p);
+  if (parts.size() >= 4 && parts[0] == "dbs" && parts[2] == "colls") return {"docs", util::ToLower(parts[3])};
+  if (parts.size() == 1 && parts[0] == "dbs") return {"dbs", ""};
+  return {"docs", ""};  // nothing a client signs: 401, and the handler's 400 is never reached
+}
+
+}  // namespace
+
 std::optional<ResourceToken> Authenticate(const RequestContext& ctx, const Config& config) {
   RefuseIdsTheGatewayCannotAddress(ctx);
   auto header = ctx.Header(headers::kAuthorization);
@@ -305,7 +327,8 @@ std::optional<ResourceToken> Authenticate(const RequestContext& ctx, const Confi
                             "and retry (token start time: " + std::string(*date) +
                             ", current server time: " + util::FormatRfc1123(std::chrono::system_clock::now()) + ").");
   auto verb = std::string(beast_http::to_string(ctx.verb()));
-  const ResourceAddress addr = AddressFor(verb, ctx.segments());
+  const ResourceAddress addr =
+      IsAddressFeed(ctx.segments()) ? AddressFeedAddress(ctx) : AddressFor(verb, ctx.segments());
   auto signed_with = [&](const std::string& key) {
     if (key.empty()) return false;
     if (util::ConstantTimeEqual(Sign(key, verb, addr, *date), sig)) return true;

@@ -11,6 +11,19 @@ bool RequestContext::BoolHeader(std::string_view name) const {
   return v && util::EqualsIgnoreCase(*v, "true");
 }
 
+std::optional<std::string> RequestContext::QueryParam(std::string_view name) const {
+  std::string_view target(raw_.target().data(), raw_.target().size());
+  const size_t q = target.find('?');
+  if (q == std::string_view::npos) return std::nullopt;
+  for (std::string_view pair : util::Split(target.substr(q + 1), '&')) {
+    const size_t eq = pair.find('=');
+    auto key = util::PercentDecode(pair.substr(0, eq));
+    if (!key || *key != name) continue;
+    return util::PercentDecode(eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1));
+  }
+  return std::nullopt;
+}
+
 }  // namespace cosmos::http
 
 namespace cosmos::http {

@@ -4,6 +4,7 @@
 #include <boost/beast/http.hpp>
 
 #include <atomic>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -54,6 +55,9 @@ struct Config {
   bool explorer = true;         // /_explorer/index.html
   std::string protocol = "both";  // what the gateway port serves, as /status reports it
   std::string gateway_port;       // the port the gateway listens on (the explorer port's links)
+  // The port Direct mode (RNTBD over TLS) listens on, which the address feed (GET /addresses/)
+  // hands out; 0: Direct mode is off, and the feed answers 400 (docs/direct-mode.md).
+  uint16_t direct_port = 0;
 };
 
 struct Services;
@@ -167,6 +171,9 @@ class RequestContext {
   }
   // "true"/"True"/"TRUE" -> true; absent or anything else -> false.
   bool BoolHeader(std::string_view name) const;
+  // The query string parameter `name` of the target, percent-decoded ('+' stays '+'); nullopt when
+  // absent or malformed.
+  std::optional<std::string> QueryParam(std::string_view name) const;
 
   // What the request used (container, partitions, operation), filled in by the handler once it
   // has routed the request; the pipeline charges it to the rate limiter and the RU report.

@@ -19,6 +19,7 @@ inline constexpr const char kIsBatchRequest[] = "x-ms-cosmos-is-batch-request";
 inline constexpr const char kBatchAtomic[] = "x-ms-cosmos-batch-atomic";
 inline constexpr const char kBatchContinueOnError[] = "x-ms-cosmos-batch-continue-on-error";
 inline constexpr const char kAIm[] = "a-im";  // the change feed
+inline constexpr const char kIfModifiedSince[] = "if-modified-since";  // the change feed's start time
 
 // What part of a container a request addresses (RequestScope).
 inline constexpr const char kPartitionKey[] = "x-ms-documentdb-partitionkey";
@@ -31,6 +32,7 @@ inline constexpr const char kIntendedCollectionRid[] = "x-ms-cosmos-intended-col
 inline constexpr const char kIfMatch[] = "if-match";
 inline constexpr const char kIfNoneMatch[] = "if-none-match";
 inline constexpr const char kSessionToken[] = "x-ms-session-token";
+inline constexpr const char kPrefer[] = "prefer";  // return=minimal: no body on a successful write
 inline constexpr const char kConsistencyLevel[] = "x-ms-consistency-level";
 
 // Pages: feeds, queries and the change feed.
@@ -49,6 +51,8 @@ inline constexpr const char kChangeFeedWireFormatVersion[] = "x-ms-cosmos-change
 // Scripts.
 inline constexpr const char kPreTriggerInclude[] = "x-ms-documentdb-pre-trigger-include";
 inline constexpr const char kPostTriggerInclude[] = "x-ms-documentdb-post-trigger-include";
+inline constexpr const char kPreTriggerExclude[] = "x-ms-documentdb-pre-trigger-exclude";
+inline constexpr const char kPostTriggerExclude[] = "x-ms-documentdb-post-trigger-exclude";
 inline constexpr const char kScriptEnableLogging[] = "x-ms-documentdb-script-enable-logging";
 inline constexpr const char kScriptLogResults[] = "x-ms-documentdb-script-log-results";
 
@@ -76,5 +80,16 @@ inline constexpr const char kContentPath[] = "x-ms-content-path";
 inline constexpr const char kAltContentPath[] = "x-ms-alt-content-path";
 inline constexpr const char kSubstatus[] = "x-ms-substatus";
 inline constexpr const char kRetryAfterMs[] = "x-ms-retry-after-ms";
+
+// Direct mode (direct/bridge.cpp): what the bridge sets on the requests it makes from RNTBD ones, and
+// the response headers it turns into RNTBD tokens besides the ones above (the service's names; the
+// gateway writes few of them).
+inline constexpr const char kVersion[] = "x-ms-version";
+inline constexpr const char kIndexingDirective[] = "x-ms-indexing-directive";
+inline constexpr const char kItemLsn[] = "x-ms-item-lsn";
+inline constexpr const char kSchemaVersion[] = "x-ms-schemaversion";
+inline constexpr const char kLastStateChange[] = "x-ms-last-state-change-utc";
+inline constexpr const char kQueryExecutionInfo[] = "x-ms-cosmos-query-execution-info";
+inline constexpr const char kLazyIndexingProgress[] = "x-ms-documentdb-collection-lazy-indexing-progress";
 
 }  // namespace cosmos::http::headers

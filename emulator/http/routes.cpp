@@ -24,6 +24,7 @@ constexpr OperationFacts kMetadataChange{.fault_type = "Metadata", .changes_meta
 constexpr OperationFacts kContainerRead{.fault_type = "MetadataContainer"};  // the container itself
 constexpr OperationFacts kContainerChange{.fault_type = "MetadataContainer", .changes_metadata = true};
 constexpr OperationFacts kRanges{.fault_type = "MetadataPartitionKeyRange"};
+constexpr OperationFacts kAddresses{.fault_type = "Metadata"};  // Direct mode's replica addresses
 constexpr OperationFacts kDeleteByPartitionKey{.fault_type = "Metadata", .report_name = "deleteAllItemsForPartitionKey"};
 constexpr OperationFacts kCreateItem{.fault_type = "CreateItem", .report_name = "create", .data_plane = true, .point = true};
 constexpr OperationFacts kUpsertItem{.fault_type = "UpsertItem", .report_name = "upsert", .data_plane = true, .point = true};
@@ -42,6 +43,8 @@ constexpr OperationFacts kExecute{.fault_type = "ExecuteStoredProcedure", .repor
 const std::vector<Route>& Table() {
   static const std::vector<Route> kRoutes = {
       {{}, V::get, Op::kPlain, h::ReadAccount, kAccount},
+      // Direct mode's address feed (//addresses/ as .NET asks: empty segments are dropped).
+      {{"addresses"}, V::get, Op::kPlain, h::ReadAddresses, kAddresses},
 
       {{"dbs"}, V::post, Op::kPlain, h::CreateDatabase, kMetadataChange},
       {{"dbs"}, V::post, Op::kQuery, h::QueryDatabases, kMetadata},

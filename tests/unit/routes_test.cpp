@@ -70,6 +70,10 @@ TEST(Routes, FaultTypesFromTheRouteTable) {
   EXPECT_EQ(FactsOf(V::get, "/dbs/d/colls/c/pkranges").fault_type, "MetadataPartitionKeyRange");
   EXPECT_EQ(FactsOf(V::post, "/dbs/d/colls/c/sprocs/s").fault_type, "ExecuteStoredProcedure");
   EXPECT_EQ(FactsOf(V::get, "/dbs/d").fault_type, "Metadata");
+  // Direct mode's address feed, as Java and .NET ask for it.
+  EXPECT_EQ(FactsOf(V::get, "/addresses/?$resolveFor=dbs").fault_type, "Metadata");
+  EXPECT_EQ(FactsOf(V::get, "//addresses/?$resolveFor=dbs").fault_type, "Metadata");
+  EXPECT_FALSE(FactsOf(V::get, "/addresses/").data_plane);
   EXPECT_TRUE(FactsOf(V::get, doc).data_plane);
   EXPECT_FALSE(FactsOf(V::post, docs, {{"x-ms-cosmos-is-query-plan-request", "true"}}).data_plane);
   // Every row names a type fault rules accept, and partitions answer exactly the non-Metadata ones.

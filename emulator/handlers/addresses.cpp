@@ -1,0 +1,130 @@
+// GET /addresses/ (also //addresses/, as .NET asks): Direct mode's address feed, where the SDKs
+// learn which replica serves each partition key range (direct-mode-client.md §1.2-1.4). The
+// emulator has one replica per range, the primary, on the Direct port of the host the client used
+// to reach the gateway. Its URI's path is ours and comes back as the ReplicaPath token of every
+// RNTBD request (direct/bridge.cpp reads it):
+//   rntbd://<host>:<port>/apps/<account>/services/<collection rid>/partitions/<range id>/replicas/1p/
+//   rntbd://<host>:<port>/apps/<account>/services/master/partitions/M/replicas/1p/   (the master)
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "charge/charge.h"
+#include "common/errors.h"
+#include "handlers/common.h"
+#include "handlers/handlers.h"
+#include "json/json.h"
+#include "util/util.h"
+
+namespace cosmos::handlers {
+namespace {
+
+// The account's name in replica paths: its id in the account document.
+constexpr const char* kAddressAccount = "cosmosdev";
+
+// The host of an endpoint URL ("https://host:port/" -> "host"; "[::1]" keeps its brackets).
+std::string EndpointHost(const std::string& endpoint) {
+  size_t start = endpoint.find("://");
+  start = start == std::string::npos ? 0 : start + 3;
+  const size_t end = endpoint.find('/', start);
+  std::string authority = endpoint.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  if (!authority.empty() && authority[0] == '[') return authority.substr(0, authority.find(']') + 1);
+  return authority.substr(0, authority.find(':'));
+}
+
+// The only protocol served is rntbd: `$filter=protocol eq https` (the SDKs' Direct over HTTPS) is
+// refused. Without a filter, rntbd.
+void CheckProtocolFilter(const RequestContext& ctx) {
+  auto filter = ctx.QueryParam("$filter");
+  if (!filter) return;
+  auto parts = util::Split(util::Trim(*filter), ' ');
+  std::vector<std::string_view> words;
+  for (auto p : parts)
+    if (!p.empty()) words.push_back(p);
+  if (words.size() == 3 && util::EqualsIgnoreCase(words[0], "protocol") && util::EqualsIgnoreCase(words[1], "eq") &&
+      util::EqualsIgnoreCase(words[2], "rntbd"))
+    return;
+  throw errors::BadRequest("The address feed serves the protocol rntbd only ($filter=protocol eq rntbd): '" +
+                           *filter + "' is not served. Use Direct mode over TCP (RNTBD), or Gateway mode.");
+}
+
+// One primary replica address, as the service writes it (the keys are the wire's, misspellings
+// included: "physcialUri").
+void AddAddress(json::Document& d, json::Value& list, const std::string& base, const std::string& service,
+                const std::string& range, const std::string& rid) {
+  auto& a = d.GetAllocator();
+  const std::string uri = base + "/apps/" + kAddressAccount + "/services/" + service + "/partitions/" + range +
+                          "/replicas/1p/";
+  json::Value e(rapidjson::kObjectType);
+  e.AddMember("isPrimary", true, a);
+  e.AddMember("protocol", "rntbd", a);
+  e.AddMember("physcialUri", json::Value(uri.c_str(), a), a);
+  e.AddMember("partitionKeyRangeId", json::Value(range.c_str(), a), a);
+  e.AddMember("partitionIndex", json::Value(range.c_str(), a), a);
+  e.AddMember("logicalUri", json::Value(uri.c_str(), a), a);
+  e.AddMember("id", json::Value(range.c_str(), a), a);
+  e.AddMember("_rid", json::Value(rid.c_str(), a), a);
+  list.PushBack(e, a);
+}
+
+// The container `$resolveFor` names ("dbs/{dbRid}/colls/{collRid}/docs"); null for the master
+// ("dbs"). 400 for anything else, 404 when the container does not exist (the SDKs then refresh
+// their collection cache).
+store::ContainerPtr ResolveFor(Services& s, const RequestContext& ctx) {
+  const std::string resolve_for = ctx.QueryParam("$resolveFor").value_or("");
+  std::vector<std::string> parts;
+  for (auto p : util::Split(resolve_for, '/'))
+    if (!p.empty()) parts.emplace_back(p);
+  if (parts.size() == 1 && parts[0] == "dbs") return nullptr;
+  if ((parts.size() != 4 && parts.size() != 5) || parts[0] != "dbs" || parts[2] != "colls" ||
+      (parts.size() == 5 && parts[4] != "docs"))
+    throw errors::BadRequest("$resolveFor must be dbs (the master partition) or dbs/{dbRid}/colls/{collRid}/docs, not '" +
+                             resolve_for + "'.");
+  auto db = s.account.FindDatabaseByRid(parts[1]);
+  auto c = db ? db->FindContainerByRid(parts[3]) : nullptr;
+  if (!c) throw MetadataNotFound();
+  return c;
+}
+
+}  // namespace
+
+Result ReadAddresses(Services& s, RequestContext& ctx) {
+  if (s.config.direct_port == 0)
+    throw errors::BadRequest("Direct mode (RNTBD) is off in this emulator, so it has no replica addresses: use "
+                             "Gateway mode, or start the emulator with Direct mode on (docs/direct-mode.md).");
+  CheckProtocolFilter(ctx);
+  store::ContainerPtr c = ResolveFor(s, ctx);
+  const std::string base = "rntbd://" + EndpointHost(AdvertisedEndpoint(s, ctx)) + ":" +
+                           std::to_string(s.config.direct_port);
+  json::Document d;
+  auto& a = d.GetAllocator();
+  d.SetObject();
+  json::Value list(rapidjson::kArrayType);
+  if (!c) {
+    AddAddress(d, list, base, "master", "M", "");
+  } else {
+    // Only the ranges asked for, each once; one that does not exist (a split parent) is left out,
+    // and the SDK refreshes its routing map (direct-mode-client.md §1.4, check 3). Without the
+    // parameter, every live range.
+    std::vector<std::string> wanted;
+    if (auto ids = ctx.QueryParam("$partitionKeyRangeIds")) {
+      for (auto id : util::Split(*ids, ','))
+        if (!id.empty() && std::find(wanted.begin(), wanted.end(), id) == wanted.end()) wanted.emplace_back(id);
+    } else {
+      for (const auto* p : c->partitions()) wanted.push_back(p->range_id());
+    }
+    for (const auto& id : wanted)
+      if (c->PartitionById(id)) AddAddress(d, list, base, c->rid(), id, c->RangeRid(id));
+  }
+  const auto count = list.Size();
+  d.AddMember("_rid", json::Value(c ? c->rid().c_str() : "", a), a);
+  d.AddMember("_count", count, a);
+  d.AddMember("Addresss", list, a);  // sic: the wire's key (the SDKs' ResourceKeys.ADDRESSES)
+  Result r;
+  r.body = json::Write(d);
+  r.headers.emplace_back(headers::kItemCount, std::to_string(count));
+  r.charge = charge::MetadataRead();
+  return r;
+}
+
+}  // namespace cosmos::handlers
