@@ -89,6 +89,7 @@ class DirectBridgeTest : public EmulatorTest {
     return Make(res::kDocument, operation, bh::verb::post, "/dbs/db/colls/c/docs", Names(RangeOf(pk), std::move(more)),
                 body);
   }
+  using EmulatorTest::Send;  // HTTP requests, beside the RNTBD ones
   rntbd::Response Send(const rntbd::Request& r) {
     return direct::Handle(services_, r, server::Connection{true, nullptr});
   }
