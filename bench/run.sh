@@ -57,6 +57,7 @@
 #                           rounds of DURATION seconds; prints each run, the medians and the ratios
 #                           direct/gateway of throughput and of p50 and p99 latency. The certificate
 #                           the emulator exports (--cert-export) is verified; CAFILE= skips that.
+#                           Environment: DIRECT_PORT, CONN, LOAD_THREADS, LOAD_WARMUP, CAFILE, ROUNDS, DURATION.
 #
 # Settings (environment):
 #   BUILD_DIR=build-bench   build directory (Release, COSMOS_BUILD_BENCH=ON, tests off)
@@ -93,7 +94,7 @@ case ${1-} in
   scale) MODE=scale; shift ;;
   vector) MODE=vector; shift ;;
   direct) MODE=direct; shift ;;
-  -h|--help) sed -n '2,78p' "${BASH_SOURCE[0]}"; exit 0 ;;
+  -h|--help) sed -n '2,79p' "${BASH_SOURCE[0]}"; exit 0 ;;
   *) echo "usage: bench/run.sh [query [query_bench args...] | partitions [partition_bench args...] | changefeed [change_feed_bench args...] | scripts [scripts_bench args...] | batch [batch_bench args...] | persistence | scale | vector | direct]" >&2; exit 2 ;;
 esac
 
@@ -450,8 +451,8 @@ if [[ $MODE == direct ]]; then
   done
   # What the first runs found in their setup (the container's rid, the address feed).
   for m in gateway direct; do
-    [[ -f $LOG_DIR/direct_load-round1-$m.txt ]] && grep -E '^(container|address feed)' "$LOG_DIR/direct_load-round1-$m.txt" | sed 's/^/   /'
-  done
+    [[ -f $LOG_DIR/direct_load-round1-$m.txt ]] && grep -E '^(container|address feed)' "$LOG_DIR/direct_load-round1-$m.txt"
+  done | awk '!seen[$0]++ { print "   " $0 }'
   expect "point read after load" "$(cosmos GET docs dbs/bench/colls/c/docs/item1 "$ITEM_PATH")" 200
   cleanup
   ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a == a+0) printf "%.3f", a / b; else print "nan" }'; }
