@@ -50,6 +50,14 @@
 #                           100 creates into a container with a unique key vs without, all in process
 #                           on one logical partition); medians of BATCH_REPS runs, the CPU time of one
 #                           item and the ratios. ARGS go to batch_bench.
+#   bench/run.sh direct     point reads of the 1 KB item over the gateway (HTTPS/1.1 keep-alive) against
+#                           the same over Direct mode (RNTBD over TLS on --direct-port DIRECT_PORT), both
+#                           from bench/direct_load (closed loop: CONN connections with one request
+#                           outstanding each, like wrk; every answer must be 200) in ROUNDS alternating
+#                           rounds of DURATION seconds; prints each run, the medians and the ratios
+#                           direct/gateway of throughput and of p50 and p99 latency. The certificate
+#                           the emulator exports (--cert-export) is verified; CAFILE= skips that.
+#                           Environment: DIRECT_PORT, CONN, LOAD_THREADS, LOAD_WARMUP, CAFILE, ROUNDS, DURATION.
 #
 # Settings (environment):
 #   BUILD_DIR=build-bench   build directory (Release, COSMOS_BUILD_BENCH=ON, tests off)
@@ -64,6 +72,10 @@
 #   PARTITION_REPS=9        partitions mode: the same for partition_bench (and change_feed_bench)
 #   SCRIPTS_REPS=9          scripts mode: the same for scripts_bench
 #   BATCH_REPS=9            batch mode: the same for batch_bench
+#   DIRECT_PORT=18084 CONN=32
+#                           direct mode: the emulator's --direct-port; direct_load's connections
+#   LOAD_THREADS=$WRK_THREADS LOAD_WARMUP=1
+#                           direct mode: direct_load's threads; untimed seconds at the start of each run
 # Exit status: 0 only if the build, setup, every check and every measurement succeeded.
 set -uo pipefail
 
@@ -81,8 +93,9 @@ case ${1-} in
     exec node "$(dirname "${BASH_SOURCE[0]}")/persistence.mjs" "$@" ;;
   scale) MODE=scale; shift ;;
   vector) MODE=vector; shift ;;
-  -h|--help) sed -n '2,67p' "${BASH_SOURCE[0]}"; exit 0 ;;
-  *) echo "usage: bench/run.sh [query [query_bench args...] | partitions [partition_bench args...] | changefeed [change_feed_bench args...] | scripts [scripts_bench args...] | batch [batch_bench args...] | persistence | scale | vector]" >&2; exit 2 ;;
+  direct) MODE=direct; shift ;;
+  -h|--help) sed -n '2,79p' "${BASH_SOURCE[0]}"; exit 0 ;;
+  *) echo "usage: bench/run.sh [query [query_bench args...] | partitions [partition_bench args...] | changefeed [change_feed_bench args...] | scripts [scripts_bench args...] | batch [batch_bench args...] | persistence | scale | vector | direct]" >&2; exit 2 ;;
 esac
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -92,6 +105,7 @@ SKIP_BUILD=${SKIP_BUILD:-0}
 EMULATOR=${EMULATOR:-$BUILD_DIR/emulator/cosmos-emulator}
 MINIMAL=$BUILD_DIR/bench/minimal_server
 PROBE=$BUILD_DIR/bench/startup_probe
+DIRECT_LOAD=$BUILD_DIR/bench/direct_load
 STARTUP_RUNS=${STARTUP_RUNS:-10}
 ROUNDS=${ROUNDS:-3}
 DURATION=${DURATION:-10}
@@ -102,6 +116,10 @@ SERVER_THREADS=${SERVER_THREADS:-2}
 EMU_PORT=${EMU_PORT:-18081}
 MIN_PORT=${MIN_PORT:-18082}
 PROBE_PORT=${PROBE_PORT:-18083}
+DIRECT_PORT=${DIRECT_PORT:-18084}
+CONN=${CONN:-32}
+LOAD_THREADS=${LOAD_THREADS:-$WRK_THREADS}
+LOAD_WARMUP=${LOAD_WARMUP:-1}
 QUERY_REPS=${QUERY_REPS:-9}
 QUERY_BENCH=$BUILD_DIR/bench/query_bench
 PARTITION_REPS=${PARTITION_REPS:-9}
@@ -293,6 +311,56 @@ batch_ratios() {
 }
 
 # ---------------------------------------------------------------------------------------------
+# Shared by the modes that start the emulator (the default and direct).
+wait_started() {  # name, pid, log
+  local name=$1 pid=$2 log=$3
+  for _ in $(seq 300); do
+    grep -q Started "$log" 2>/dev/null && return 0
+    kill -0 "$pid" 2>/dev/null || { cat "$log" >&2; die "$name exited during startup (log: $log)"; }
+    sleep 0.1
+  done
+  die "$name did not log 'Started' within 30 s (log: $log)"
+}
+
+# cosmos VERB TYPE LINK PATH [BODY]: signed request to the emulator; prints the status code,
+# leaves the body in $LOG_DIR/last-response.json.
+cosmos() {
+  local verb=$1 type=$2 link=$3 path=$4 body=${5-}
+  local sig
+  mapfile -t sig < <("$PY" "$SIGN" "$verb" "$type" "$link" "$KEY") || true
+  [[ ${#sig[@]} -ge 2 ]] || { echo 000; return; }
+  local args=(-sS -o "$LOG_DIR/last-response.json" -w '%{http_code}' -X "$verb"
+    -H "x-ms-date: ${sig[0]}" -H "authorization: ${sig[1]}" -H "x-ms-version: 2020-07-15"
+    -H 'x-ms-documentdb-partitionkey: ["p1"]')
+  [[ -n $body ]] && args+=(-H "content-type: application/json" --data-binary "$body")
+  curl "${args[@]}" "http://127.0.0.1:$EMU_PORT$path" 2>>"$LOG_DIR/curl.log" || true
+}
+expect() {  # what, got, allowed...
+  local what=$1 got=$2; shift 2
+  for a in "$@"; do [[ $got == "$a" ]] && { echo "   $what: HTTP $got"; return 0; }; done
+  echo "   response body: $(head -c 600 "$LOG_DIR/last-response.json" 2>/dev/null)" >&2
+  die "$what: HTTP $got (expected $*)"
+}
+
+# setup_item: database bench, container c (partition key /pk) and the 1 KB item item1 in partition
+# "p1", over plain HTTP with curl and sign.py; checks that the point read answers 200 with the item.
+setup_item() {
+  say "setup: database, container, 1 KB item"
+  ITEM=$("$PY" -c '
+import json
+doc = {"id": "item1", "pk": "p1", "kind": "bench", "n": 42, "ok": True, "payload": ""}
+doc["payload"] = "x" * (1024 - len(json.dumps(doc, separators=(",", ":"))))
+print(json.dumps(doc, separators=(",", ":")))')
+  expect "create database" "$(cosmos POST dbs "" /dbs '{"id":"bench"}')" 201 409
+  expect "create container" "$(cosmos POST colls dbs/bench /dbs/bench/colls \
+    '{"id":"c","partitionKey":{"paths":["/pk"],"kind":"Hash"}}')" 201 409
+  expect "create item (${#ITEM} bytes)" "$(cosmos POST docs dbs/bench/colls/c /dbs/bench/colls/c/docs "$ITEM")" 201 409
+  expect "point read $ITEM_PATH" "$(cosmos GET docs dbs/bench/colls/c/docs/item1 "$ITEM_PATH")" 200
+  grep -q '"item1"' "$LOG_DIR/last-response.json" || die "point read body has no \"item1\": $(head -c 300 "$LOG_DIR/last-response.json")"
+  echo "   point read body: $(wc -c <"$LOG_DIR/last-response.json") bytes"
+}
+
+# ---------------------------------------------------------------------------------------------
 # Scale mode: the emulator (Release) and bench/scale.mjs (Node's own modules only).
 if [[ $MODE == scale ]]; then
   command -v node >/dev/null || die "node is not installed (emulator/setup.sh installs it)"
@@ -311,6 +379,102 @@ if [[ $MODE == vector ]]; then
   [[ -x $EMULATOR ]] || die "no emulator binary at $EMULATOR"
   EMULATOR=$EMULATOR DATA_DIR=${DATA_DIR:-$BUILD_DIR/vector-data} OUT_DIR=$LOG_DIR \
     node "$ROOT/bench/vector.mjs" "$@" || problem "bench/vector.mjs failed (its output above)"
+  finish
+fi
+
+# ---------------------------------------------------------------------------------------------
+# Direct mode: point reads of item1 over the gateway (HTTPS keep-alive) against the same over Direct
+# mode (RNTBD over TLS), both from bench/direct_load.cpp (closed loop, one request outstanding on
+# each connection, as wrk), in alternating rounds against one emulator.
+if [[ $MODE == direct ]]; then
+  command -v curl >/dev/null || die "curl is not installed"
+  build cosmos-emulator direct_load
+  for b in "$EMULATOR" "$DIRECT_LOAD"; do [[ -x $b ]] || die "missing binary $b"; done
+  for p in "$EMU_PORT" "$DIRECT_PORT"; do
+    port_busy "$p" && die "port $p is already in use (set EMU_PORT/DIRECT_PORT)"
+  done
+  BUSY_START=$(cpu_busy); BUSY_START=${BUSY_START:-0}
+  say "machine: $CORES cores, ${BUSY_START}% busy before the run; the emulator gets --threads $SERVER_THREADS, direct_load -t$LOAD_THREADS -c$CONN runs on the same cores"
+  if ((BUSY_START > 20)); then
+    echo "   WARNING: the machine is busy (${BUSY_START}% CPU used by other processes): figures will be low and noisy"
+  fi
+  say "starting emulator on :$EMU_PORT (gateway) and :$DIRECT_PORT (Direct mode)"
+  rm -f "$LOG_DIR/emulator.pem"
+  "$EMULATOR" --host 127.0.0.1 --port "$EMU_PORT" --direct-port "$DIRECT_PORT" --key "$KEY" \
+    --threads "$SERVER_THREADS" --cert-export "$LOG_DIR/emulator.pem" >"$LOG_DIR/emulator-direct.log" 2>&1 &
+  EMU_PID=$!
+  wait_started emulator "$EMU_PID" "$LOG_DIR/emulator-direct.log"
+  grep -q "Direct mode on: rntbd://" "$LOG_DIR/emulator-direct.log" ||
+    die "the emulator did not print 'Direct mode on: rntbd://...' (log: $LOG_DIR/emulator-direct.log)"
+  echo "   $(grep -m1 'Direct mode on' "$LOG_DIR/emulator-direct.log" | sed 's/^ *//')"
+  setup_item
+  # The exported certificate is verified (host 127.0.0.1); CAFILE= skips verification.
+  CAFILE=${CAFILE-$LOG_DIR/emulator.pem}
+  CA_ARGS=()
+  [[ -n $CAFILE ]] && CA_ARGS=(--cafile "$CAFILE")
+
+  # run_load MODE SECONDS LABEL -> sets RPS, P50, P99; records problems.
+  run_load() {
+    local mode=$1 secs=$2 label=$3
+    RPS=nan P50=nan P99=nan
+    local out="$LOG_DIR/direct_load-$label-$mode.txt"
+    "$DIRECT_LOAD" --mode "$mode" --host 127.0.0.1 --port "$EMU_PORT" --connections "$CONN" \
+      --threads "$LOAD_THREADS" --duration "$secs" --warmup "$LOAD_WARMUP" "${CA_ARGS[@]}" --key "$KEY" \
+      --pk '["p1"]' >"$out" 2>&1
+    local rc=$?
+    local line
+    line=$(grep '^BENCH ' "$out")
+    if ((rc != 0)) || [[ -z $line ]]; then
+      sed 's/^/   /' "$out" >&2
+      problem "direct_load --mode $mode ($label) failed (exit $rc; $out)"
+      return
+    fi
+    local -A f=()
+    for kv in ${line#BENCH }; do f[${kv%%=*}]=${kv#*=}; done
+    printf '   %-8s %-8s %10s req/s  p50 %6s us  p90 %6s us  p99 %7s us  errors %s  %s B/answer\n' \
+      "$label" "$mode" "${f[rps]}" "${f[p50_us]}" "${f[p90_us]}" "${f[p99_us]}" "${f[errors]}" \
+      "$(( f[requests] > 0 ? f[bytes] / f[requests] : 0 ))"
+    kill -0 "$EMU_PID" 2>/dev/null || die "emulator died during $label $mode (log: $LOG_DIR/emulator-direct.log)"
+    RPS=${f[rps]} P50=${f[p50_us]} P99=${f[p99_us]}
+  }
+
+  say "point reads of $ITEM_PATH: direct_load -t$LOAD_THREADS -c$CONN, ${DURATION}s (+${LOAD_WARMUP}s warm-up) x $ROUNDS rounds, gateway and Direct alternating"
+  declare -a G_RPS=() G_P50=() G_P99=() D_RPS=() D_P50=() D_P99=()
+  for r in $(seq "$ROUNDS"); do
+    # The order alternates too, so that drift (other engineers' load) spreads over both.
+    if ((r % 2)); then order=(gateway direct); else order=(direct gateway); fi
+    for m in "${order[@]}"; do
+      run_load "$m" "$DURATION" "round$r"
+      if [[ $m == gateway ]]; then G_RPS+=("$RPS"); G_P50+=("$P50"); G_P99+=("$P99")
+      else D_RPS+=("$RPS"); D_P50+=("$P50"); D_P99+=("$P99"); fi
+    done
+  done
+  # What the first runs found in their setup (the container's rid, the address feed).
+  for m in gateway direct; do
+    [[ -f $LOG_DIR/direct_load-round1-$m.txt ]] && grep -E '^(container|address feed)' "$LOG_DIR/direct_load-round1-$m.txt"
+  done | awk '!seen[$0]++ { print "   " $0 }'
+  expect "point read after load" "$(cosmos GET docs dbs/bench/colls/c/docs/item1 "$ITEM_PATH")" 200
+  cleanup
+  ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0 && a == a+0) printf "%.3f", a / b; else print "nan" }'; }
+  {
+    echo
+    echo "Direct mode vs gateway, point read of a 1 KB item ($(date -u '+%Y-%m-%d %H:%M UTC'), $CORES cores,"
+    echo "${BUSY_START}% CPU busy before the run; emulator --threads $SERVER_THREADS; direct_load -t$LOAD_THREADS -c$CONN -d${DURATION}s"
+    echo "on the same machine, one request outstanding a connection; TLS on both)"
+    echo
+    printf '%-26s %12s %12s %12s %12s %12s %12s\n' "" "gw req/s" "direct req/s" "gw p50 us" "direct p50" "gw p99 us" "direct p99"
+    for i in "${!G_RPS[@]}"; do
+      printf '%-26s %12s %12s %12s %12s %12s %12s\n' "round $((i + 1))" "${G_RPS[$i]}" "${D_RPS[$i]:-nan}" \
+        "${G_P50[$i]}" "${D_P50[$i]:-nan}" "${G_P99[$i]}" "${D_P99[$i]:-nan}"
+    done
+    MG_RPS=$(median "${G_RPS[@]}"); MD_RPS=$(median "${D_RPS[@]}")
+    MG_P50=$(median "${G_P50[@]}"); MD_P50=$(median "${D_P50[@]}")
+    MG_P99=$(median "${G_P99[@]}"); MD_P99=$(median "${D_P99[@]}")
+    printf '%-26s %12s %12s %12s %12s %12s %12s\n' "median" "$MG_RPS" "$MD_RPS" "$MG_P50" "$MD_P50" "$MG_P99" "$MD_P99"
+    echo
+    echo "ratio direct/gateway (medians): throughput $(ratio "$MD_RPS" "$MG_RPS"), p50 latency $(ratio "$MD_P50" "$MG_P50"), p99 latency $(ratio "$MD_P99" "$MG_P99")"
+    echo "(throughput above 1 and latency below 1: Direct mode is faster)"
+  } | tee "$LOG_DIR/direct-results.txt"
   finish
 fi
 
@@ -447,15 +611,6 @@ STARTUP_MIN=$STARTUP_MEDIAN
 
 # ---------------------------------------------------------------------------------------------
 # 3. throughput servers
-wait_started() {  # name, pid, log
-  local name=$1 pid=$2 log=$3
-  for _ in $(seq 300); do
-    grep -q Started "$log" 2>/dev/null && return 0
-    kill -0 "$pid" 2>/dev/null || { cat "$log" >&2; die "$name exited during startup (log: $log)"; }
-    sleep 0.1
-  done
-  die "$name did not log 'Started' within 30 s (log: $log)"
-}
 say "starting emulator on :$EMU_PORT and minimal_server on :$MIN_PORT"
 "$EMULATOR" --host 127.0.0.1 --port "$EMU_PORT" --key "$KEY" --threads "$SERVER_THREADS" \
   >"$LOG_DIR/emulator.log" 2>&1 &
@@ -465,39 +620,7 @@ MIN_PID=$!
 wait_started emulator "$EMU_PID" "$LOG_DIR/emulator.log"
 wait_started minimal_server "$MIN_PID" "$LOG_DIR/minimal.log"
 
-# cosmos VERB TYPE LINK PATH [BODY]: signed request to the emulator; prints the status code,
-# leaves the body in $LOG_DIR/last-response.json.
-cosmos() {
-  local verb=$1 type=$2 link=$3 path=$4 body=${5-}
-  local sig
-  mapfile -t sig < <("$PY" "$SIGN" "$verb" "$type" "$link" "$KEY") || true
-  [[ ${#sig[@]} -ge 2 ]] || { echo 000; return; }
-  local args=(-sS -o "$LOG_DIR/last-response.json" -w '%{http_code}' -X "$verb"
-    -H "x-ms-date: ${sig[0]}" -H "authorization: ${sig[1]}" -H "x-ms-version: 2020-07-15"
-    -H 'x-ms-documentdb-partitionkey: ["p1"]')
-  [[ -n $body ]] && args+=(-H "content-type: application/json" --data-binary "$body")
-  curl "${args[@]}" "http://127.0.0.1:$EMU_PORT$path" 2>>"$LOG_DIR/curl.log" || true
-}
-expect() {  # what, got, allowed...
-  local what=$1 got=$2; shift 2
-  for a in "$@"; do [[ $got == "$a" ]] && { echo "   $what: HTTP $got"; return 0; }; done
-  echo "   response body: $(head -c 600 "$LOG_DIR/last-response.json" 2>/dev/null)" >&2
-  die "$what: HTTP $got (expected $*)"
-}
-
-say "setup: database, container, 1 KB item"
-ITEM=$("$PY" -c '
-import json
-doc = {"id": "item1", "pk": "p1", "kind": "bench", "n": 42, "ok": True, "payload": ""}
-doc["payload"] = "x" * (1024 - len(json.dumps(doc, separators=(",", ":"))))
-print(json.dumps(doc, separators=(",", ":")))')
-expect "create database" "$(cosmos POST dbs "" /dbs '{"id":"bench"}')" 201 409
-expect "create container" "$(cosmos POST colls dbs/bench /dbs/bench/colls \
-  '{"id":"c","partitionKey":{"paths":["/pk"],"kind":"Hash"}}')" 201 409
-expect "create item (${#ITEM} bytes)" "$(cosmos POST docs dbs/bench/colls/c /dbs/bench/colls/c/docs "$ITEM")" 201 409
-expect "point read $ITEM_PATH" "$(cosmos GET docs dbs/bench/colls/c/docs/item1 "$ITEM_PATH")" 200
-grep -q '"item1"' "$LOG_DIR/last-response.json" || die "point read body has no \"item1\": $(head -c 300 "$LOG_DIR/last-response.json")"
-echo "   point read body: $(wc -c <"$LOG_DIR/last-response.json") bytes"
+setup_item
 MIN_BODY=$(curl -sS "http://127.0.0.1:$MIN_PORT$ITEM_PATH" | wc -c)
 echo "   minimal_server body: $MIN_BODY bytes"
 
