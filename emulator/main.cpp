@@ -518,7 +518,10 @@ void Listen(cosmos::server::Server& server, const Settings& s, cosmos::http::Con
     });
     config.gateway_port = std::to_string(server.port(0));
     if (s.direct_port) {  // the address feed names this port
-      listeners.direct_index = server.ListenRntbd(s.host, *s.direct_port, direct);
+      listeners.direct_index =
+          server.ListenRntbd(s.host, *s.direct_port, direct, [&config, item_writes_at_once](const cosmos::rntbd::Request& r) {
+            return cosmos::direct::AnswersAtOnce(r, config, item_writes_at_once);
+          });
       config.direct_port = server.port(listeners.direct_index);
     }
     if (s.health_port) {

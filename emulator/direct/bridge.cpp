@@ -592,6 +592,14 @@ http::Response ErrorAnswer(const CosmosError& e) {
 
 }  // namespace
 
+bool AnswersAtOnce(const rntbd::Request& request, const http::Config& config, bool item_writes) {
+  try {
+    return http::AnswersAtOnce(MakeHttpRequest(request, config), item_writes);
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 rntbd::Response Handle(http::Services& services, const rntbd::Request& request,
                        const server::Connection& connection) {
   std::optional<Replica> replica;

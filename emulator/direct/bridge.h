@@ -19,4 +19,9 @@ namespace cosmos::direct {
 rntbd::Response Handle(http::Services& services, const rntbd::Request& request,
                        const server::Connection& connection);
 
+// Whether the request may be answered on the connection's I/O thread: what http::AnswersAtOnce says
+// of the HTTP request it becomes (a point read, or a one-item write without triggers when
+// `item_writes` may be answered there). Malformed requests: false (a worker answers their error).
+bool AnswersAtOnce(const rntbd::Request& request, const http::Config& config, bool item_writes);
+
 }  // namespace cosmos::direct

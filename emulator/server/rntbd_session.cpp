@@ -1,6 +1,7 @@
 #include "server/rntbd_session.h"
 
 #include "rntbd/constants.h"
+#include "util/util.h"
 
 #include <boost/asio.hpp>
 #include <boost/beast/core.hpp>
@@ -124,12 +125,28 @@ rntbd::Response Failed(const std::string& why) {
 awaitable<void> Answer(std::shared_ptr<Session> session, rntbd::Request request, RntbdSessionEnv env) {
   rntbd::Response res;
   Connection connection{true, &session->cancelled};
-  try {
-    res = co_await asio::co_spawn(
-        env.pool.get_executor(),
-        [&]() -> awaitable<rntbd::Response> { co_return env.handler(request, connection); }, asio::use_awaitable);
-  } catch (const std::exception& e) {
-    res = Failed(e.what());
+  bool answered = false;
+  if (env.at_once && env.at_once(request)) {
+    // A point operation: answered here unless it would wait (then it has changed nothing and goes
+    // to a worker), as the gateway's point operations are (the hop costs more than the request).
+    try {
+      util::NoWaitScope no_wait;
+      res = env.handler(request, Connection{true, nullptr});
+      answered = true;
+    } catch (const util::WouldBlock&) {
+    } catch (const std::exception& e) {
+      res = Failed(e.what());
+      answered = true;
+    }
+  }
+  if (!answered) {
+    try {
+      res = co_await asio::co_spawn(
+          env.pool.get_executor(),
+          [&]() -> awaitable<rntbd::Response> { co_return env.handler(request, connection); }, asio::use_awaitable);
+    } catch (const std::exception& e) {
+      res = Failed(e.what());
+    }
   }
   if (res.drop_connection) {
     session->Close();

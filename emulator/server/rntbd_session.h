@@ -20,6 +20,7 @@ using TlsStream = boost::beast::ssl_stream<boost::beast::tcp_stream>;
 struct RntbdSessionEnv {
   const Options& options;
   const RntbdHandler& handler;
+  const RntbdAnswersAtOnce& at_once;  // may be empty
   boost::asio::thread_pool& pool;
   const std::atomic<bool>& stopping;
 };

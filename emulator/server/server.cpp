@@ -99,6 +99,7 @@ struct Listener {
   RequestHandler handler;
   AnswersAtOnce at_once;
   RntbdHandler rntbd;       // set: a Direct-mode listener (RNTBD over TLS)
+  RntbdAnswersAtOnce rntbd_at_once;
   asio::steady_timer wake;  // a paused accept loop waits on it (on the control strand)
   bool waiting = false;
 };
@@ -165,7 +166,8 @@ struct Server::Impl {
     }
     buffer.consume(used);
     if (listener.rntbd) {
-      co_await ServeRntbd(secure, buffer, RntbdSessionEnv{options, listener.rntbd, *pool, stopping});
+      co_await ServeRntbd(secure, buffer,
+                          RntbdSessionEnv{options, listener.rntbd, listener.rntbd_at_once, *pool, stopping});
       co_return;
     }
     co_await Serve(listener, secure, buffer, Connection{true});
@@ -519,23 +521,23 @@ Server::~Server() {
   impl_->pool->join();
 }
 
-size_t Server::ListenRntbd(const std::string& host, uint16_t port, RntbdHandler handler) {
+size_t Server::ListenRntbd(const std::string& host, uint16_t port, RntbdHandler handler, RntbdAnswersAtOnce at_once) {
   if (!impl_->tls) throw std::logic_error("a Direct-mode listener needs a TLS context");
-  return Listen(host, port, Protocol::kHttps, {}, {}, std::move(handler));
+  return Listen(host, port, Protocol::kHttps, {}, {}, std::move(handler), std::move(at_once));
 }
 
 size_t Server::Listen(const std::string& host, uint16_t port, Protocol protocol, RequestHandler handler,
                       AnswersAtOnce at_once) {
-  return Listen(host, port, protocol, std::move(handler), std::move(at_once), {});
+  return Listen(host, port, protocol, std::move(handler), std::move(at_once), {}, {});
 }
 
 size_t Server::Listen(const std::string& host, uint16_t port, Protocol protocol, RequestHandler handler,
-                      AnswersAtOnce at_once, RntbdHandler rntbd) {
+                      AnswersAtOnce at_once, RntbdHandler rntbd, RntbdAnswersAtOnce rntbd_at_once) {
   if (protocol != Protocol::kHttp && !impl_->tls)
     throw std::logic_error("a listener serving HTTPS needs a TLS context");
   auto listener = std::make_unique<Listener>(Listener{tcp::acceptor(impl_->control), protocol, std::move(handler),
                                                       std::move(at_once), std::move(rntbd),
-                                                      asio::steady_timer(impl_->control)});
+                                                      std::move(rntbd_at_once), asio::steady_timer(impl_->control)});
   tcp::endpoint endpoint(asio::ip::make_address(host), port);
   auto& acc = listener->acceptor;
   acc.open(endpoint.protocol());

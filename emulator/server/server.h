@@ -70,6 +70,8 @@ using AnswersAtOnce = std::function<bool(const Request&)>;
 // Answers one Direct-mode (RNTBD) request; the server answers the connection's context negotiation
 // itself and echoes each request's TransportRequestID and activity id into its answer.
 using RntbdHandler = std::function<rntbd::Response(const rntbd::Request&, const Connection&)>;
+// True for Direct-mode requests answered on the connection's I/O thread (as AnswersAtOnce).
+using RntbdAnswersAtOnce = std::function<bool(const rntbd::Request&)>;
 // Builds a response for requests the server refuses itself (status, reason text).
 using ErrorHandler = std::function<Response(int status, const std::string& reason, unsigned version)>;
 
@@ -90,7 +92,8 @@ class Server {
                 AnswersAtOnce at_once = {});
   // A listener for Direct mode: RNTBD over TLS only (docs/direct-mode.md); needs the TLS context.
   // Its connections close after `header_timeout` without a request, or `body_timeout` inside one.
-  size_t ListenRntbd(const std::string& host, uint16_t port, RntbdHandler handler);
+  // `at_once` (may be empty) picks the requests answered on the I/O thread, as for Listen.
+  size_t ListenRntbd(const std::string& host, uint16_t port, RntbdHandler handler, RntbdAnswersAtOnce at_once = {});
   // Serves until Stop() or SIGINT/SIGTERM (when install_signal_handlers). Blocks.
   void Run(bool install_signal_handlers);
   void Stop();
@@ -103,7 +106,7 @@ class Server {
 
  private:
   size_t Listen(const std::string& host, uint16_t port, Protocol protocol, RequestHandler handler,
-                AnswersAtOnce at_once, RntbdHandler rntbd);
+                AnswersAtOnce at_once, RntbdHandler rntbd, RntbdAnswersAtOnce rntbd_at_once);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

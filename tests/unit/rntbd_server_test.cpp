@@ -6,6 +6,7 @@
 #include "rntbd/message.h"
 #include "server/server.h"
 #include "server/tls.h"
+#include "util/util.h"
 
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
@@ -32,10 +33,10 @@ Response ErrorAnswer(int status, const std::string& reason, unsigned version) {
 
 // A server with one Direct-mode listener on an ephemeral port, run on its own thread.
 struct DirectServer {
-  DirectServer(RntbdHandler handler, Options options = {})
+  DirectServer(RntbdHandler handler, Options options = {}, RntbdAnswersAtOnce at_once = {})
       : server(std::move(options), MakeServerContext(MakeSelfSigned({"127.0.0.1"}, std::chrono::system_clock::now())),
                ErrorAnswer) {
-    index = server.ListenRntbd("127.0.0.1", 0, std::move(handler));
+    index = server.ListenRntbd("127.0.0.1", 0, std::move(handler), std::move(at_once));
     thread = std::thread([this] { server.Run(false); });
   }
   ~DirectServer() {
@@ -218,6 +219,36 @@ TEST(RntbdServer, AHandlersDroppedConnectionClosesItWithoutAnAnswer) {
   ASSERT_TRUE(client.Read());
   client.Write(rntbd::Encode(Numbered(1)));
   EXPECT_TRUE(Closed(client));
+}
+
+// The requests `at_once` picks are answered on the I/O thread (where nothing may wait); one whose
+// handler would wait there throws util::WouldBlock and is answered again on a worker.
+TEST(RntbdServer, PointRequestsAreAnsweredOnTheIoThreadUnlessTheyWouldWait) {
+  std::mutex m;
+  std::vector<std::pair<uint32_t, bool>> calls;  // transport id, on a thread that may wait
+  DirectServer direct(
+      [&](const rntbd::Request& req, const Connection&) {
+        const auto id = static_cast<uint32_t>(req.tokens.Find(rntbd::request_token::kTransportRequestID)->integer);
+        {
+          std::lock_guard lock(m);
+          calls.emplace_back(id, util::MayBlock());
+        }
+        if (id == 2 && !util::MayBlock()) throw util::WouldBlock{};
+        return Echo(req);
+      },
+      {}, [](const rntbd::Request&) { return true; });
+  Client client(direct.port());
+  client.Write(rntbd::Encode(Context()));
+  ASSERT_TRUE(client.Read());
+  for (uint32_t id : {1u, 2u}) {
+    client.Write(rntbd::Encode(Numbered(id)));
+    auto answer = client.Read();
+    ASSERT_TRUE(answer);
+    EXPECT_EQ(*answer->body, std::to_string(id));
+  }
+  std::lock_guard lock(m);
+  const std::vector<std::pair<uint32_t, bool>> expected{{1, false}, {2, false}, {2, true}};
+  EXPECT_EQ(calls, expected);
 }
 
 }  // namespace
