@@ -44,6 +44,16 @@ TEST(Settings, DefaultsServeBothProtocolsOn8081WithTheWellKnownKey) {
   EXPECT_TRUE(s.notices.empty());
 }
 
+// Direct mode's port: the classic emulator's 10253; a free one beside a gateway on a free port
+// (tests side by side); off; or what is given, whatever the gateway's.
+TEST(Settings, DirectPortFollowsTheClassicEmulatorOrAFreeGatewayPort) {
+  EXPECT_EQ(ParseWith({}).direct_port, std::optional<uint16_t>(10253));
+  EXPECT_EQ(ParseWith({"--port", "0"}).direct_port, std::optional<uint16_t>(0));
+  EXPECT_EQ(ParseWith({"--direct-port", "off"}).direct_port, std::nullopt);
+  EXPECT_EQ(ParseWith({"--port", "0", "--direct-port", "10300"}).direct_port, std::optional<uint16_t>(10300));
+  EXPECT_EQ(ParseWith({}, {{"COSMOS_EMULATOR_DIRECT_PORT", "10254"}}).direct_port, std::optional<uint16_t>(10254));
+}
+
 TEST(Settings, SeedPathAndErrorMode) {
   Settings none = ParseWith({});
   EXPECT_EQ(none.seed_path, "");
@@ -298,7 +308,7 @@ TEST(Settings, TheTableReadsTheSameVariables) {
   }
   std::set<std::string> expected_ours;
   for (const char* name :
-       {"host", "port", "protocol", "health-port", "enable-explorer", "explorer-port", "explorer-protocol", "key",
+       {"host", "port", "protocol", "direct-port", "health-port", "enable-explorer", "explorer-port", "explorer-protocol", "key",
         "key-file", "secondary-key", "readonly-key", "secondary-readonly-key", "threads", "workers", "max-connections",
         "consistency", "max-body-bytes", "header-timeout-ms", "body-timeout-ms", "handshake-timeout-ms",
         "partition-count", "rate-limit", "script-timeout-ms", "script-memory-mb", "query-page-timeout-ms",
