@@ -70,8 +70,10 @@ class Parser {
                               "; every key of the account must differ");
       }
     }
-    // A gateway on a free port (tests running side by side) gets Direct mode on one too.
+    // A gateway on a free port (tests running side by side) gets Direct mode on one too; a gateway
+    // serving plain HTTP only (PROTOCOL=http: no TLS, no certificate) none, since RNTBD is TLS only.
     if (!direct_port_given && s.port == 0) s.direct_port = 0;
+    if (!direct_port_given && s.protocol == server::Protocol::kHttp) s.direct_port = std::nullopt;
     if (!s.cert_key_path.empty() && s.cert_path.empty())
       throw SettingsError("--cert-key needs --cert (the certificate it belongs to)");
   }
@@ -232,7 +234,8 @@ constexpr Option kOptions[] = {
     {.name = "direct-port", .value = "N|off", .section = S::kServing,
      .help = "Direct mode (RNTBD over TLS, the Java and .NET SDKs'\n"
              "default) on this port (default 10253, the classic\n"
-             "emulator's; any free port when --port is 0)",
+             "emulator's; any free port when --port is 0; off\n"
+             "with --protocol http)",
      .apply = [](Parser& p, V v) { p.s.direct_port = p.OptionalPort(v); p.direct_port_given = true; }},
     {.name = "enable-explorer", .value = "B", .section = S::kServing, .official = "ENABLE_EXPLORER",
      .help = "serve the emulator's page at /_explorer/index.html\n"

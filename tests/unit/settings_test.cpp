@@ -52,6 +52,9 @@ TEST(Settings, DirectPortFollowsTheClassicEmulatorOrAFreeGatewayPort) {
   EXPECT_EQ(ParseWith({"--direct-port", "off"}).direct_port, std::nullopt);
   EXPECT_EQ(ParseWith({"--port", "0", "--direct-port", "10300"}).direct_port, std::optional<uint16_t>(10300));
   EXPECT_EQ(ParseWith({}, {{"COSMOS_EMULATOR_DIRECT_PORT", "10254"}}).direct_port, std::optional<uint16_t>(10254));
+  // RNTBD is TLS only: a gateway serving plain HTTP only has none unless asked for.
+  EXPECT_EQ(ParseWith({"--protocol", "http"}).direct_port, std::nullopt);
+  EXPECT_EQ(ParseWith({"--protocol", "http", "--direct-port", "10253"}).direct_port, std::optional<uint16_t>(10253));
 }
 
 TEST(Settings, SeedPathAndErrorMode) {
