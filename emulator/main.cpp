@@ -518,10 +518,20 @@ void Listen(cosmos::server::Server& server, const Settings& s, cosmos::http::Con
     });
     config.gateway_port = std::to_string(server.port(0));
     if (s.direct_port) {  // the address feed names this port
-      listeners.direct_index =
-          server.ListenRntbd(s.host, *s.direct_port, direct, [&config, item_writes_at_once](const cosmos::rntbd::Request& r) {
-            return cosmos::direct::AnswersAtOnce(r, config, item_writes_at_once);
-          });
+      const cosmos::server::RntbdAnswersAtOnce direct_at_once = [&config, item_writes_at_once](const cosmos::rntbd::Request& r) {
+        return cosmos::direct::AnswersAtOnce(r, config, item_writes_at_once);
+      };
+      try {
+        listeners.direct_index = server.ListenRntbd(s.host, *s.direct_port, direct, direct_at_once);
+      } catch (const boost::system::system_error& e) {
+        // The default port taken (another emulator): any free one; the clients learn it from the
+        // address feed. A port that was asked for stops the start instead.
+        if (s.direct_port_given || e.code() != boost::asio::error::address_in_use) throw;
+        listeners.direct_index = server.ListenRntbd(s.host, 0, direct, direct_at_once);
+        if (s.log_level >= LogLevel::kWarn)
+          Line(std::cout, "cosmos-emulator: port " + std::to_string(*s.direct_port) + " is taken: Direct mode on port " +
+                              std::to_string(server.port(listeners.direct_index)) + " instead");
+      }
       config.direct_port = server.port(listeners.direct_index);
     }
     if (s.health_port) {

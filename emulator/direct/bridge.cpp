@@ -592,9 +592,19 @@ http::Response ErrorAnswer(const CosmosError& e) {
 
 }  // namespace
 
-bool AnswersAtOnce(const rntbd::Request& request, const http::Config& config, bool item_writes) {
+bool AnswersAtOnce(const rntbd::Request& request, const http::Config&, bool item_writes) {
+  // The request's verb and path, and the headers http::AnswersAtOnce reads (those that pick the
+  // operation: query, upsert, batch; and the triggers); no body, no other header.
   try {
-    return http::AnswersAtOnce(MakeHttpRequest(request, config), item_writes);
+    const Shape shape = ShapeOf(request.operation_type);
+    const std::string path = PathOf(request, shape);
+    http::Request probe{shape.verb, boost::beast::string_view(path.data(), path.size()), 11};
+    SetOperationHeaders(request, probe);
+    for (auto [token, header] : {std::pair{rt::kPreTriggerInclude, hd::kPreTriggerInclude},
+                                 std::pair{rt::kPostTriggerInclude, hd::kPostTriggerInclude}}) {
+      if (auto v = TokenText(request, token)) probe.set(header, *v);
+    }
+    return http::AnswersAtOnce(probe, item_writes);
   } catch (const std::exception&) {
     return false;
   }

@@ -74,6 +74,7 @@ class Parser {
     // serving plain HTTP only (PROTOCOL=http: no TLS, no certificate) none, since RNTBD is TLS only.
     if (!direct_port_given && s.port == 0) s.direct_port = 0;
     if (!direct_port_given && s.protocol == server::Protocol::kHttp) s.direct_port = std::nullopt;
+    s.direct_port_given = direct_port_given;
     if (!s.cert_key_path.empty() && s.cert_path.empty())
       throw SettingsError("--cert-key needs --cert (the certificate it belongs to)");
   }
@@ -234,8 +235,8 @@ constexpr Option kOptions[] = {
     {.name = "direct-port", .value = "N|off", .section = S::kServing,
      .help = "Direct mode (RNTBD over TLS, the Java and .NET SDKs'\n"
              "default) on this port (default 10253, the classic\n"
-             "emulator's; any free port when --port is 0; off\n"
-             "with --protocol http)",
+             "emulator's, or a free one when that is taken; any\n"
+             "free port when --port is 0; off with --protocol http)",
      .apply = [](Parser& p, V v) { p.s.direct_port = p.OptionalPort(v); p.direct_port_given = true; }},
     {.name = "enable-explorer", .value = "B", .section = S::kServing, .official = "ENABLE_EXPLORER",
      .help = "serve the emulator's page at /_explorer/index.html\n"

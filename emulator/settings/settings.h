@@ -43,6 +43,9 @@ struct Settings {
   server::Protocol protocol = server::Protocol::kBoth;
   std::optional<uint16_t> health_port;       // /ready, /alive, /status over plain HTTP
   std::optional<uint16_t> direct_port = 10253;  // Direct mode (RNTBD over TLS); nullopt: off
+  // The Direct port was given (flag or variable): when it is taken the start fails. The default,
+  // when taken (another emulator), gives way to a free port, which the address feed names.
+  bool direct_port_given = false;
   bool explorer = true;                      // /_explorer/index.html
   std::optional<uint16_t> explorer_port;     // the explorer page on a port of its own
   std::optional<server::Protocol> explorer_protocol;  // default: protocol

@@ -289,6 +289,26 @@ TEST_F(DirectBridgeTest, NotFoundCarriesTheRangesLsn) {
   EXPECT_EQ(Str(r, st::kSessionToken), "-1#" + std::to_string(LsnOf(RangeOf("a"))));
 }
 
+// What the server answers on the connection's I/O thread: what the gateway answers there (a point
+// read; a one-item write without triggers when writes need not wait for the disk), never a query or
+// a batch, which would hold that thread.
+TEST_F(DirectBridgeTest, AnswersAtOnceAsTheGatewayDoes) {
+  const auto read = Point(op::kRead, bh::verb::get, "d1", "a");
+  EXPECT_TRUE(direct::AnswersAtOnce(read, config_, false));
+  const auto create = Write(op::kCreate, "a", R"({"id":"d1","pk":"a"})");
+  EXPECT_TRUE(direct::AnswersAtOnce(create, config_, true));
+  EXPECT_FALSE(direct::AnswersAtOnce(create, config_, false));
+  const auto triggered = Write(op::kCreate, "a", R"({"id":"d1","pk":"a"})", {Token::String(rt::kPreTriggerInclude, "t")});
+  EXPECT_FALSE(direct::AnswersAtOnce(triggered, config_, true));
+  const auto query = Make(res::kDocument, op::kQuery, bh::verb::post, "/dbs/db/colls/c/docs",
+                          Names(RangeOf("a"), {Token::String(rt::kPartitionKey, "[\"a\"]")}),
+                          R"({"query":"SELECT * FROM c"})");
+  EXPECT_FALSE(direct::AnswersAtOnce(query, config_, true));
+  const auto batch = Make(res::kDocument, op::kBatch, bh::verb::post, "/dbs/db/colls/c/docs",
+                          Names(RangeOf("a"), {Token::String(rt::kPartitionKey, "[\"a\"]")}), "[]");
+  EXPECT_FALSE(direct::AnswersAtOnce(batch, config_, true));
+}
+
 TEST_F(DirectBridgeTest, AConflictIs409) {
   ASSERT_EQ(Send(Write(op::kCreate, "a", R"({"id":"d1","pk":"a"})")).status, 201u);
   auto r = Send(Write(op::kCreate, "a", R"({"id":"d1","pk":"a"})"));

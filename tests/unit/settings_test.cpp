@@ -48,6 +48,8 @@ TEST(Settings, DefaultsServeBothProtocolsOn8081WithTheWellKnownKey) {
 // (tests side by side); off; or what is given, whatever the gateway's.
 TEST(Settings, DirectPortFollowsTheClassicEmulatorOrAFreeGatewayPort) {
   EXPECT_EQ(ParseWith({}).direct_port, std::optional<uint16_t>(10253));
+  EXPECT_FALSE(ParseWith({}).direct_port_given);  // taken, it gives way to a free port
+  EXPECT_TRUE(ParseWith({"--direct-port", "10253"}).direct_port_given);
   EXPECT_EQ(ParseWith({"--port", "0"}).direct_port, std::optional<uint16_t>(0));
   EXPECT_EQ(ParseWith({"--direct-port", "off"}).direct_port, std::nullopt);
   EXPECT_EQ(ParseWith({"--port", "0", "--direct-port", "10300"}).direct_port, std::optional<uint16_t>(10300));
