@@ -2,6 +2,7 @@
 // what any client sends: every read is bounds-checked and the only exception they throw is
 // FrameError. The encoders trust their caller but refuse a value its type cannot carry.
 #include "rntbd/message.h"
+#include "util/util.h"
 
 #include <bit>
 #include <cstring>
@@ -189,13 +190,6 @@ constexpr size_t GuidWireIndex(size_t n) {
   return n;
 }
 
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 }  // namespace
 
 const Token* Tokens::Find(uint16_t id) const {
@@ -312,8 +306,8 @@ std::optional<Guid> ParseGuid(std::string_view text) {
     if (n == 4 || n == 6 || n == 8 || n == 10) {
       if (text[pos++] != '-') return std::nullopt;
     }
-    const int hi = HexValue(text[pos++]);
-    const int lo = HexValue(text[pos++]);
+    const int hi = util::HexValue(text[pos++]);
+    const int lo = util::HexValue(text[pos++]);
     if (hi < 0 || lo < 0) return std::nullopt;
     g[GuidWireIndex(n)] = static_cast<uint8_t>(hi << 4 | lo);
   }

@@ -21,6 +21,9 @@ std::string HmacSha256(std::string_view key, std::string_view message);
 // True when the two strings are equal, in time independent of where they differ.
 bool ConstantTimeEqual(std::string_view a, std::string_view b);
 
+// The value of a hexadecimal digit (either case), or -1.
+int HexValue(char c);
+
 // Percent-decoding only: '+' stays '+'. Returns nullopt on a malformed escape.
 std::optional<std::string> PercentDecode(std::string_view s);
 // Encodes everything but unreserved characters (RFC 3986).
