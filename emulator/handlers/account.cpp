@@ -34,7 +34,7 @@ Result ReadAccount(Services& s, RequestContext& ctx) {
   d.AddMember("_self", "", a);
   // What the vNext image answers, which the .NET Testcontainers module's test asserts; not "localhost"
   // (the classic image's): an account of that id makes the SDKs read it again before every operation.
-  d.AddMember("id", "cosmosdev", a);
+  d.AddMember("id", rapidjson::StringRef(kAccountId), a);
   d.AddMember("_rid", json::Value(host.c_str(), a), a);
   d.AddMember("media", "//media/", a);
   d.AddMember("addresses", "//addresses/", a);

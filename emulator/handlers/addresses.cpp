@@ -19,9 +19,6 @@
 namespace cosmos::handlers {
 namespace {
 
-// The account's name in replica paths: its id in the account document.
-constexpr const char* kAddressAccount = "cosmosdev";
-
 // The host of an endpoint URL ("https://host:port/" -> "host"; "[::1]" keeps its brackets).
 std::string EndpointHost(const std::string& endpoint) {
   size_t start = endpoint.find("://");
@@ -53,7 +50,7 @@ void CheckProtocolFilter(const RequestContext& ctx) {
 void AddAddress(json::Document& d, json::Value& list, const std::string& base, const std::string& service,
                 const std::string& range, const std::string& rid) {
   auto& a = d.GetAllocator();
-  const std::string uri = base + "/apps/" + kAddressAccount + "/services/" + service + "/partitions/" + range +
+  const std::string uri = base + "/apps/" + kAccountId + "/services/" + service + "/partitions/" + range +
                           "/replicas/1p/";
   json::Value e(rapidjson::kObjectType);
   e.AddMember("isPrimary", true, a);
