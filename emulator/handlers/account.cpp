@@ -1,5 +1,6 @@
 // GET / : the database account the SDKs bootstrap from.
 #include "charge/charge.h"
+#include "handlers/common.h"
 #include "handlers/handlers.h"
 #include "http/emulator_pages.h"
 #include "json/json.h"
