@@ -513,14 +513,21 @@ void Listen(cosmos::server::Server& server, const Settings& s, cosmos::http::Con
     const auto all = [](const cosmos::server::Request&) { return true; };
     // Item writes wait for the disk with --durability fsync: those go to a worker.
     const bool item_writes_at_once = s.data_path.empty() || s.durability == "process";
-    server.Listen(s.host, s.port, s.protocol, gateway, [item_writes_at_once](const cosmos::http::Request& req) {
+    const cosmos::server::AnswersAtOnce gateway_at_once = [item_writes_at_once](const cosmos::http::Request& req) {
       return cosmos::http::AnswersAtOnce(req, item_writes_at_once);
-    });
+    };
+    const cosmos::server::RntbdAnswersAtOnce direct_at_once = [&config, item_writes_at_once](const cosmos::rntbd::Request& r) {
+      return cosmos::direct::AnswersAtOnce(r, config, item_writes_at_once);
+    };
+    // With Direct mode on and TLS on the gateway's port, that port serves RNTBD too: the address
+    // feed names it to a client that reached the gateway through a port mapping (docs/direct-mode.md).
+    config.direct_on_gateway_port = s.direct_port.has_value() && s.protocol != cosmos::server::Protocol::kHttp;
+    if (config.direct_on_gateway_port)
+      server.Listen(s.host, s.port, s.protocol, gateway, gateway_at_once, direct, direct_at_once);
+    else
+      server.Listen(s.host, s.port, s.protocol, gateway, gateway_at_once);
     config.gateway_port = std::to_string(server.port(0));
     if (s.direct_port) {  // the address feed names this port
-      const cosmos::server::RntbdAnswersAtOnce direct_at_once = [&config, item_writes_at_once](const cosmos::rntbd::Request& r) {
-        return cosmos::direct::AnswersAtOnce(r, config, item_writes_at_once);
-      };
       try {
         listeners.direct_index = server.ListenRntbd(s.host, *s.direct_port, direct, direct_at_once);
       } catch (const boost::system::system_error& e) {

@@ -19,14 +19,23 @@
 namespace cosmos::handlers {
 namespace {
 
-// The host of an endpoint URL ("https://host:port/" -> "host"; "[::1]" keeps its brackets).
-std::string EndpointHost(const std::string& endpoint) {
+// "rntbd://host:port" for the endpoint the client used to reach the gateway ("https://host:port/";
+// "[::1]" keeps its brackets). The port is the Direct port, unless the client reached the gateway
+// at another port than the one it listens on (a container's published port, a public endpoint)
+// and the gateway's port serves RNTBD too: then that same port, the one the client can reach.
+std::string ReplicaBase(const Services& s, const std::string& endpoint) {
   size_t start = endpoint.find("://");
+  const std::string scheme = start == std::string::npos ? "https" : endpoint.substr(0, start);
   start = start == std::string::npos ? 0 : start + 3;
   const size_t end = endpoint.find('/', start);
-  std::string authority = endpoint.substr(start, end == std::string::npos ? std::string::npos : end - start);
-  if (!authority.empty() && authority[0] == '[') return authority.substr(0, authority.find(']') + 1);
-  return authority.substr(0, authority.find(':'));
+  const std::string authority = endpoint.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  const size_t host_end = !authority.empty() && authority[0] == '[' ? authority.find(']') + 1 : authority.find(':');
+  const std::string host = authority.substr(0, host_end);
+  std::string port = host_end < authority.size() && authority[host_end] == ':' ? authority.substr(host_end + 1) : "";
+  if (port.empty()) port = scheme == "http" ? "80" : "443";
+  const bool mapped = port != s.config.gateway_port;
+  return "rntbd://" + host + ":" +
+         (mapped && s.config.direct_on_gateway_port ? port : std::to_string(s.config.direct_port));
 }
 
 // The only protocol served is rntbd: `$filter=protocol eq https` (the SDKs' Direct over HTTPS) is
@@ -91,8 +100,7 @@ Result ReadAddresses(Services& s, RequestContext& ctx) {
                              "Gateway mode, or start the emulator with Direct mode on (docs/direct-mode.md).");
   CheckProtocolFilter(ctx);
   store::ContainerPtr c = ResolveFor(s, ctx);
-  const std::string base = "rntbd://" + EndpointHost(AdvertisedEndpoint(s, ctx)) + ":" +
-                           std::to_string(s.config.direct_port);
+  const std::string base = ReplicaBase(s, AdvertisedEndpoint(s, ctx));
   json::Document d;
   auto& a = d.GetAllocator();
   d.SetObject();

@@ -146,7 +146,7 @@ struct Server::Impl {
     }
     if (!is_tls) {
       // A plain HTTP request to a TLS-only port: that connection is closed, nothing else.
-      if (listener.rntbd) {
+      if (listener.rntbd && !listener.handler) {
         Refused(stream, "refused: no TLS on the Direct-mode (RNTBD) port");
         co_return;
       }
@@ -165,12 +165,27 @@ struct Server::Impl {
       co_return;
     }
     buffer.consume(used);
+    if (listener.rntbd && listener.handler) {  // both on one port: the first bytes tell
+      beast::get_lowest_layer(secure).expires_after(options.header_timeout);
+      if (!co_await ReadAtLeast(secure, buffer, 4)) co_return;
+      if (!StartsLikeRntbd(buffer)) {
+        co_await Serve(listener, secure, buffer, Connection{true});
+        co_return;
+      }
+    }
     if (listener.rntbd) {
       co_await ServeRntbd(secure, buffer,
                           RntbdSessionEnv{options, listener.rntbd, listener.rntbd_at_once, *pool, stopping});
       co_return;
     }
     co_await Serve(listener, secure, buffer, Connection{true});
+  }
+
+  // An RNTBD connection opens with a frame whose first four bytes are its length, little-endian,
+  // far below 16 MB (the context request); an HTTP request opens with a method's letters.
+  static bool StartsLikeRntbd(const beast::flat_buffer& buffer) {
+    const auto* bytes = static_cast<const unsigned char*>(buffer.data().data());
+    return buffer.size() >= 4 && bytes[3] == 0;
   }
 
   void Refused(beast::tcp_stream& stream, const std::string& why) {

@@ -94,6 +94,12 @@ class Server {
   // Its connections close after `header_timeout` without a request, or `body_timeout` inside one.
   // `at_once` (may be empty) picks the requests answered on the I/O thread, as for Listen.
   size_t ListenRntbd(const std::string& host, uint16_t port, RntbdHandler handler, RntbdAnswersAtOnce at_once = {});
+  // A listener for HTTP (as Listen) that also serves Direct mode (as ListenRntbd) on the same port:
+  // after the TLS handshake, the connection's first bytes tell an RNTBD frame (its length, four
+  // bytes little-endian, the last zero) from an HTTP request line. So Direct mode works through a
+  // port mapping that publishes the gateway's port alone (docs/direct-mode.md).
+  size_t Listen(const std::string& host, uint16_t port, Protocol protocol, RequestHandler handler,
+                AnswersAtOnce at_once, RntbdHandler rntbd, RntbdAnswersAtOnce rntbd_at_once);
   // Serves until Stop() or SIGINT/SIGTERM (when install_signal_handlers). Blocks.
   void Run(bool install_signal_handlers);
   void Stop();
@@ -105,8 +111,6 @@ class Server {
   size_t max_connections() const;
 
  private:
-  size_t Listen(const std::string& host, uint16_t port, Protocol protocol, RequestHandler handler,
-                AnswersAtOnce at_once, RntbdHandler rntbd, RntbdAnswersAtOnce rntbd_at_once);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

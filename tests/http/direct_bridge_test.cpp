@@ -470,6 +470,39 @@ TEST_F(AddressFeedTest, TheMasterPartitionAsDotNetAsksForIt) {
             "rntbd://localhost:10253/apps/cosmosdev/services/master/partitions/M/replicas/1p/");
 }
 
+// Through a port mapping (a container's published port), only the gateway's port is known to reach
+// the emulator: when it serves RNTBD too, the feed names the port the client used; the gateway's own
+// port keeps the Direct port.
+TEST_F(AddressFeedTest, APortMappedClientIsSentToTheGatewaysPortWhenItServesRntbd) {
+  config_.gateway_port = "8081";
+  auto uri_for = [&](const std::string& host) {
+    auto req = Build(bh::verb::get, "/addresses/?" + ResolveFor() + "&$partitionKeyRangeIds=0", "", {}, NoSignature());
+    req.set(bh::field::host, host);
+    const std::string date = Now();
+    req.set("x-ms-date", date);
+    req.set(bh::field::authorization,
+            util::PercentEncode("type=master&ver=1.0&sig=" +
+                                http::Sign(config_.master_key, "GET", {"docs", util::ToLower(coll_rid_)}, date)));
+    auto r = Send(req);
+    EXPECT_EQ(r.status(), 200) << r;
+    return std::string(r.Json()["Addresss"][0]["physcialUri"].GetString());
+  };
+  const std::string path = "/apps/cosmosdev/services/" + coll_rid_ + "/partitions/0/replicas/1p/";
+  EXPECT_EQ(uri_for("localhost:32771"), "rntbd://localhost:10253" + path);  // the gateway's port has no RNTBD
+  config_.direct_on_gateway_port = true;
+  EXPECT_EQ(uri_for("localhost:32771"), "rntbd://localhost:32771" + path);
+  EXPECT_EQ(uri_for("10.0.0.7:8081"), "rntbd://10.0.0.7:10253" + path);
+  EXPECT_EQ(uri_for("localhost:8081"), "rntbd://127.0.0.1:10253" + path);
+  EXPECT_EQ(uri_for("[::1]:40000"), "rntbd://[::1]:40000" + path);
+  // No port: the scheme's (this fixture's requests come over plain HTTP).
+  EXPECT_EQ(uri_for("cosmos.example"), "rntbd://cosmos.example:80" + path);
+  // A public endpoint (--gateway-endpoint) at another port: that port.
+  config_.public_scheme = "https";
+  config_.public_host = "emulator.test";
+  config_.public_port = "9443";
+  EXPECT_EQ(uri_for("localhost:8081"), "rntbd://emulator.test:9443" + path);
+}
+
 TEST_F(AddressFeedTest, OnlyRntbdIsServedAndOnlyWithDirectModeOn) {
   auto r = Ranges("0", "https");
   EXPECT_EQ(r.status(), 400) << r;

@@ -159,6 +159,67 @@ TEST(RntbdServer, ContextThenAnswersMatchedByTransportIdAsTheyAreReady) {
   EXPECT_EQ(order.back(), 1u);
 }
 
+// One port for both (the gateway's, reached through a port mapping): after the TLS handshake an
+// RNTBD context frame goes to the Direct-mode session, an HTTP request to the HTTP handler, and
+// plain HTTP (no TLS) still to the HTTP handler.
+TEST(RntbdServer, TheGatewaysPortServesRntbdAndHttpTellingThemApartByTheirFirstBytes) {
+  Server server({}, MakeServerContext(MakeSelfSigned({"127.0.0.1"}, std::chrono::system_clock::now())), ErrorAnswer);
+  const size_t index = server.Listen(
+      "127.0.0.1", 0, Protocol::kBoth,
+      [](const Request& req, const Connection& c) {
+        Response res{beast_http::status::ok, req.version()};
+        res.body() = std::string(c.secure ? "https " : "http ") + std::string(req.target());
+        res.prepare_payload();
+        return res;
+      },
+      {}, [](const rntbd::Request& req, const Connection&) { return Echo(req); }, {});
+  std::thread thread([&] { server.Run(false); });
+  struct Stopper {
+    Server& server;
+    std::thread& thread;
+    ~Stopper() {
+      server.Stop();
+      thread.join();
+    }
+  } stopper{server, thread};
+  const uint16_t port = server.port(index);
+  {
+    Client client(port);
+    client.Write(rntbd::Encode(Context()));
+    auto context = client.Read();
+    ASSERT_TRUE(context);
+    EXPECT_EQ(context->status, 200u);
+    client.Write(rntbd::Encode(Numbered(7)));
+    auto answer = client.Read();
+    ASSERT_TRUE(answer);
+    EXPECT_EQ(*answer->body, "7");
+  }
+  auto http_over = [&](bool tls) {
+    asio::io_context io;
+    asio::ssl::context ctx(asio::ssl::context::tls_client);
+    ctx.set_verify_mode(asio::ssl::verify_none);
+    asio::ssl::stream<tcp::socket> stream(io, ctx);
+    stream.next_layer().connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
+    const std::string request = "GET /dbs HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    std::string answer(512, '\0');
+    boost::system::error_code ec;
+    size_t n = 0;
+    if (tls) {
+      stream.handshake(asio::ssl::stream_base::client);
+      asio::write(stream, asio::buffer(request));
+      n = asio::read(stream, asio::buffer(answer), ec);
+    } else {
+      asio::write(stream.next_layer(), asio::buffer(request));
+      n = asio::read(stream.next_layer(), asio::buffer(answer), ec);
+    }
+    answer.resize(n);
+    const size_t body = answer.find("\r\n\r\n");
+    return body == std::string::npos ? "no answer: " + ec.message() : answer.substr(body + 4);
+  };
+  EXPECT_EQ(http_over(true), "https /dbs");
+  EXPECT_EQ(http_over(false), "http /dbs");
+}
+
 // Reads until the connection ends; true when it ended (nothing more came).
 bool Closed(Client& client) {
   for (;;) {

@@ -35,7 +35,8 @@ import org.testcontainers.utility.DockerImageName;
  * only the image name changed to the locally built cosmos-emulator image (system property
  * cosmos.image). The module exposes 8081, waits for the log line matching {@code .*Started\r\n$},
  * and builds a PKCS12 key store from {@code GET /_explorer/emulator.pem}; the key store becomes the
- * JVM's trust store and a Gateway-mode CosmosClient writes, reads and queries.
+ * JVM's trust store and a Gateway-mode CosmosClient writes, reads and queries; then a Direct-mode
+ * client (the SDK's default) does the same through the one published port.
  */
 class CosmosDBEmulatorModuleTest {
 
@@ -109,6 +110,32 @@ class CosmosDBEmulatorModuleTest {
                 coll.queryItems("SELECT VALUE c.id FROM c ORDER BY c.n DESC", new CosmosQueryRequestOptions(), String.class)
                         .forEach(ordered::add);
                 assertEquals(List.of("c", "b", "a"), ordered, "cross-partition ORDER BY query");
+
+                // Direct mode, the SDK's default: the module publishes the gateway's port alone (8081,
+                // mapped to a random host port), and the address feed sends the client back to that
+                // same published port, which serves RNTBD too.
+                try (CosmosClient direct = new CosmosClientBuilder()
+                        .directMode()
+                        .endpointDiscoveryEnabled(false)
+                        .endpoint(emulator.getEmulatorEndpoint())
+                        .key(emulator.getEmulatorKey())
+                        .buildClient()) {
+                    CosmosContainer dc = direct.getDatabase("tcdb").getContainer("items");
+                    ObjectNode item = JSON.createObjectNode().put("id", "d").put("pk", "p4").put("n", 4);
+                    CosmosItemResponse<ObjectNode> created = dc.createItem(item);
+                    assertEquals(201, created.getStatusCode(), "create item in Direct mode");
+                    String replica = "rntbd://" + emulator.getHost() + ":" + emulator.getMappedPort(8081) + "/";
+                    String diagnostics = created.getDiagnostics().toString();
+                    assertTrue(diagnostics.contains(replica), "Direct mode to " + replica + ": " + diagnostics);
+                    CosmosItemResponse<JsonNode> directRead = dc.readItem("b", new PartitionKey("p2"), JsonNode.class);
+                    assertEquals(2, directRead.getItem().get("n").asInt(), "read item in Direct mode");
+                    assertTrue(directRead.getDiagnostics().toString().contains(replica), "read over Direct mode");
+                    List<String> directOrdered = new ArrayList<>();
+                    dc.queryItems("SELECT VALUE c.id FROM c ORDER BY c.n DESC", new CosmosQueryRequestOptions(), String.class)
+                            .forEach(directOrdered::add);
+                    assertEquals(List.of("c", "d", "b", "a"), directOrdered, "ORDER BY query in Direct mode");
+                    System.out.println("Direct mode through the published port: " + replica);
+                }
 
                 assertTrue(db.delete().getStatusCode() == 204, "delete database");
             }

@@ -14,6 +14,12 @@ import com.azure.cosmos.models.PartitionKey;
 import com.fasterxml.jackson.databind.JsonNode;
 import emulator.harness.Emulator;
 import emulator.harness.Raw;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -83,6 +89,64 @@ class DirectTest extends TestBase {
             String uri = a.get("physcialUri").asText();
             assertTrue(uri.startsWith("rntbd://127.0.0.1:" + emu.directPort + "/") && uri.endsWith("/replicas/1p/"), uri);
         }
+    }
+
+    /**
+     * A port mapping (what Docker and Testcontainers publish): a TCP relay on another port forwards
+     * to the gateway's port, and the client knows only the relay. The address feed then names the
+     * relay's port, and the gateway's port answers the RNTBD that comes through it.
+     */
+    @Test
+    void throughAPortMappingDirectModeUsesTheGatewaysPort() throws Exception {
+        Assumptions.assumeTrue(Emulator.LOCAL, "the emulator's own port");
+        CosmosContainer made = createContainer(uid("c"), "/pk");
+        try (ServerSocket relay = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            Thread acceptor = new Thread(() -> {
+                while (!relay.isClosed()) {
+                    try {
+                        Socket in = relay.accept();
+                        Socket out = new Socket(InetAddress.getLoopbackAddress(), emu.port);
+                        pump(in, out);
+                        pump(out, in);
+                    } catch (IOException e) {
+                        return;
+                    }
+                }
+            });
+            acceptor.setDaemon(true);
+            acceptor.start();
+            String mapped = "https://127.0.0.1:" + relay.getLocalPort();
+            CosmosClient viaRelay = track(new CosmosClientBuilder().endpoint(mapped).key(emu.key).directMode()
+                .consistencyLevel(ConsistencyLevel.SESSION).contentResponseOnWriteEnabled(true).buildClient());
+            CosmosContainer c = direct(viaRelay, made);
+            CosmosItemResponse<JsonNode> created = c.createItem(
+                (JsonNode) obj("id", "m", "pk", "p", "n", 5), new PartitionKey("p"), new CosmosItemRequestOptions());
+            assertEquals(201, created.getStatusCode());
+            String diagnostics = created.getDiagnostics().toString();
+            assertTrue(diagnostics.contains("rntbd://127.0.0.1:" + relay.getLocalPort() + "/"), diagnostics);
+            CosmosItemResponse<JsonNode> read = c.readItem("m", new PartitionKey("p"), JsonNode.class);
+            assertEquals(5, read.getItem().get("n").asInt());
+            assertTrue(read.getDiagnostics().toString().contains("rntbd://127.0.0.1:" + relay.getLocalPort() + "/"));
+            List<JsonNode> all = new ArrayList<>();
+            c.queryItems("SELECT VALUE c.n FROM c", new CosmosQueryRequestOptions(), JsonNode.class).forEach(all::add);
+            assertEquals(List.of(5), all.stream().map(JsonNode::asInt).toList());
+        }
+    }
+
+    /** Copies bytes from one socket to the other until either closes. */
+    private static void pump(Socket from, Socket to) {
+        Thread t = new Thread(() -> {
+            byte[] buffer = new byte[16384];
+            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+                for (int n; (n = in.read(buffer)) > 0; ) out.write(buffer, 0, n);
+            } catch (IOException ignored) {
+                // either side closed
+            } finally {
+                try { from.close(); to.close(); } catch (IOException ignored) { }
+            }
+        });
+        t.setDaemon(true);
+        t.start();
     }
 
     @Test
