@@ -35,6 +35,7 @@
 #include "http/auth.h"
 #include "http/headers.h"
 #include "http/pipeline.h"
+#include "http/replica_address.h"
 #include "http/routes.h"
 #include "json/json.h"
 #include "rntbd/constants.h"
@@ -335,32 +336,18 @@ http::Request MakeHttpRequest(const rntbd::Request& r, const http::Config& confi
 
 // What the ReplicaPath token names (the address feed's paths, handlers/addresses.cpp):
 // /apps/<account>/services/<collection rid | master>/partitions/<range id | M>/replicas/1p.
-struct Replica {
-  bool master = false;
-  std::string collection_rid;
-  std::string range;
-};
-
 CosmosError StaleAddress(int substatus, const std::string& why) {
   return CosmosError(410, substatus, "Gone", errors::Wrap(why));
 }
 
-std::optional<Replica> ReplicaOf(const rntbd::Request& r) {
+std::optional<http::ReplicaPath> ReplicaOf(const rntbd::Request& r) {
   auto path = TokenText(r, rt::kReplicaPath);
   if (!path) return std::nullopt;  // not from an SDK (tests, tools): nothing to check
-  std::vector<std::string_view> parts;
-  for (auto p : util::Split(*path, '/'))
-    if (!p.empty()) parts.push_back(p);
-  if (parts.size() != 8 || parts[0] != "apps" || parts[2] != "services" || parts[4] != "partitions" ||
-      parts[6] != "replicas")
-    // Not an address this emulator hands out (another emulator's, an older one's): 410 with no
-    // substatus makes the SDK refresh its addresses (spec §10.1).
-    throw StaleAddress(0, "The replica path '" + *path + "' is not one of this emulator's addresses.");
-  Replica out;
-  out.master = parts[3] == "master";
-  out.collection_rid = std::string(parts[3]);
-  out.range = std::string(parts[5]);
-  return out;
+  auto replica = http::ParseReplicaPath(*path);
+  // Not an address this emulator hands out (another emulator's, an older one's): 410 with no
+  // substatus makes the SDK refresh its addresses (spec §10.1).
+  if (!replica) throw StaleAddress(0, "The replica path '" + *path + "' is not one of this emulator's addresses.");
+  return replica;
 }
 
 store::ContainerPtr ContainerByRid(store::Account& account, const std::string& rid) {
@@ -394,9 +381,9 @@ void CheckCollectionRid(http::Services& s, const rntbd::Request& r) {
 // PartitionKeyRangeGoneRetryPolicy); one routed by its key gets 1007, CompletingSplit, which the Java
 // client's GoneRetryPolicy retries after reading the ranges again, reads and writes alike (a 1002
 // from a replica is final for a point operation: GoneAndRetryWithRetryPolicy does not retry it).
-void CheckRange(http::Services& s, const rntbd::Request& r, const Replica& replica) {
+void CheckRange(http::Services& s, const rntbd::Request& r, const http::ReplicaPath& replica) {
   if (replica.master) return;
-  store::ContainerPtr c = ContainerByRid(s.account, replica.collection_rid);
+  store::ContainerPtr c = ContainerByRid(s.account, replica.service);
   if (!c) return;  // the container is gone: the request's names say what the gateway answers
   const int gone = TokenText(r, rt::kPartitionKeyRangeId) ? 1002 : 1007;
   if (!c->PartitionById(replica.range))
@@ -417,13 +404,13 @@ void CheckRange(http::Services& s, const rntbd::Request& r, const Replica& repli
 // The partition's current LSN, at least 1 (the Java client's StoreReader needs lsn >= 0 and a
 // quorum-acked LSN equal to it, client §3.3): the gateway's lsn header; else the addressed range's;
 // else, for the master partition, the account's metadata counter (it grows with every change).
-int64_t PartitionLsn(http::Services& s, const std::optional<Replica>& replica, const http::Response& res) {
+int64_t PartitionLsn(http::Services& s, const std::optional<http::ReplicaPath>& replica, const http::Response& res) {
   int64_t lsn = 0;
   if (auto it = res.find(hd::kLsn); it != res.end())
     lsn = util::ParseInteger<int64_t>(std::string_view(it->value().data(), it->value().size())).value_or(0);
   if (lsn <= 0 && replica && replica->master) lsn = static_cast<int64_t>(s.account.counters().etags);
   if (lsn <= 0 && replica && !replica->master) {
-    auto c = ContainerByRid(s.account, replica->collection_rid);
+    auto c = ContainerByRid(s.account, replica->service);
     const auto* p = c ? c->PartitionById(replica->range) : nullptr;
     lsn = p ? static_cast<int64_t>(p->lsn()) : static_cast<int64_t>(store::MaxLsnIssued());
   }
@@ -433,7 +420,7 @@ int64_t PartitionLsn(http::Services& s, const std::optional<Replica>& replica, c
 // Checks the replica the request addressed (its ReplicaPath, `replica` once read) and the
 // container its CollectionRid names. A stale address is only told to a client whose signature
 // holds (the pipeline checks it again, with the rest of the request).
-void CheckAddress(http::Services& s, const rntbd::Request& r, const http::Request& req, std::optional<Replica>& replica) {
+void CheckAddress(http::Services& s, const rntbd::Request& r, const http::Request& req, std::optional<http::ReplicaPath>& replica) {
   try {
     replica = ReplicaOf(r);
     CheckCollectionRid(s, r);
@@ -541,7 +528,7 @@ void AddReplicaTokens(rntbd::Tokens& out, int64_t lsn, std::optional<int64_t> it
 // the range's at its LSN. The Java client's session read keeps an error (a 400, a 404) only when it
 // carries a session token at least as new as the request's; without one the error becomes
 // 404/1002, "The read session is not available" (StoreReader.readMultipleReplicaAsync).
-void AddSessionTokens(rntbd::Tokens& out, const http::Response& res, const std::optional<Replica>& replica,
+void AddSessionTokens(rntbd::Tokens& out, const http::Response& res, const std::optional<http::ReplicaPath>& replica,
                       int64_t lsn) {
   const std::string addressed = replica ? replica->range : "";
   std::string range;
@@ -557,7 +544,7 @@ void AddSessionTokens(rntbd::Tokens& out, const http::Response& res, const std::
   if (!range.empty()) out.list.push_back(rntbd::Token::String(st::kPartitionKeyRangeId, range));
 }
 
-rntbd::Response ToRntbd(const http::Response& res, int64_t lsn, const std::optional<Replica>& replica) {
+rntbd::Response ToRntbd(const http::Response& res, int64_t lsn, const std::optional<http::ReplicaPath>& replica) {
   rntbd::Response out;
   out.status = res.result_int();
   if (!res.body().empty()) out.body = res.body();
@@ -612,7 +599,7 @@ bool AnswersAtOnce(const rntbd::Request& request, const http::Config&, bool item
 
 rntbd::Response Handle(http::Services& services, const rntbd::Request& request,
                        const server::Connection& connection) {
-  std::optional<Replica> replica;
+  std::optional<http::ReplicaPath> replica;
   http::Response res;
   try {
     http::Request req = MakeHttpRequest(request, services.config);

@@ -1,8 +1,8 @@
 // GET / : the database account the SDKs bootstrap from.
 #include "charge/charge.h"
-#include "handlers/common.h"
 #include "handlers/handlers.h"
 #include "http/emulator_pages.h"
+#include "http/replica_address.h"
 #include "json/json.h"
 #include "util/util.h"
 
@@ -35,7 +35,7 @@ Result ReadAccount(Services& s, RequestContext& ctx) {
   d.AddMember("_self", "", a);
   // What the vNext image answers, which the .NET Testcontainers module's test asserts; not "localhost"
   // (the classic image's): an account of that id makes the SDKs read it again before every operation.
-  d.AddMember("id", rapidjson::StringRef(kAccountId), a);
+  d.AddMember("id", rapidjson::StringRef(http::kAccountId), a);
   d.AddMember("_rid", json::Value(host.c_str(), a), a);
   d.AddMember("media", "//media/", a);
   d.AddMember("addresses", "//addresses/", a);

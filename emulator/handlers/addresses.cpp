@@ -13,6 +13,7 @@
 #include "common/errors.h"
 #include "handlers/common.h"
 #include "handlers/handlers.h"
+#include "http/replica_address.h"
 #include "json/json.h"
 #include "util/util.h"
 
@@ -59,8 +60,7 @@ void CheckProtocolFilter(const RequestContext& ctx) {
 void AddAddress(json::Document& d, json::Value& list, const std::string& base, const std::string& service,
                 const std::string& range, const std::string& rid) {
   auto& a = d.GetAllocator();
-  const std::string uri = base + "/apps/" + kAccountId + "/services/" + service + "/partitions/" + range +
-                          "/replicas/1p/";
+  const std::string uri = base + http::ReplicaPathText(service, range);
   json::Value e(rapidjson::kObjectType);
   e.AddMember("isPrimary", true, a);
   e.AddMember("protocol", "rntbd", a);
@@ -73,21 +73,17 @@ void AddAddress(json::Document& d, json::Value& list, const std::string& base, c
   list.PushBack(e, a);
 }
 
-// The container `$resolveFor` names ("dbs/{dbRid}/colls/{collRid}/docs"); null for the master
-// ("dbs"). 400 for anything else, 404 when the container does not exist (the SDKs then refresh
-// their collection cache).
+// The container `$resolveFor` names; null for the master. 400 for anything else, 404 when the
+// container does not exist (the SDKs then refresh their collection cache).
 store::ContainerPtr ResolveFor(Services& s, const RequestContext& ctx) {
-  const std::string resolve_for = ctx.QueryParam("$resolveFor").value_or("");
-  std::vector<std::string> parts;
-  for (auto p : util::Split(resolve_for, '/'))
-    if (!p.empty()) parts.emplace_back(p);
-  if (parts.size() == 1 && parts[0] == "dbs") return nullptr;
-  if ((parts.size() != 4 && parts.size() != 5) || parts[0] != "dbs" || parts[2] != "colls" ||
-      (parts.size() == 5 && parts[4] != "docs"))
+  const std::string text = ctx.QueryParam("$resolveFor").value_or("");
+  const auto resolve_for = http::ParseResolveFor(text);
+  if (!resolve_for)
     throw errors::BadRequest("$resolveFor must be dbs (the master partition) or dbs/{dbRid}/colls/{collRid}/docs, not '" +
-                             resolve_for + "'.");
-  auto db = s.account.FindDatabaseByRid(parts[1]);
-  auto c = db ? db->FindContainerByRid(parts[3]) : nullptr;
+                             text + "'.");
+  if (resolve_for->master) return nullptr;
+  auto db = s.account.FindDatabaseByRid(resolve_for->db_rid);
+  auto c = db ? db->FindContainerByRid(resolve_for->coll_rid) : nullptr;
   if (!c) throw MetadataNotFound();
   return c;
 }

@@ -90,9 +90,6 @@ std::vector<std::string> Page(const http::RequestContext& ctx, std::vector<std::
 
 // The most physical partitions the emulator's own container-create header may ask for.
 inline constexpr int kMaxPartitionCount = 1024;
-// The account's id: what the vNext image answers (the .NET Testcontainers module's test asserts it);
-// also the account's name in Direct mode's replica addresses (handlers/addresses.cpp).
-inline constexpr const char* kAccountId = "cosmosdev";
 
 // Manual RU/s, or an autoscale maximum, as the service accepts them (store::Throughput's limits);
 // 400 with the service's message otherwise.

@@ -6,6 +6,7 @@
 
 #include "common/errors.h"
 #include "http/headers.h"
+#include "http/replica_address.h"
 #include "http/rid_links.h"
 #include "json/json.h"
 #include "store/partition_key.h"
@@ -263,13 +264,10 @@ bool IsAddressFeed(const std::vector<std::string>& segments) {
 }
 
 ResourceAddress AddressFeedAddress(const RequestContext& ctx) {
-  const std::string resolve_for = ctx.QueryParam("$resolveFor").value_or("dbs");
-  std::vector<std::string> parts;
-  for (auto p : util::Split(resolve_for, '/'))
-    if (!p.empty()) parts.emplace_back(p);
-  if (parts.size() >= 4 && parts[0] == "dbs" && parts[2] == "colls") return {"docs", util::ToLower(parts[3])};
-  if (parts.size() == 1 && parts[0] == "dbs") return {"dbs", ""};
-  return {"docs", ""};  // nothing a client signs: 401, and the handler's 400 is never reached
+  const auto resolve_for = ParseResolveFor(ctx.QueryParam("$resolveFor").value_or("dbs"));
+  if (!resolve_for) return {"docs", ""};  // nothing a client signs: 401, before the feed's 400
+  if (resolve_for->master) return {"dbs", ""};
+  return {"docs", util::ToLower(resolve_for->coll_rid)};
 }
 
 }  // namespace

@@ -378,6 +378,17 @@ TEST_F(DirectBridgeTest, AGoneOrWrongRangeIs410With1007ByKeyAnd1002ByRangeId) {
   EXPECT_EQ(Int(answer, st::kSubStatus, TokenType::kULong), 1002);
   // Addressed to the child that holds the key: served.
   EXPECT_EQ(Send(Write(op::kCreate, "a", R"({"id":"d1","pk":"a"})")).status, 201u);
+  // A replica path this emulator never hands out (another emulator's): 410 with no substatus, so
+  // the SDK reads the addresses again.
+  for (const std::string foreign : {"/apps/other/services/x/partitions/0", "/replicas/1p", "not-a-path"}) {
+    auto req = Write(op::kCreate, "a", R"({"id":"d2","pk":"a"})");
+    for (auto& t : req.tokens.list)
+      if (t.id == rt::kReplicaPath) t.bytes = foreign;
+    answer = Send(req);
+    EXPECT_EQ(answer.status, 410u) << foreign;
+    const Token* sub = Find(answer, st::kSubStatus);
+    EXPECT_TRUE(!sub || sub->integer == 0) << foreign;
+  }
 }
 
 TEST_F(DirectBridgeTest, FaultRulesDropTheConnectionOrDelayTheAnswer) {
