@@ -503,6 +503,11 @@ cosmos::server::RequestHandler Gateway(cosmos::http::Services& services, LogLeve
   };
 }
 
+// Direct mode on the gateway's port too: it is on, and the gateway's port serves TLS.
+bool DirectOnGatewayPort(const Settings& s) {
+  return s.direct_port.has_value() && s.protocol != cosmos::server::Protocol::kHttp;
+}
+
 // Serving: the gateway, the health port and the explorer port bound; exits 2 when one cannot be.
 // `gateway` and `config` are used by the listeners until the server stops.
 void Listen(cosmos::server::Server& server, const Settings& s, cosmos::http::Config& config,
@@ -521,7 +526,7 @@ void Listen(cosmos::server::Server& server, const Settings& s, cosmos::http::Con
     };
     // With Direct mode on and TLS on the gateway's port, that port serves RNTBD too: the address
     // feed names it to a client that reached the gateway through a port mapping (docs/direct-mode.md).
-    config.direct_on_gateway_port = s.direct_port.has_value() && s.protocol != cosmos::server::Protocol::kHttp;
+    config.direct_on_gateway_port = DirectOnGatewayPort(s);
     if (config.direct_on_gateway_port)
       server.Listen(s.host, s.port, s.protocol, gateway, gateway_at_once, direct, direct_at_once);
     else
@@ -550,14 +555,16 @@ void Listen(cosmos::server::Server& server, const Settings& s, cosmos::http::Con
                         all);
     }
     if (listeners.explorer) {
+      // It proxies the gateway, so a client may take it for the gateway: with TLS it serves RNTBD
+      // too, as the address feed then names it.
+      const bool direct_too = config.direct_on_gateway_port && listeners.explorer_protocol != cosmos::server::Protocol::kHttp;
       listeners.explorer_index = server.Listen(
           s.host, *s.explorer_port, listeners.explorer_protocol,
           [&config, &gateway](const cosmos::server::Request& req, const cosmos::server::Connection& c) {
             return cosmos::http::HandleExplorerPort(config, req, c.secure, [&] { return gateway(req, c); });
           },
-          [item_writes_at_once](const cosmos::http::Request& req) {
-            return cosmos::http::AnswersAtOnce(req, item_writes_at_once);
-          });
+          gateway_at_once, direct_too ? direct : cosmos::server::RntbdHandler{},
+          direct_too ? direct_at_once : cosmos::server::RntbdAnswersAtOnce{});
     }
   } catch (const std::exception& e) {
     Fail("cannot listen on " + s.host + ": " + e.what());
@@ -621,8 +628,13 @@ void PrintReady(const Settings& s, const cosmos::server::Server& server, const L
     Line(std::cout, std::string("Explorer page on: ") +
                         Url(listeners.explorer_protocol == cosmos::server::Protocol::kHttp ? "http" : "https", s.host,
                             server.port(listeners.explorer_index)) + "/");
-  if (s.direct_port && s.log_level >= LogLevel::kInfo)
-    Line(std::cout, "Direct mode on: " + Url("rntbd", s.host, server.port(listeners.direct_index)));
+  // The address feed's port first: the gateway's when it serves RNTBD too.
+  if (s.direct_port && s.log_level >= LogLevel::kInfo) {
+    const bool on_gateway = DirectOnGatewayPort(s);
+    Line(std::cout, "Direct mode on: " + Url("rntbd", s.host, on_gateway ? port : server.port(listeners.direct_index)));
+    if (on_gateway)
+      Line(std::cout, "Direct mode also on: " + Url("rntbd", s.host, server.port(listeners.direct_index)));
+  }
   Line(std::cout, "Started", "\r\n");
 }
 

@@ -1,7 +1,7 @@
 // GET /addresses/ (also //addresses/, as .NET asks): Direct mode's address feed, where the SDKs
 // learn which replica serves each partition key range (direct-mode-client.md §1.2-1.4). The
-// emulator has one replica per range, the primary, on the Direct port of the host the client used
-// to reach the gateway. Its URI's path is ours and comes back as the ReplicaPath token of every
+// emulator has one replica per range, the primary, at the host and port the client used to reach
+// the gateway (which serves RNTBD too), or on the Direct port when the gateway serves plain HTTP. Its URI's path is ours and comes back as the ReplicaPath token of every
 // RNTBD request (direct/bridge.cpp reads it):
 //   rntbd://<host>:<port>/apps/<account>/services/<collection rid>/partitions/<range id>/replicas/1p/
 //   rntbd://<host>:<port>/apps/<account>/services/master/partitions/M/replicas/1p/   (the master)
@@ -21,9 +21,9 @@ namespace cosmos::handlers {
 namespace {
 
 // "rntbd://host:port" for the endpoint the client used to reach the gateway ("https://host:port/";
-// "[::1]" keeps its brackets). The port is the Direct port, unless the client reached the gateway
-// at another port than the one it listens on (a container's published port, a public endpoint)
-// and the gateway's port serves RNTBD too: then that same port, the one the client can reach.
+// "[::1]" keeps its brackets). When the gateway's port serves RNTBD too (TLS on it), that same
+// port: the one the client is known to reach, whatever maps it (a container's published port, a
+// public endpoint). Otherwise (a gateway serving plain HTTP only) the Direct port.
 std::string ReplicaBase(const Services& s, const std::string& endpoint) {
   size_t start = endpoint.find("://");
   const std::string scheme = start == std::string::npos ? "https" : endpoint.substr(0, start);
@@ -32,11 +32,10 @@ std::string ReplicaBase(const Services& s, const std::string& endpoint) {
   const std::string authority = endpoint.substr(start, end == std::string::npos ? std::string::npos : end - start);
   const size_t host_end = !authority.empty() && authority[0] == '[' ? authority.find(']') + 1 : authority.find(':');
   const std::string host = authority.substr(0, host_end);
+  if (!s.config.direct_on_gateway_port) return "rntbd://" + host + ":" + std::to_string(s.config.direct_port);
   std::string port = host_end < authority.size() && authority[host_end] == ':' ? authority.substr(host_end + 1) : "";
   if (port.empty()) port = scheme == "http" ? "80" : "443";
-  const bool mapped = port != s.config.gateway_port;
-  return "rntbd://" + host + ":" +
-         (mapped && s.config.direct_on_gateway_port ? port : std::to_string(s.config.direct_port));
+  return "rntbd://" + host + ":" + port;
 }
 
 // The only protocol served is rntbd: `$filter=protocol eq https` (the SDKs' Direct over HTTPS) is

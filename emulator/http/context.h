@@ -58,9 +58,9 @@ struct Config {
   // The port Direct mode (RNTBD over TLS) listens on, which the address feed (GET /addresses/)
   // hands out; 0: Direct mode is off, and the feed answers 400 (docs/direct-mode.md).
   uint16_t direct_port = 0;
-  // The gateway's port serves RNTBD too (TLS on it and Direct mode on): the address feed names it
-  // when the client reached the gateway at another port than the one it listens on (a port
-  // mapping, a public endpoint), since only the gateway's port is then known to reach it.
+  // The gateway's port serves RNTBD too (TLS on it and Direct mode on): the address feed names the
+  // port the client reached the gateway at, the one port known to reach the emulator whatever maps
+  // it (a container's published port, a public endpoint); direct_port only when this is false.
   bool direct_on_gateway_port = false;
 };
 

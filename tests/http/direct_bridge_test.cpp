@@ -481,10 +481,10 @@ TEST_F(AddressFeedTest, TheMasterPartitionAsDotNetAsksForIt) {
             "rntbd://localhost:10253/apps/cosmosdev/services/master/partitions/M/replicas/1p/");
 }
 
-// Through a port mapping (a container's published port), only the gateway's port is known to reach
-// the emulator: when it serves RNTBD too, the feed names the port the client used; the gateway's own
-// port keeps the Direct port.
-TEST_F(AddressFeedTest, APortMappedClientIsSentToTheGatewaysPortWhenItServesRntbd) {
+// The gateway's port serves RNTBD too: the feed names the host and port the client reached the
+// gateway at, the one port known to reach the emulator whatever maps it (a container's published
+// port); the Direct port only when the gateway's port does not serve RNTBD (plain HTTP only).
+TEST_F(AddressFeedTest, TheFeedNamesThePortTheClientReachedTheGatewayAtWhenItServesRntbd) {
   config_.gateway_port = "8081";
   auto uri_for = [&](const std::string& host) {
     auto req = Build(bh::verb::get, "/addresses/?" + ResolveFor() + "&$partitionKeyRangeIds=0", "", {}, NoSignature());
@@ -502,8 +502,8 @@ TEST_F(AddressFeedTest, APortMappedClientIsSentToTheGatewaysPortWhenItServesRntb
   EXPECT_EQ(uri_for("localhost:32771"), "rntbd://localhost:10253" + path);  // the gateway's port has no RNTBD
   config_.direct_on_gateway_port = true;
   EXPECT_EQ(uri_for("localhost:32771"), "rntbd://localhost:32771" + path);
-  EXPECT_EQ(uri_for("10.0.0.7:8081"), "rntbd://10.0.0.7:10253" + path);
-  EXPECT_EQ(uri_for("localhost:8081"), "rntbd://127.0.0.1:10253" + path);
+  EXPECT_EQ(uri_for("10.0.0.7:8081"), "rntbd://10.0.0.7:8081" + path);
+  EXPECT_EQ(uri_for("localhost:8081"), "rntbd://127.0.0.1:8081" + path);
   EXPECT_EQ(uri_for("[::1]:40000"), "rntbd://[::1]:40000" + path);
   // No port: the scheme's (this fixture's requests come over plain HTTP).
   EXPECT_EQ(uri_for("cosmos.example"), "rntbd://cosmos.example:80" + path);
