@@ -1,6 +1,7 @@
 // Bind: resolves the names of a parsed query against its FROM aliases, functions against the
 // registry, parameters against the request, and aggregates to accumulator slots.
 #include <algorithm>
+#include <limits>
 #include <unordered_set>
 
 #include "common/errors.h"
@@ -264,9 +265,13 @@ std::shared_ptr<Plan> Binder::BindQuery(const sql::Query& q, bool top_level) {
       plan->order_by_text.push_back(sql::ToString(*s.expr));
       continue;
     }
-    if (!rules::IsDocumentPath(*s.expr)) {
-      throw errors::BadRequest(
-          "Unsupported ORDER BY clause. ORDER BY item expression could not be mapped to a document path.");
+    switch (rules::ClassifyOrderBy(*s.expr, q)) {
+      case rules::OrderByTarget::kDocument: break;
+      case rules::OrderByTarget::kNotDocument:
+        throw errors::BadRequest(
+            "Unsupported ORDER BY clause. ORDER BY item expression could not be mapped to a document path.");
+      case rules::OrderByTarget::kCorrelated:
+        throw errors::BadRequest("Order-by over correlated collections is not supported.");
     }
     const store::ComputedProperty* cp = ComputedOf(*s.expr);
     plan->order_by.push_back({BindExpr(*s.expr), s.descending, cp != nullptr ? cp->name : std::string()});
@@ -307,6 +312,10 @@ Node Binder::BindExpr(const Expr& e) {
     case ExprKind::kParameter: return Constant(Parameter(e.name, e.loc));
     case ExprKind::kName: {
       auto slot = Resolve(e.name);
+      // NaN and Infinity are the numbers of those names wherever no alias takes the name
+      // (learn.microsoft.com "TOSTRING": TOSTRING(NaN) is "NaN", TOSTRING(Infinity) "Infinity").
+      if (!slot && e.name == "NaN") return Constant(arena_.Number(std::numeric_limits<double>::quiet_NaN()));
+      if (!slot && e.name == "Infinity") return Constant(arena_.Number(std::numeric_limits<double>::infinity()));
       if (!slot) throw At(e.loc, "SC2001", "Identifier '" + e.name + "' could not be resolved.");
       n.op = Node::Op::kVar;
       n.slot = *slot;
