@@ -658,6 +658,19 @@ describe("language fidelity (issue 39)", () => {
     assert.match(computed.body.message, /ORDER BY item expression could not be mapped to a document path/);
   });
 
+  it("a member indexer that reads the row is refused (SC2990)", async () => {
+    const err = await expectError(
+      () => container.items.query("SELECT VALUE [1, 2, 3][c.x] FROM c", { partitionKey: "alpha" }).fetchAll(),
+      400,
+      "BadRequest",
+    );
+    assert.match(err.body.message, /"code":"SC2990"/);
+    assert.deepEqual(
+      await all({ query: "SELECT VALUE [10, 20, 30][@i]", parameters: [{ name: "@i", value: 2 }] }),
+      [30],
+    );
+  });
+
   it("DOCUMENTID(root) is the item's number within its partition (the item part of its _rid)", async () => {
     const rows = await all("SELECT c._rid, DOCUMENTID(c) AS d FROM c WHERE DOCUMENTID(c) > 0", { partitionKey: "alpha" });
     assert.equal(rows.length, DOCS.filter((d) => d.pk === "alpha").length);
