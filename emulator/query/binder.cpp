@@ -421,11 +421,11 @@ Node Binder::BindExpr(const Expr& e) {
       return n;
     }
     case ExprKind::kUdfCall:
-      if (!udfs_ || !udfs_->Has(e.name)) {
-        throw At(e.loc, "SC2005", "'udf." + e.name + "' is not a recognized user-defined function name.");
-      }
+      if (!udfs_) throw At(e.loc, "SC2005", "'udf." + e.name + "' is not a recognized user-defined function name.");
       n.op = Node::Op::kUdf;
       n.name = e.name;
+      n.unresolved = !udfs_->Has(e.name);
+      n.loc = e.loc;
       break;
     case ExprKind::kSubquery:
     case ExprKind::kExists:

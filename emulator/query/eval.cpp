@@ -312,6 +312,10 @@ Val Eval(const Node& n, EvalContext& cx) {
       return n.fn->fn(cx.fn, span);
     }
     case Node::Op::kUdf: {
+      if (n.unresolved) {
+        throw errors::QueryError("SC2005", n.loc.start, n.loc.end,
+                                 "'udf." + n.name + "' is not a recognized user-defined function name.");
+      }
       std::vector<Val> args;
       args.reserve(n.kids.size());
       for (const auto& k : n.kids) args.push_back(Eval(k, cx));

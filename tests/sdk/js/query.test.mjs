@@ -680,6 +680,16 @@ describe("language fidelity (issue 39)", () => {
     }
   });
 
+  it("an unknown udf.X fails only when a row calls it", async () => {
+    assert.deepEqual(await all("SELECT VALUE udf.nope(c.n) FROM c WHERE c.n < 0", { partitionKey: "alpha" }), []);
+    const err = await expectError(
+      () => container.items.query("SELECT VALUE udf.nope(c.n) FROM c", { partitionKey: "alpha" }).fetchAll(),
+      400,
+      "BadRequest",
+    );
+    assert.match(err.body.message, /'udf\.nope' is not a recognized user-defined function name\./);
+  });
+
   it("NaN and Infinity are literals", async () => {
     assert.deepEqual(await all("SELECT VALUE [TOSTRING(NaN), TOSTRING(Infinity)]"), [["NaN", "Infinity"]]);
   });
