@@ -1,6 +1,7 @@
 // Bind: resolves the names of a parsed query against its FROM aliases, functions against the
 // registry, parameters against the request, and aggregates to accumulator slots.
 #include <algorithm>
+#include <limits>
 #include <unordered_set>
 
 #include "common/errors.h"
@@ -62,6 +63,8 @@ class Binder {
   }
   Val Parameter(const std::string& name, const sql::Location& loc);
   std::optional<int> Resolve(const std::string& name) const;
+  // True when `e` reads nothing of a row: no FROM alias, subquery, user-defined function or aggregate.
+  bool IsConstant(const Expr& e) const;
   Source BindFrom(const sql::FromItem& item, bool first, bool top_level, int slot);
   Node BindPath(const Expr& path, int root_slot);
   // A computed property `c.name` (or c["name"]) of a document read FROM the container: its
@@ -264,9 +267,13 @@ std::shared_ptr<Plan> Binder::BindQuery(const sql::Query& q, bool top_level) {
       plan->order_by_text.push_back(sql::ToString(*s.expr));
       continue;
     }
-    if (!rules::IsDocumentPath(*s.expr)) {
-      throw errors::BadRequest(
-          "Unsupported ORDER BY clause. ORDER BY item expression could not be mapped to a document path.");
+    switch (rules::ClassifyOrderBy(*s.expr, q)) {
+      case rules::OrderByTarget::kDocument: break;
+      case rules::OrderByTarget::kNotDocument:
+        throw errors::BadRequest(
+            "Unsupported ORDER BY clause. ORDER BY item expression could not be mapped to a document path.");
+      case rules::OrderByTarget::kCorrelated:
+        throw errors::BadRequest("Order-by over correlated collections is not supported.");
     }
     const store::ComputedProperty* cp = ComputedOf(*s.expr);
     plan->order_by.push_back({BindExpr(*s.expr), s.descending, cp != nullptr ? cp->name : std::string()});
@@ -288,6 +295,25 @@ std::shared_ptr<Plan> Binder::BindQuery(const sql::Query& q, bool top_level) {
   return plan;
 }
 
+bool Binder::IsConstant(const Expr& e) const {
+  switch (e.kind) {
+    case ExprKind::kName: return !Resolve(e.name) && (e.name == "NaN" || e.name == "Infinity");
+    case ExprKind::kSubquery:
+    case ExprKind::kExists:
+    case ExprKind::kArraySubquery:
+    case ExprKind::kAggregateSubquery:
+    case ExprKind::kUdfCall: return false;
+    case ExprKind::kCall:
+      if (rules::AggregateOf(e)) return false;
+      break;
+    default: break;
+  }
+  for (const auto& a : e.args) {
+    if (!IsConstant(*a)) return false;
+  }
+  return true;
+}
+
 Node Binder::BindExpr(const Expr& e) {
   Node n;
   auto kids = [&](size_t from = 0) {
@@ -307,6 +333,10 @@ Node Binder::BindExpr(const Expr& e) {
     case ExprKind::kParameter: return Constant(Parameter(e.name, e.loc));
     case ExprKind::kName: {
       auto slot = Resolve(e.name);
+      // NaN and Infinity are the numbers of those names wherever no alias takes the name
+      // (learn.microsoft.com "TOSTRING": TOSTRING(NaN) is "NaN", TOSTRING(Infinity) "Infinity").
+      if (!slot && e.name == "NaN") return Constant(arena_.Number(std::numeric_limits<double>::quiet_NaN()));
+      if (!slot && e.name == "Infinity") return Constant(arena_.Number(std::numeric_limits<double>::infinity()));
       if (!slot) throw At(e.loc, "SC2001", "Identifier '" + e.name + "' could not be resolved.");
       n.op = Node::Op::kVar;
       n.slot = *slot;
@@ -320,6 +350,13 @@ Node Binder::BindExpr(const Expr& e) {
       return n;
     case ExprKind::kIndex:
       if (auto cp = BindComputed(e)) return std::move(*cp);
+      // The service indexes only by a constant (a literal or a parameter): a member indexer that
+      // reads the row, such as [1, 2, 3][c.x], is its SC2990 (issue 39; the message is ours).
+      if (!IsConstant(*e.args[1])) {
+        throw At(e.args[1]->loc, "SC2990",
+                 "The member indexer expression '" + sql::ToString(*e.args[1]) +
+                     "' is not supported: an indexer must be a constant, such as a literal or a parameter.");
+      }
       n.op = Node::Op::kIndex;
       break;
     case ExprKind::kUnary:
@@ -384,11 +421,11 @@ Node Binder::BindExpr(const Expr& e) {
       return n;
     }
     case ExprKind::kUdfCall:
-      if (!udfs_ || !udfs_->Has(e.name)) {
-        throw At(e.loc, "SC2005", "'udf." + e.name + "' is not a recognized user-defined function name.");
-      }
+      if (!udfs_) throw At(e.loc, "SC2005", "'udf." + e.name + "' is not a recognized user-defined function name.");
       n.op = Node::Op::kUdf;
       n.name = e.name;
+      n.unresolved = !udfs_->Has(e.name);
+      n.loc = e.loc;
       break;
     case ExprKind::kSubquery:
     case ExprKind::kExists:
@@ -429,6 +466,18 @@ void Binder::BindVectorDistance(const Expr& e, Node& n) {
       if (util::EqualsIgnoreCase(options.keys[i], "dataType") && (!text || !store::ParseVectorDataType(value.literal.text)))
         throw errors::BadRequest("The dataType given to VectorDistance, " + sql::ToString(value) +
                                  ", is not valid: use float32, float16, int8 or uint8.");
+      // A negative search list size multiplier is the service's SC2213 (issue 39; its message text
+      // is not in any recording we have, so this one is ours).
+      const bool negated = value.kind == ExprKind::kUnary && value.unary_op == sql::UnaryOp::kMinus &&
+                           value.args[0]->kind == ExprKind::kLiteral &&
+                           value.args[0]->literal.kind == sql::Literal::Kind::kNumber &&
+                           value.args[0]->literal.number > 0;
+      const bool negative_literal = value.kind == ExprKind::kLiteral &&
+                                    value.literal.kind == sql::Literal::Kind::kNumber && value.literal.number < 0;
+      if (util::EqualsIgnoreCase(options.keys[i], "searchListSizeMultiplier") && (negated || negative_literal))
+        throw At(value.loc, "SC2213",
+                 "The searchListSizeMultiplier given to VectorDistance, " + sql::ToString(value) +
+                     ", is not valid: it must be a positive integer.");
     }
   }
   if (vectors_ == nullptr) return;

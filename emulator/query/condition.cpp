@@ -164,8 +164,8 @@ class Evaluator {
     const json::Value& a = *l.v;
     const json::Value& b = *r.v;
     if (op == "=" || op == "!=" || op == "<>") {
-      if (!SameKind(a, b)) return std::nullopt;
-      bool eq = json::Equal(a, b);
+      // Values of different types are unequal, as in the query engine (eval.cpp Compare).
+      bool eq = SameKind(a, b) && json::Equal(a, b);
       return op == "=" ? eq : !eq;
     }
     int c;

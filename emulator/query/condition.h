@@ -1,5 +1,6 @@
 // Patch conditions ("FROM c WHERE <predicate>") evaluated against one document, with Cosmos
-// semantics: comparisons of mismatched types are undefined, and only a true predicate passes.
+// semantics: = and != between values of different types are false and true, ordering comparisons
+// of mismatched types are undefined, and only a true predicate passes.
 //
 // This covers the predicate subset patch conditions use (comparisons, AND/OR/NOT, property paths,
 // literals, parentheses, the type-check functions, ARRAY_CONTAINS/STARTSWITH/ENDSWITH/CONTAINS).

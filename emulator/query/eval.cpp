@@ -75,7 +75,9 @@ Val Bitwise(BinaryOp op, Val a, Val b, Arena& arena) {
 Val Compare(BinaryOp op, Val a, Val b) {
   if (a.IsUndefined() || b.IsUndefined()) return Val();
   if (op == BinaryOp::kEq || op == BinaryOp::kNe) {
-    if (a.type() != b.type()) return Val();
+    // Two defined values of different types are unequal (false for =, true for !=), as the
+    // service's engine answers (the .NET SDK's LINQ baselines keep `x != null` rows whose x is
+    // a number or string); only an undefined operand makes the comparison undefined.
     bool eq = Equals(a, b);
     return Arena::Bool(op == BinaryOp::kEq ? eq : !eq);
   }
@@ -310,6 +312,10 @@ Val Eval(const Node& n, EvalContext& cx) {
       return n.fn->fn(cx.fn, span);
     }
     case Node::Op::kUdf: {
+      if (n.unresolved) {
+        throw errors::QueryError("SC2005", n.loc.start, n.loc.end,
+                                 "'udf." + n.name + "' is not a recognized user-defined function name.");
+      }
       std::vector<Val> args;
       args.reserve(n.kids.size());
       for (const auto& k : n.kids) args.push_back(Eval(k, cx));

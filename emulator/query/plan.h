@@ -57,6 +57,11 @@ struct Node {
   std::vector<Node> kids;
   std::vector<std::string> keys;
   std::shared_ptr<const Plan> sub;
+  // kUdf: a function the container does not have. The service resolves a UDF when a row calls it,
+  // so such a call fails (SC2005 at `loc`) only when evaluated: over an empty container, or where
+  // nothing evaluates it, the query runs.
+  bool unresolved = false;
+  sql::Location loc;
 };
 
 // One FROM or JOIN source, binding variable `slot`.

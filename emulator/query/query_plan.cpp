@@ -431,9 +431,9 @@ QueryPlan HybridPlan(const Query& q, const json::Value* params, const store::Par
     if (ContainsAggregate(*p.expr)) throw At(q.loc, "SC2240", "ORDER BY RANK cannot be combined with aggregates.");
   }
   std::optional<int64_t> top, offset, limit;
-  if (q.top) top = ResolveCount(*q.top, params, "TOP");
-  if (q.offset) offset = ResolveCount(*q.offset, params, "OFFSET");
-  if (q.limit) limit = ResolveCount(*q.limit, params, "LIMIT");
+  if (q.top) top = ResolveCount(*q.top, params, "TOP", CountCeiling::kSdkPlan);
+  if (q.offset) offset = ResolveCount(*q.offset, params, "OFFSET", CountCeiling::kSdkPlan);
+  if (q.limit) limit = ResolveCount(*q.limit, params, "LIMIT", CountCeiling::kSdkPlan);
   std::vector<double> weights;
   std::vector<RankComponent> components = RankComponents(q, params, vectors, weights);
   // One component is not fused: the SDK keeps the order its ranges merge to, so it needs the
@@ -740,9 +740,9 @@ QueryPlan BuildQueryPlan(const sql::Query& q, const json::Value* params, const s
   if (q.order_by_rank) return HybridPlan(q, params, pk, vectors, hybrid_skip_order_by_rewrite);
   QueryPlan plan;
   QueryInfo& info = plan.info.emplace();
-  if (q.top) info.top = ResolveCount(*q.top, params, "TOP");
-  if (q.offset) info.offset = ResolveCount(*q.offset, params, "OFFSET");
-  if (q.limit) info.limit = ResolveCount(*q.limit, params, "LIMIT");
+  if (q.top) info.top = ResolveCount(*q.top, params, "TOP", CountCeiling::kSdkPlan);
+  if (q.offset) info.offset = ResolveCount(*q.offset, params, "OFFSET", CountCeiling::kSdkPlan);
+  if (q.limit) info.limit = ResolveCount(*q.limit, params, "LIMIT", CountCeiling::kSdkPlan);
   Shape shape = CheckShape(q);
 
   // The ranges: no FROM reads nothing; otherwise the keys the WHERE clause allows.

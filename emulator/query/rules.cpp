@@ -71,7 +71,13 @@ const FunctionDef& ResolveFunction(const Expr& call) {
 void CheckGrouped(const Expr& e, const std::vector<std::string>& grouped) {
   if (AggregateOf(e)) return;
   if (std::find(grouped.begin(), grouped.end(), sql::ToString(e)) != grouped.end()) return;
-  if (e.kind == ExprKind::kName || e.kind == ExprKind::kMember || e.kind == ExprKind::kIndex) {
+  // Only a path from a FROM alias is a property reference; a member or index of anything else (an
+  // object or array built from group keys, a function's result) is checked through its parts.
+  const Expr* root = &e;
+  while ((root->kind == ExprKind::kMember || root->kind == ExprKind::kIndex) && !root->args.empty()) {
+    root = root->args[0].get();
+  }
+  if (root->kind == ExprKind::kName) {
     throw At(e.loc, "SC2102",
              "Property reference '" + sql::ToString(e) +
                  "' is invalid in the select list because it is not contained in either an aggregate function or "
@@ -140,6 +146,107 @@ bool IsDocumentPath(const Expr& e) {
   if (e.kind == ExprKind::kMember) return IsDocumentPath(*e.args[0]);
   if (e.kind == ExprKind::kIndex) return e.args[1]->kind == ExprKind::kLiteral && IsDocumentPath(*e.args[0]);
   return false;
+}
+
+namespace {
+
+// One step of a document path after its root name: a member name, or a constant index.
+struct PathStep {
+  const Expr* e;  // kMember or kIndex
+  // The member name the step selects, when it selects one (a member, or a string index).
+  std::optional<std::string> Name() const {
+    if (e->kind == ExprKind::kMember) return e->name;
+    const Expr& i = *e->args[1];
+    if (i.kind == ExprKind::kLiteral && i.literal.kind == sql::Literal::Kind::kString) return i.literal.text;
+    return std::nullopt;
+  }
+};
+
+// Splits a document path into its root name and its steps, outermost last.
+const Expr& SplitPath(const Expr& e, std::vector<PathStep>& steps) {
+  const Expr* root = &e;
+  std::vector<PathStep> reversed;
+  while (root->kind == ExprKind::kMember || root->kind == ExprKind::kIndex) {
+    reversed.push_back({root});
+    root = root->args[0].get();
+  }
+  steps.assign(reversed.rbegin(), reversed.rend());
+  return *root;
+}
+
+std::string SourceAlias(const sql::FromItem& item) {
+  if (item.alias) return *item.alias;
+  if (!item.path) return {};
+  const Expr& p = *item.path;
+  if (p.kind == ExprKind::kName || p.kind == ExprKind::kMember) return p.name;
+  if (p.kind == ExprKind::kIndex) return PathStep{&p}.Name().value_or(std::string());
+  return {};
+}
+
+// The name a projection's value has in its row (as the binder names it).
+std::optional<std::string> ProjectionName(const sql::Projection& p) {
+  if (p.alias) return *p.alias;
+  const Expr& e = *p.expr;
+  if (e.kind == ExprKind::kName || e.kind == ExprKind::kMember) return e.name;
+  if (e.kind == ExprKind::kIndex) return PathStep{&e}.Name();
+  return std::nullopt;
+}
+
+OrderByTarget ClassifyPath(const std::string& root, std::vector<PathStep> steps, const sql::Query& q);
+
+// `steps` applied to a row of the subquery `sub`.
+OrderByTarget ClassifyRow(const sql::Query& sub, std::vector<PathStep> steps) {
+  const Expr* value = nullptr;
+  if (sub.select == sql::SelectKind::kValue) {
+    value = sub.value.get();
+  } else if (sub.select == sql::SelectKind::kStar) {
+    if (sub.from.empty()) return OrderByTarget::kNotDocument;
+    return ClassifyPath(SourceAlias(sub.from.front()), std::move(steps), sub);
+  } else {
+    // A row built of projections: the first step names one of them.
+    if (steps.empty()) return OrderByTarget::kNotDocument;
+    const std::optional<std::string> name = steps.front().Name();
+    if (!name) return OrderByTarget::kNotDocument;
+    for (const auto& p : sub.projections) {
+      if (ProjectionName(p) == name) {
+        value = p.expr.get();
+        break;
+      }
+    }
+    if (value == nullptr) return OrderByTarget::kNotDocument;
+    steps.erase(steps.begin());
+  }
+  if (!IsDocumentPath(*value) || ContainsAggregate(*value)) return OrderByTarget::kNotDocument;
+  std::vector<PathStep> inner;
+  const Expr& root = SplitPath(*value, inner);
+  inner.insert(inner.end(), steps.begin(), steps.end());
+  return ClassifyPath(root.name, std::move(inner), sub);
+}
+
+OrderByTarget ClassifyPath(const std::string& root, std::vector<PathStep> steps, const sql::Query& q) {
+  for (size_t i = 0; i < q.from.size(); ++i) {
+    const sql::FromItem& item = q.from[i];
+    if (SourceAlias(item) != root) continue;
+    if (i > 0) {
+      // A JOIN: its values are those of a collection inside each item.
+      if (item.subquery && ClassifyRow(*item.subquery, std::move(steps)) == OrderByTarget::kNotDocument) {
+        return OrderByTarget::kNotDocument;
+      }
+      return OrderByTarget::kCorrelated;
+    }
+    return item.subquery ? ClassifyRow(*item.subquery, std::move(steps)) : OrderByTarget::kDocument;
+  }
+  // Not a FROM alias (the binder refuses an unknown name on its own).
+  return OrderByTarget::kDocument;
+}
+
+}  // namespace
+
+OrderByTarget ClassifyOrderBy(const Expr& e, const sql::Query& q) {
+  if (!IsDocumentPath(e)) return OrderByTarget::kNotDocument;
+  std::vector<PathStep> steps;
+  const Expr& root = SplitPath(e, steps);
+  return ClassifyPath(root.name, std::move(steps), q);
 }
 
 bool IsVectorDistance(const Expr& e) {
@@ -214,7 +321,7 @@ std::optional<const json::Value*> FindParameter(const json::Value* params, std::
   return std::nullopt;
 }
 
-int64_t ResolveCount(const sql::Count& c, const json::Value* params, const char* clause) {
+int64_t ResolveCount(const sql::Count& c, const json::Value* params, const char* clause, CountCeiling ceiling) {
   const std::string what = clause;
   const std::string code = what == "TOP" ? "SC2060" : what == "LIMIT" ? "SC2061" : "SC2062";
   const std::string message = what == "TOP" ? "The count value provided for a TOP clause must be an integer."
@@ -231,7 +338,7 @@ int64_t ResolveCount(const sql::Count& c, const json::Value* params, const char*
   if (!(v >= 0) || v != std::floor(v) || v > static_cast<double>(std::numeric_limits<uint32_t>::max())) {
     throw At(c.loc, code, message);
   }
-  if (v > static_cast<double>(std::numeric_limits<int32_t>::max())) {
+  if (ceiling == CountCeiling::kSdkPlan && v > static_cast<double>(std::numeric_limits<int32_t>::max())) {
     throw At(c.loc, code,
              "The " + what + " value " + sql::FormatNumber(v) + " exceeds the maximum the SDKs accept (2147483647).");
   }

@@ -51,6 +51,17 @@ void CheckSubqueryClauses(const sql::Query& q);
 // ORDER BY items must be document paths: an alias followed by properties and literal indexes.
 bool IsDocumentPath(const sql::Expr& e);
 
+// What an ORDER BY item of `q` sorts by, followed through the FROM sources its path starts from:
+// a path of the items themselves (kDocument; through a FROM subquery, a projection that is itself
+// such a path), something the items do not hold (kNotDocument: a computed value, a function, an
+// aggregate, "Unsupported ORDER BY clause. ORDER BY item expression could not be mapped to a
+// document path.", 2206), or a value of a collection inside each item: a JOIN's iteration, or a
+// JOIN subquery's row (kCorrelated: "Order-by over correlated collections is not supported.", as
+// the .NET SDK's LINQ repro of `JOIN (SELECT DISTINCT VALUE v0 FROM root JOIN v0 IN
+// root["Parents"]) AS v2 ... ORDER BY v2` records against the service).
+enum class OrderByTarget { kDocument, kNotDocument, kCorrelated };
+OrderByTarget ClassifyOrderBy(const sql::Expr& e, const sql::Query& q);
+
 // A call of VectorDistance or _VectorScore (which ORDER BY takes besides document paths: vector
 // search, and the vector components of a hybrid search plan).
 bool IsVectorDistance(const sql::Expr& e);
@@ -73,8 +84,16 @@ std::optional<std::vector<std::string>> PropertyPath(const sql::Expr& e);
 // is declared without a value (undefined).
 std::optional<const json::Value*> FindParameter(const json::Value* params, std::string_view name);
 
+// How large a count may be. The service runs any count up to 4294967295 (its plan rewrites
+// `OFFSET n LIMIT m` to `OFFSET 0 LIMIT n+m` for every range, so a query it runs may carry more than
+// 2147483647); the SDKs refuse a plan whose TOP, OFFSET or LIMIT is above 2147483647
+// (ArgumentOutOfRangeException in the .NET SDK's query-plan baselines), which the query plan
+// answers as a 400 so that no client gets a plan it cannot run.
+enum class CountCeiling { kService, kSdkPlan };
+
 // A TOP, OFFSET or LIMIT count with its parameter resolved; 400 (SC2060 TOP, SC2061 LIMIT, SC2062
-// OFFSET) for anything but an integer from 0 to 2147483647, SC2001 for an undeclared parameter.
-int64_t ResolveCount(const sql::Count& c, const json::Value* params, const char* clause);
+// OFFSET) for anything but an integer from 0 to the ceiling, SC2001 for an undeclared parameter.
+int64_t ResolveCount(const sql::Count& c, const json::Value* params, const char* clause,
+                     CountCeiling ceiling = CountCeiling::kService);
 
 }  // namespace cosmos::query::rules

@@ -115,7 +115,7 @@ TEST_F(QueryBudgetTest, CollectingQueriesUnderATinyPageTimeAnswerEveryRowOnce) {
   const std::vector<std::string> queries = {
       "SELECT c.id, c.n FROM c ORDER BY c.n",
       "SELECT VALUE c.id FROM c ORDER BY c.g DESC",
-      "SELECT c.id, a FROM c JOIN a IN c.arr WHERE a % 5 = 0 ORDER BY a",
+      "SELECT c.id, a FROM c JOIN a IN c.arr WHERE a % 5 = 0 ORDER BY c.g DESC",
       "SELECT TOP 25 c.id FROM c ORDER BY c.n DESC",
       "SELECT c.id FROM c ORDER BY c.n OFFSET 13 LIMIT 40",
       "SELECT DISTINCT VALUE c.g FROM c ORDER BY c.g",
@@ -152,7 +152,7 @@ TEST_F(QueryBudgetTest, CollectionsReadInParallelAnswerWhatOneThreadAnswers) {
   const std::vector<std::string> queries = {
       "SELECT c.id, c.n FROM c ORDER BY c.n",
       "SELECT TOP 25 c.id FROM c ORDER BY c.g DESC",
-      "SELECT c.id, a FROM c JOIN a IN c.arr WHERE a % 5 = 0 ORDER BY a",
+      "SELECT c.id, a FROM c JOIN a IN c.arr WHERE a % 5 = 0 ORDER BY c.g DESC",
       "SELECT DISTINCT VALUE c.g FROM c",
       "SELECT DISTINCT VALUE a FROM c JOIN a IN c.arr",
       "SELECT c.g, COUNT(1) AS n, SUM(c.n) AS s, MIN(c.id) AS lo, MAX(c.n) AS hi, AVG(c.n) AS mean FROM c GROUP BY c.g",

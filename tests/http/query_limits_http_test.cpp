@@ -350,7 +350,7 @@ TEST_F(QueryLimitsTest, OrderByOverLargeJoinAnswers400PastTheMemoryBudget) {
               201);
   }
   config_.query_memory_bytes = 4u << 20;
-  for (const char* q : {"SELECT c.id, a, b FROM c JOIN a IN c.arr JOIN b IN c.arr ORDER BY a",
+  for (const char* q : {"SELECT x.id, x.a, x.b FROM (SELECT c.id, a, b FROM c JOIN a IN c.arr JOIN b IN c.arr) AS x ORDER BY x.id",
                         "SELECT DISTINCT {\"a\": a, \"b\": b} FROM c JOIN a IN c.arr JOIN b IN c.arr",
                         "SELECT a, b, COUNT(1) AS n FROM c JOIN a IN c.arr JOIN b IN c.arr GROUP BY a, b"}) {
     const auto t0 = std::chrono::steady_clock::now();

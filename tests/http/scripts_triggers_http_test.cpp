@@ -305,6 +305,24 @@ TEST_F(ScriptsUdfTest, ThrowingUdfIs400WithItsNumber) {
   EXPECT_EQ(Documents(Query("SELECT VALUE udf.id(c.id) FROM c")), R"(["a","b","c"])");
 }
 
+// The service resolves a UDF when a row calls it (issue 39 item 10: its recordings show no error for
+// an unknown udf.X on an empty container): nothing to evaluate, no error; a row that calls it, 400.
+TEST_F(ScriptsTest, UnknownUdfFailsOnlyWhenARowCallsIt) {
+  auto empty = Query("SELECT udf.nope(c.id) AS x FROM c");
+  ASSERT_EQ(empty.status(), 200) << empty;
+  EXPECT_EQ(Documents(empty), "[]");
+  ASSERT_EQ(Create(R"({"id":"a","pk":"x"})").status(), 201);
+  auto r = Query("SELECT udf.nope(c.id) AS x FROM c");
+  EXPECT_EQ(r.status(), 400) << r;
+  EXPECT_TRUE(Contains(r.Message(), "SC2005")) << r.Message();
+  EXPECT_TRUE(Contains(r.Message(), "'udf.nope' is not a recognized user-defined function name.")) << r.Message();
+  EXPECT_TRUE(Contains(r.Message(), R"("location":{"start":7,"end":21})")) << r.Message();
+  // A filter that no row passes evaluates no projection.
+  auto none = Query("SELECT udf.nope(c.id) AS x FROM c WHERE c.id = 'zz'");
+  ASSERT_EQ(none.status(), 200) << none;
+  EXPECT_EQ(Documents(none), "[]");
+}
+
 TEST_F(ScriptsUdfTest, UnknownUdfIs400) {
   auto r = Query("SELECT udf.nope(c.id) FROM c");
   EXPECT_EQ(r.status(), 400) << r;

@@ -65,6 +65,7 @@ std::span<const FunctionDef> MathFunctions();          // ABS ... TRUNC, NumberB
 std::span<const FunctionDef> StringFunctions();        // CONCAT ... ToString, RegexMatch, StringTo*
 std::span<const FunctionDef> ArrayFunctions();         // ARRAY_CONCAT ... SetIntersect, SetUnion
 std::span<const FunctionDef> ConditionalFunctions();   // IIF
+std::span<const FunctionDef> ItemFunctions();          // DOCUMENTID
 std::span<const FunctionDef> DateTimeFunctions();      // GetCurrentDateTime ... TicksToDateTime
 std::span<const FunctionDef> SpatialFunctions();       // ST_DISTANCE, ST_WITHIN, ST_INTERSECTS, ST_ISVALID...
 std::span<const FunctionDef> VectorFunctions();        // VectorDistance, _VectorScore

@@ -12,8 +12,8 @@ namespace {
 std::unordered_map<std::string, const FunctionDef*> BuildTable() {
   std::unordered_map<std::string, const FunctionDef*> table;
   for (auto family : {TypeCheckingFunctions(), MathFunctions(), StringFunctions(), ArrayFunctions(),
-                      ConditionalFunctions(), DateTimeFunctions(), SpatialFunctions(), VectorFunctions(),
-                      FullTextFunctions()}) {
+                      ConditionalFunctions(), ItemFunctions(), DateTimeFunctions(), SpatialFunctions(),
+                      VectorFunctions(), FullTextFunctions()}) {
     for (const FunctionDef& def : family) table.emplace(util::ToLower(def.name), &def);
   }
   return table;

@@ -341,6 +341,14 @@ describe("cross-partition ORDER BY, TOP, OFFSET LIMIT", () => {
     assert.deepEqual(await all("SELECT VALUE c.id FROM c ORDER BY c.x, c.n OFFSET 0 LIMIT 0", {}, { free: true }), []);
   });
 
+  it("OFFSET n LIMIT 2147483647 (LINQ Skip) runs the plan's own rewrite to LIMIT n+2147483647", async () => {
+    // The service's plan sends every range `OFFSET 0 LIMIT n+m` (QueryPlanBaselineTests.OffsetLimit
+    // "LIMIT value at upper range"), and the range runs it.
+    assert.deepEqual(await all("SELECT VALUE c.id FROM c ORDER BY c.n OFFSET 37 LIMIT 2147483647"), ids(orderedByN().slice(37)));
+    const rest = await all("SELECT VALUE c.id FROM c OFFSET 30 LIMIT 2147483647");
+    assert.equal(rest.length, 10);
+  });
+
   it("OFFSET LIMIT pages with maxItemCount", async () => {
     const { items } = await drain(container.items.query("SELECT VALUE c.n FROM c ORDER BY c.n DESC OFFSET 3 LIMIT 10", { maxItemCount: 4 }), 4);
     assert.deepEqual(items, orderedByN().map((d) => d.n).reverse().slice(3, 13));
@@ -618,6 +626,77 @@ describe("query options", () => {
   it("a query without FROM", async () => {
     assert.deepEqual(await all("SELECT VALUE 1 + 2"), [3]);
     assert.deepEqual(await all("SELECT 'a' AS s, [1, 2] AS arr"), [{ s: "a", arr: [1, 2] }]);
+  });
+});
+
+describe("language fidelity (issue 39)", () => {
+  it("= and != between different types are false and true: `x != null` keeps every non-null value", async () => {
+    // The .NET SDK's LINQ baselines, recorded against the service, keep such rows.
+    const notNull = await all("SELECT VALUE c.id FROM c WHERE c.pk != null AND c.n < 3 ORDER BY c.n");
+    assert.deepEqual(notNull, ids(orderedByN().slice(0, 3)));
+    assert.deepEqual(await all("SELECT VALUE [1 = '1', false = 0, {} = [], null != 0, null = null]"), [[false, false, false, true, true]]);
+    assert.deepEqual(await all("SELECT VALUE COUNT(1) FROM c WHERE c.missing != null"), [0]);
+  });
+
+  it("GROUP BY accepts a select expression made only of group keys", async () => {
+    const rows = await all('SELECT {"a": c.cat}["a"] AS x FROM c GROUP BY c.cat');
+    assert.deepEqual(rows.map((r) => r.x).sort(), [...CATS].sort());
+  });
+
+  it("ORDER BY over a JOIN's collection is refused as the service refuses it", async () => {
+    const err = await expectError(
+      () => container.items.query("SELECT VALUE t FROM c JOIN t IN c.tags ORDER BY t", { partitionKey: "alpha" }).fetchAll(),
+      400,
+      "BadRequest",
+    );
+    assert.match(err.body.message, /Order-by over correlated collections is not supported\./);
+    const computed = await expectError(
+      () => container.items.query("SELECT VALUE x.id FROM (SELECT c.id AS id, c.n * 2 AS m FROM c) AS x ORDER BY x.m", { partitionKey: "alpha" }).fetchAll(),
+      400,
+      "BadRequest",
+    );
+    assert.match(computed.body.message, /ORDER BY item expression could not be mapped to a document path/);
+  });
+
+  it("a member indexer that reads the row is refused (SC2990)", async () => {
+    const err = await expectError(
+      () => container.items.query("SELECT VALUE [1, 2, 3][c.x] FROM c", { partitionKey: "alpha" }).fetchAll(),
+      400,
+      "BadRequest",
+    );
+    assert.match(err.body.message, /"code":"SC2990"/);
+    assert.deepEqual(
+      await all({ query: "SELECT VALUE [10, 20, 30][@i]", parameters: [{ name: "@i", value: 2 }] }),
+      [30],
+    );
+  });
+
+  it("DOCUMENTID(root) is the item's number within its partition (the item part of its _rid)", async () => {
+    const rows = await all("SELECT c._rid, DOCUMENTID(c) AS d FROM c WHERE DOCUMENTID(c) > 0", { partitionKey: "alpha" });
+    assert.equal(rows.length, DOCS.filter((d) => d.pk === "alpha").length);
+    for (const { _rid, d } of rows) {
+      const bytes = Buffer.from(_rid.replace(/-/g, "/"), "base64");
+      assert.equal(d, Number(bytes.readBigUInt64LE(8)));
+    }
+  });
+
+  it("an unknown udf.X fails only when a row calls it", async () => {
+    assert.deepEqual(await all("SELECT VALUE udf.nope(c.n) FROM c WHERE c.n < 0", { partitionKey: "alpha" }), []);
+    const err = await expectError(
+      () => container.items.query("SELECT VALUE udf.nope(c.n) FROM c", { partitionKey: "alpha" }).fetchAll(),
+      400,
+      "BadRequest",
+    );
+    assert.match(err.body.message, /'udf\.nope' is not a recognized user-defined function name\./);
+  });
+
+  it("NaN and Infinity are literals", async () => {
+    assert.deepEqual(await all("SELECT VALUE [TOSTRING(NaN), TOSTRING(Infinity)]"), [["NaN", "Infinity"]]);
+  });
+
+  it("an aggregate with a two-key ORDER BY answers its one value without a composite index", async () => {
+    const numbers = DOCS.map((d) => d.n);
+    assert.deepEqual(await all("SELECT VALUE AVG(c.n) FROM c WHERE IS_NUMBER(c.n) ORDER BY c.n, c.f"), [sum(numbers) / numbers.length]);
   });
 });
 

@@ -70,7 +70,9 @@ describe("query limits", { skip: !LOCAL && "emulator flags" }, () => {
     const err = await expectError(
       () =>
         container.items
-          .query("SELECT c.id, a, b FROM c JOIN a IN c.arr JOIN b IN c.arr ORDER BY a", { partitionKey: "m" })
+          .query("SELECT x.id, x.a, x.b FROM (SELECT c.id, a, b FROM c JOIN a IN c.arr JOIN b IN c.arr) AS x ORDER BY x.id", {
+            partitionKey: "m",
+          })
           .fetchAll(),
       400,
       "BadRequest",
