@@ -607,8 +607,8 @@ std::optional<ScriptKind> ScriptKindOfPath(std::string_view segment);
 struct ScriptResource {
   std::string id;
   std::string body;
-  std::string trigger_type;       // triggers: "Pre" or "Post"
-  std::string trigger_operation;  // triggers: "All", "Create", "Update", "Delete" or "Replace"
+  std::string trigger_type;       // triggers: "Pre" or "Post" in any case, as sent
+  std::string trigger_operation;  // triggers: "All", "Create", "Update", "Delete" or "Replace" in any case, as sent
   std::string rid;
   std::string etag;  // quoted
   int64_t ts = 0;
