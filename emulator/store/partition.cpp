@@ -101,18 +101,17 @@ void PhysicalPartition::IndexExpiry(std::optional<int64_t> default_ttl) {
   }
 }
 
-void PhysicalPartition::KeepLog(int64_t now, const ItemPolicy& policy) {
-  if (!policy.retention_seconds) {
-    logging_ = false;
-    log_.clear();
-    return;
-  }
+void PhysicalPartition::KeepLog(int64_t now, const ItemPolicy& policy, bool start) {
+  // Without a changeFeedPolicy the account's retention applies. Such a partition keeps no log
+  // until the first all-versions read of it (`start`), so that containers nobody reads that way
+  // hold no history; a read from before then answers as one from before the retention window.
+  if (!policy.retention_seconds && !logging_ && !start) return;
   if (!logging_) {  // switched on now: the log starts with the next change
     logging_ = true;
     log_after_lsn_ = lsn_;
     log_since_ = by_key_.empty() && lsn_ == 0 ? 0 : now + 1;
   }
-  const int64_t oldest = now - *policy.retention_seconds;
+  const int64_t oldest = now - policy.retention_seconds.value_or(kAccountLogRetentionSeconds);
   while (!log_.empty() && log_.front().crts < oldest) {
     log_after_lsn_ = log_.front().lsn;
     log_since_ = log_.front().crts + 1;
@@ -351,7 +350,7 @@ bool PhysicalPartition::HasLiveItems(const std::string& pk, int64_t now, const I
   return false;
 }
 
-void PhysicalPartition::ExpireItems(int64_t now, const ItemPolicy& policy) {
+void PhysicalPartition::ExpireItems(int64_t now, const ItemPolicy& policy, bool start_log) {
   JournalHold hold(journal_);
   std::unique_lock lock(mu_);
   ExpireLocked(now, policy);
@@ -365,6 +364,7 @@ void PhysicalPartition::ExpireLocked(int64_t now, const ItemPolicy& policy) {
     Record({lsn_ + 1, ChangeKind::kDelete, nullptr, it->second, now, true});  // first: see Apply
     NextLsn();
     Remove(it);
+  if (start_log) KeepLog(now, policy, /*start=*/true);
   }
 }
 
@@ -645,12 +645,7 @@ ChangePage<ItemPtr> PhysicalPartition::LatestChanges(uint64_t after_lsn, size_t 
 constexpr const char* kRetentionSentence = "You must read the change feed from within the retention period.";
 
 void PhysicalPartition::CheckLogReaches(uint64_t after_lsn) const {
-  if (!logging_)
-    throw errors::BadRequest(
-        "The change feed in all versions and deletes mode needs a change feed policy on the container: set "
-        "changeFeedPolicy.retentionDuration (minutes) when creating or replacing it. " +
-        std::string(kRetentionSentence));
-  if (after_lsn < log_after_lsn_)
+  if (!logging_ || after_lsn < log_after_lsn_)
     throw errors::BadRequest(
         "The requested start of the change feed in all versions and deletes mode lies outside the container's "
         "retention window. " +

@@ -113,8 +113,14 @@ struct Preconditions {
 struct ItemPolicy {
   std::optional<int64_t> default_ttl;        // nullopt: TTL off; -1: on, items opt in; n: seconds
   std::optional<int64_t> retention_seconds;  // how long the all-versions-and-deletes log keeps
-                                             // changes; nullopt: no log (no changeFeedPolicy)
+                                             // changes; nullopt: no changeFeedPolicy, the account's
+                                             // retention (kAccountLogRetentionSeconds) applies
 };
+
+// The account's retention of the all-versions-and-deletes log, for containers without a
+// changeFeedPolicy: the service keeps that feed for the account's continuous-backup period (its
+// documentation of change feed modes), 7 days in the default tier.
+inline constexpr int64_t kAccountLogRetentionSeconds = 7 * 24 * 3600;
 
 // One entry of the all-versions-and-deletes log. Upserts log as creates or replaces.
 enum class ChangeKind { kCreate, kReplace, kDelete };
@@ -320,8 +326,9 @@ class PhysicalPartition {
 
   // Deletes the items whose time to live ran out by `now`, in expiry order, each with its own LSN
   // (logged as a TTL delete). Brings the all-versions log in line with the policy. Writes and
-  // change-feed reads call it first.
-  void ExpireItems(int64_t now, const ItemPolicy& policy);
+  // change-feed reads call it first. `start_log`: an all-versions read, which starts the log of a
+  // partition whose container has no changeFeedPolicy (the log of one with a policy starts with it).
+  void ExpireItems(int64_t now, const ItemPolicy& policy, bool start_log = false);
 
   // Items in feed order with seq > after_seq, at most max_items (0 = all).
   std::vector<ItemPtr> Feed(uint64_t after_seq, size_t max_items, int64_t now, const ItemPolicy& policy) const;
@@ -451,7 +458,7 @@ class PhysicalPartition {
   uint64_t NextLsn();
   void ExpireLocked(int64_t now, const ItemPolicy& policy);
   void IndexExpiry(std::optional<int64_t> default_ttl);
-  void KeepLog(int64_t now, const ItemPolicy& policy);
+  void KeepLog(int64_t now, const ItemPolicy& policy, bool start = false);
   void Record(Change change);
   // 400 unless the all-versions log holds every change after `after_lsn`.
   void CheckLogReaches(uint64_t after_lsn) const;
