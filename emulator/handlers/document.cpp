@@ -127,15 +127,15 @@ CheckedItem CheckItemWrite(const store::PartitionKeyDefinition& def, const json:
 }
 
 store::WriteResult WriteItem(Services& s, const Target& t, store::WriteKind kind, const json::Value& body,
-                             const std::optional<std::string>& expected_id, const store::Preconditions& pre,
+                             const std::optional<std::string>& addressed_id, const store::Preconditions& pre,
                              const PartitionWrite& write) {
   return ChargedWrite([&] {
     const CheckedItem item = CheckItemWrite(t.c->partition_key(), body, [&](const CheckedItem& i) {
-      if (expected_id && i.id != *expected_id)
-        throw errors::BadRequest("The id in the request body does not match the id in the URL.");
       if (i.pk != t.pk) throw errors::PartitionKeyMismatch();
     });
-    return write(kind, item.id, pre, [&](const store::ItemPtr&, uint64_t seq, uint64_t lsn) {
+    // A replace addresses the item by the id in its URL; a body that names another id renames it
+    // (store::PhysicalPartition::Store), as the service does.
+    return write(kind, addressed_id ? *addressed_id : item.id, pre, [&](const store::ItemPtr&, uint64_t seq, uint64_t lsn) {
       return MakeItem(s, *t.c, body, t.pk, t.epk, seq, lsn, s.config.max_item_bytes);
     });
   });

@@ -270,10 +270,11 @@ class Transaction {
       : part_(part), pk_(std::move(pk)), policy_(policy) {}
   // 409 when another item of the logical partition, staged or committed, holds one of `item`'s
   // unique-key values.
-  void CheckUnique(const Item& item, int64_t now) const;
+  // (`previous_id`: the id the item had before a rename, whose values are its own.)
+  void CheckUnique(const Item& item, int64_t now, const std::string& previous_id) const;
   struct Op {
-    std::string id;
-    ItemPtr item;  // the new image; null for deletes
+    std::string id;  // the id the item had (a rename's new one is item->id)
+    ItemPtr item;    // the new image; null for deletes
   };
   PhysicalPartition& part_;
   const std::string pk_;
@@ -433,9 +434,10 @@ class PhysicalPartition {
   // Replaces the state with `state` (recovery, before the partition serves anything).
   void RestoreState(State state, const ItemPolicy& policy);
   // Re-applies one recorded change (recovery): `image` is the new version (null for a delete of
-  // `pk`/`id`). A change at or below the partition's LSN is already in its state and is skipped.
+  // `pk`/`id`); `was`, when not empty, the id it had before (a replace that renamed it). A change
+  // at or below the partition's LSN is already in its state and is skipped.
   void Replay(uint64_t lsn, ItemPtr image, const std::string& pk, const std::string& id, int64_t crts,
-              bool ttl_expired, const ItemPolicy& policy);
+              bool ttl_expired, const ItemPolicy& policy, const std::string& was = "");
 
 
  private:
@@ -478,8 +480,12 @@ class PhysicalPartition {
   // The unique-key index: "<pk>\x1f<tuple>" -> id of the item holding it in that logical partition.
   static std::string UniqueSlot(const std::string& pk, const std::string& tuple) { return pk + '\x1f' + tuple; }
   void IndexUnique(const Item& item, bool add);
-  // 409 when another live item of the logical partition holds one of `item`'s unique-key values.
-  void CheckUniqueLocked(const Item& item) const;
+  // 409 when another live item of the logical partition holds one of `item`'s unique-key values
+  // (`previous_id`: the id the item had before a rename, whose values are its own).
+  void CheckUniqueLocked(const Item& item, const std::string& previous_id) const;
+  // A replace whose new image names another id (the body renamed the item): 409 when that id is
+  // taken in the logical partition.
+  void CheckRenameLocked(const ItemPtr& current, const Item& item) const;
 
   const std::string range_id_;
   const std::string min_epk_;
