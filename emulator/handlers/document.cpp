@@ -198,6 +198,16 @@ json::Document ParseItemBody(Services& s, const RequestContext& ctx) {
   return body;
 }
 
+// x-ms-indexing-directive: Exclude leaves the item out of the index, so that queries do not find
+// it (Microsoft's IndexManagement sample asserts so). The emulator does not keep items out of its
+// queries: it refuses the directive rather than ignore it. Default and Include index as the
+// container's policy does, as here.
+void RefuseIndexingExclude(const RequestContext& ctx) {
+  auto directive = ctx.Header(headers::kIndexingDirective);
+  if (directive && util::EqualsIgnoreCase(*directive, "Exclude"))
+    throw errors::NotImplemented("x-ms-indexing-directive: Exclude (an item left out of the index)");
+}
+
 store::Preconditions PreconditionsOf(const RequestContext& ctx) {
   store::Preconditions pre;
   pre.if_match = IfMatchHeader(ctx);
@@ -251,6 +261,7 @@ Result AnswerWrite(Services& s, RequestContext& ctx, const Target& t, store::Wri
 Result CreateOrUpsert(Services& s, RequestContext& ctx, store::WriteKind kind) {
   // 404 for the container before anything else, as the service answers.
   Target t = TargetIn(s, ResolveContainer(s, ctx), ctx);
+  RefuseIndexingExclude(ctx);
   json::Document body = ChargedWrite([&] { return ParseItemBody(s, ctx); });
   return AnswerWrite(s, ctx, t, kind, &body, IdOf(body), [&](const PartitionWrite& write, const json::Value* doc) {
     return WriteItem(s, t, kind, *doc, std::nullopt, PreconditionsOf(ctx), write);
@@ -374,6 +385,7 @@ Result ReadDocument(Services& s, RequestContext& ctx) {
 
 Result ReplaceDocument(Services& s, RequestContext& ctx) {
   Target t = ResolveTarget(s, ctx);
+  RefuseIndexingExclude(ctx);
   json::Document body = ChargedWrite([&] { return ParseItemBody(s, ctx); });
   return AnswerWrite(s, ctx, t, store::WriteKind::kReplace, &body, ctx.Param("id"),
                      [&](const PartitionWrite& write, const json::Value* doc) {
