@@ -176,7 +176,7 @@ Result ReadChangeFeed(Services& s, RequestContext& ctx) {
   const int64_t now = s.clock.UnixSeconds();
   // Expired items become TTL deletes (with their LSNs) before anyone reads the log.
   if (mode == Mode::kAllVersionsAndDeletes) {
-    for (auto* p : parts) p->ExpireItems(now, policy);
+    for (auto* p : parts) p->ExpireItems(now, policy, /*start_log=*/true);
   }
   std::vector<uint64_t> resume = StartPositions(ctx, parts, mode);
   const size_t max_items = MaxItemCount(ctx).value_or(100).value_or(1000);

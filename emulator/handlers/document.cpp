@@ -127,15 +127,15 @@ CheckedItem CheckItemWrite(const store::PartitionKeyDefinition& def, const json:
 }
 
 store::WriteResult WriteItem(Services& s, const Target& t, store::WriteKind kind, const json::Value& body,
-                             const std::optional<std::string>& expected_id, const store::Preconditions& pre,
+                             const std::optional<std::string>& addressed_id, const store::Preconditions& pre,
                              const PartitionWrite& write) {
   return ChargedWrite([&] {
     const CheckedItem item = CheckItemWrite(t.c->partition_key(), body, [&](const CheckedItem& i) {
-      if (expected_id && i.id != *expected_id)
-        throw errors::BadRequest("The id in the request body does not match the id in the URL.");
       if (i.pk != t.pk) throw errors::PartitionKeyMismatch();
     });
-    return write(kind, item.id, pre, [&](const store::ItemPtr&, uint64_t seq, uint64_t lsn) {
+    // A replace addresses the item by the id in its URL; a body that names another id renames it
+    // (store::PhysicalPartition::Store), as the service does.
+    return write(kind, addressed_id ? *addressed_id : item.id, pre, [&](const store::ItemPtr&, uint64_t seq, uint64_t lsn) {
       return MakeItem(s, *t.c, body, t.pk, t.epk, seq, lsn, s.config.max_item_bytes);
     });
   });
@@ -198,6 +198,16 @@ json::Document ParseItemBody(Services& s, const RequestContext& ctx) {
   return body;
 }
 
+// x-ms-indexing-directive: Exclude leaves the item out of the index, so that queries do not find
+// it (Microsoft's IndexManagement sample asserts so). The emulator does not keep items out of its
+// queries: it refuses the directive rather than ignore it. Default and Include index as the
+// container's policy does, as here.
+void RefuseIndexingExclude(const RequestContext& ctx) {
+  auto directive = ctx.Header(headers::kIndexingDirective);
+  if (directive && util::EqualsIgnoreCase(*directive, "Exclude"))
+    throw errors::NotImplemented("x-ms-indexing-directive: Exclude (an item left out of the index)");
+}
+
 store::Preconditions PreconditionsOf(const RequestContext& ctx) {
   store::Preconditions pre;
   pre.if_match = IfMatchHeader(ctx);
@@ -251,6 +261,7 @@ Result AnswerWrite(Services& s, RequestContext& ctx, const Target& t, store::Wri
 Result CreateOrUpsert(Services& s, RequestContext& ctx, store::WriteKind kind) {
   // 404 for the container before anything else, as the service answers.
   Target t = TargetIn(s, ResolveContainer(s, ctx), ctx);
+  RefuseIndexingExclude(ctx);
   json::Document body = ChargedWrite([&] { return ParseItemBody(s, ctx); });
   return AnswerWrite(s, ctx, t, kind, &body, IdOf(body), [&](const PartitionWrite& write, const json::Value* doc) {
     return WriteItem(s, t, kind, *doc, std::nullopt, PreconditionsOf(ctx), write);
@@ -374,6 +385,7 @@ Result ReadDocument(Services& s, RequestContext& ctx) {
 
 Result ReplaceDocument(Services& s, RequestContext& ctx) {
   Target t = ResolveTarget(s, ctx);
+  RefuseIndexingExclude(ctx);
   json::Document body = ChargedWrite([&] { return ParseItemBody(s, ctx); });
   return AnswerWrite(s, ctx, t, store::WriteKind::kReplace, &body, ctx.Param("id"),
                      [&](const PartitionWrite& write, const json::Value* doc) {

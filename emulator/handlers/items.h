@@ -43,10 +43,11 @@ CheckedItem CheckItemWrite(const store::PartitionKeyDefinition& def, const json:
                            const ItemExpectation& expect = nullptr);
 
 // Writes `body` as a whole item (create, upsert or replace) after validating it: id, partition key
-// (400/1001 when it is not the target's), ttl; `expected_id`: the id a replace addresses, which the
-// body must carry. A failure after the write reached the partition is charged as the service does.
+// (400/1001 when it is not the target's), ttl; `addressed_id`: the id a replace addresses (a body
+// with another id renames the item; 409 when that id is taken). A failure after the write reached
+// the partition is charged as the service does.
 store::WriteResult WriteItem(http::Services& s, const Target& t, store::WriteKind kind, const json::Value& body,
-                             const std::optional<std::string>& expected_id, const store::Preconditions& pre,
+                             const std::optional<std::string>& addressed_id, const store::Preconditions& pre,
                              const PartitionWrite& write);
 
 // A patch request's body: the operations, and the condition when one was given.

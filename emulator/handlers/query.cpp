@@ -77,20 +77,37 @@ struct Metrics {
   double index_ratio = 1;
 };
 
-// x-ms-cosmos-index-utilization (asked for with x-ms-cosmos-populateindexmetrics): the index the
-// filter is answered with, in the service's shape, base64 of its JSON (the .NET SDK's
-// IndexUtilizationInfo; the JS SDK decodes it as indexMetrics, the Go SDK requires it). The
-// emulator names what it knows: the single-path index its lookup reads; it suggests no index.
+// x-ms-cosmos-index-utilization: the index the filter is answered with, in the service's shapes.
+// The emulator names what it knows, the single-path index its lookup reads; it suggests no index.
+// - Asked for with x-ms-cosmos-populateindexmetrics (the first form): base64 of
+//   {"UtilizedSingleIndexes":[...],"PotentialSingleIndexes":[],"UtilizedCompositeIndexes":[],
+//   "PotentialCompositeIndexes":[]} (the .NET SDK's IndexUtilizationInfo, the Go SDK requires it).
+// - Asked for with x-ms-cosmos-populateindexmetrics-V2 (what @azure/cosmos 4.x and the .NET SDK send
+//   now): the percent-encoded JSON {"UtilizedIndexes":{"SingleIndexes":[{"IndexSpec","IndexImpactScore"}],
+//   "CompositeIndexes":[]},"PotentialIndexes":{...}}, which the JS SDK decodes with
+//   decodeURIComponent and the .NET SDK's IndexMetricsInfo with UrlDecode (the shape the Azure
+//   Databases extension for VS Code shows as the service's second format).
 std::string IndexUtilizationHeader(const query::Plan& plan, const store::IndexingPolicy& policy, int64_t now_ms,
-                                   query::Udfs* udfs) {
+                                   query::Udfs* udfs, bool v2) {
   query::Arena arena;
   query::EvalContext cx{arena, query::FunctionContext{arena, now_ms, udfs}, {}, nullptr, nullptr};
-  std::string json = "{\"UtilizedSingleIndexes\":[";
+  std::string spec;
+  bool exact = false;
   if (auto lookup = query::ChooseIndexLookup(plan, policy, cx)) {
-    std::string spec = "/";
+    spec = "/";
     for (const auto& step : lookup->path) spec += (step.index >= 0 ? std::to_string(step.index) : step.name) + "/";
     spec += "?";
-    json += "{\"IndexSpec\":" + json::Quote(spec) + ",\"FilterPreciseSet\":" + (lookup->exact ? "true" : "false") +
+    exact = lookup->exact;
+  }
+  if (v2) {
+    std::string json = "{\"UtilizedIndexes\":{\"SingleIndexes\":[";
+    if (!spec.empty()) json += "{\"IndexSpec\":" + json::Quote(spec) + ",\"IndexImpactScore\":\"High\"}";
+    json += "],\"CompositeIndexes\":[]},\"PotentialIndexes\":{\"SingleIndexes\":[],\"CompositeIndexes\":[]}}";
+    return util::PercentEncode(json);
+  }
+  std::string json = "{\"UtilizedSingleIndexes\":[";
+  if (!spec.empty()) {
+    json += "{\"IndexSpec\":" + json::Quote(spec) + ",\"FilterPreciseSet\":" + (exact ? "true" : "false") +
             ",\"IndexPreciseSet\":true,\"IndexImpactScore\":\"High\"}";
   }
   json += "],\"PotentialSingleIndexes\":[],\"UtilizedCompositeIndexes\":[],\"PotentialCompositeIndexes\":[]}";
@@ -302,9 +319,12 @@ Result QueryDocuments(Services& s, RequestContext& ctx) {
                               : static_cast<double>(page.facts.docs_loaded) / static_cast<double>(metrics.retrieved);
     r.headers.emplace_back(headers::kQueryMetrics, QueryMetricsHeader(metrics));
   }
-  if (ctx.BoolHeader(headers::kPopulateIndexMetrics)) {
+  if (ctx.BoolHeader(headers::kPopulateIndexMetricsV2)) {
     r.headers.emplace_back(headers::kIndexUtilization,
-                           IndexUtilizationHeader(*plan, settings->indexing, req.now_ms, &udfs));
+                           IndexUtilizationHeader(*plan, settings->indexing, req.now_ms, &udfs, /*v2=*/true));
+  } else if (ctx.BoolHeader(headers::kPopulateIndexMetrics)) {
+    r.headers.emplace_back(headers::kIndexUtilization,
+                           IndexUtilizationHeader(*plan, settings->indexing, req.now_ms, &udfs, /*v2=*/false));
   }
   return r;
 }

@@ -100,8 +100,10 @@ store::ScriptResource ScriptFromBody(ScriptKind kind, const json::Value& body) {
         throw errors::BadRequest(
             "The value of triggerOperation is invalid: it must be All, Create, Update, Delete or Replace.");
       }
-      r.trigger_type = *t;
-      r.trigger_operation = *o;
+      // Kept as sent, in whatever case (the Python SDK sends "pre" and "all" and asserts it reads
+      // them back so); the emulator compares them without regard to case.
+      r.trigger_type.assign(type->value.GetString(), type->value.GetStringLength());
+      r.trigger_operation.assign(op->value.GetString(), op->value.GetStringLength());
     }
   }
   if (!missing.empty()) throw MissingProperties(missing);
@@ -634,7 +636,7 @@ Triggers RequestTriggers(const RequestContext& ctx, const store::Container& c) {
     std::string id(util::Trim(ids[0]));
     auto found = c.scripts().Find(ScriptKind::kTrigger, id);
     if (!found) throw errors::NotFound();
-    if (found->trigger_type != type) {
+    if (!util::EqualsIgnoreCase(found->trigger_type, type)) {
       throw errors::BadRequest("Trigger '" + id + "' is a " + found->trigger_type + "-trigger and cannot be included as a " +
                                type + "-trigger.");
     }
@@ -658,7 +660,9 @@ const char* OperationName(store::WriteKind op) {
 }
 
 // Whether a trigger for `operation` runs on `op` (an upsert counts as the create or replace it does).
-bool Fires(const std::string& operation, store::WriteKind op, bool exists) {
+bool Fires(const std::string& sent, store::WriteKind op, bool exists) {
+  // The operation as stored is in the case it was sent in.
+  const std::string operation = OneOf(sent, {"All", "Create", "Update", "Delete", "Replace"}).value_or(sent);
   if (operation == "All") return true;
   switch (op) {
     case store::WriteKind::kCreate: return operation == "Create";

@@ -2,12 +2,15 @@
 // permissions, and the resource tokens permissions hand out (docs/users.md). Users and
 // permissions are metadata: flat metadata charges, no session tokens.
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "charge/charge.h"
 #include "common/errors.h"
 #include "handlers/common.h"
 #include "handlers/handlers.h"
 #include "http/auth.h"
+#include "http/rid_links.h"
 #include "http/headers.h"
 #include "query/executor.h"
 #include "query/parse_cache.h"
@@ -98,14 +101,25 @@ store::PermissionScope ResolveResource(Services& s, const store::Database& db, c
   if (parts.size() != 4 && !(parts.size() == 6 && (parts[4] == "docs" || parts[4] == "sprocs" ||
                                                    parts[4] == "triggers" || parts[4] == "udfs")))
     throw InvalidLink(link);
-  // A permission grants access in its user's database only. Links made of resource ids name it by
-  // its rid, and then everything in them is a rid.
-  const bool by_rid = parts[1] == db.rid() && parts[1] != db.id();
+  // A permission grants access in its user's database only. Links made of resource ids (their
+  // database segment reads as a database rid, the rule the SDKs use) name it by its rid, and then
+  // everything in them is a rid.
+  std::vector<std::string> segments(parts.begin(), parts.end());
+  const bool by_rid = parts[1] != db.id() && http::IsRidPath(segments);
   if (!by_rid && parts[1] != db.id()) throw InvalidLink(link);
-  store::ContainerPtr c = by_rid ? db.FindContainerByRid(std::string(parts[3])) : db.FindContainer(std::string(parts[3]));
-  if (!c) throw MetadataNotFound();
   store::PermissionScope scope;
   scope.db_rid = db.rid();
+  // A link of resource ids that names nothing in the user's database is taken as it is and grants
+  // nothing (Microsoft's Python and Java SDK tests, run against the service, create permissions on
+  // "dbs/AQAAAA==/colls/AQAAAJ0fgTc=", "a random one"). Its scope holds the link where the
+  // container's rid goes: no container has such a rid, a rid is never given again, and two such
+  // permissions of one user are two resources as long as their links differ.
+  store::PermissionScope nothing = scope;
+  nothing.coll_rid = std::string(v);
+  if (by_rid && parts[1] != db.rid()) return nothing;
+  store::ContainerPtr c = by_rid ? db.FindContainerByRid(std::string(parts[3])) : db.FindContainer(std::string(parts[3]));
+  if (!c && by_rid) return nothing;
+  if (!c) throw MetadataNotFound();
   scope.coll_rid = c->rid();
   if (parts.size() == 4) return scope;
   scope.kind = std::string(parts[4]);
@@ -117,13 +131,13 @@ store::PermissionScope ResolveResource(Services& s, const store::Database& db, c
   if (scope.kind == "docs") {
     // The item with that rid, in whichever partition it lives: the token names exactly it.
     auto item = c->FindItemByRid(child, s.clock.UnixSeconds());
-    if (!item) throw MetadataNotFound();
+    if (!item) return nothing;
     scope.child_id = item->id;
     scope.pk = item->pk;
     return scope;
   }
   auto script = c->scripts().FindByRid(*store::ScriptKindOfPath(scope.kind), child);
-  if (!script) throw MetadataNotFound();
+  if (!script) return nothing;
   scope.child_id = script->id;
   return scope;
 }
@@ -157,7 +171,8 @@ store::Permission PermissionFromBody(Services& s, const store::Database& db, con
     store::ContainerPtr c = db.FindContainerByRid(p.scope.coll_rid);
     try {
       if (!rpk->value.IsArray()) throw errors::BadRequest("");
-      p.scope.pk = store::ParsePartitionKeyHeader(c->partition_key(), p.resource_pk_json).Canonical();
+      // A permission on nothing keeps the key as given; it grants nothing anyway.
+      if (c) p.scope.pk = store::ParsePartitionKeyHeader(c->partition_key(), p.resource_pk_json).Canonical();
     } catch (const CosmosError&) {
       throw errors::BadRequest("The resourcePartitionKey " + p.resource_pk_json +
                                " is invalid: it must be a JSON array holding the container's partition key value.");

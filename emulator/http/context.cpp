@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "http/routes.h"
 #include "util/util.h"
 
 namespace cosmos::http {
@@ -13,9 +14,9 @@ bool RequestContext::BoolHeader(std::string_view name) const {
 
 std::optional<std::string> RequestContext::QueryParam(std::string_view name) const {
   std::string_view target(raw_.target().data(), raw_.target().size());
-  const size_t q = target.find('?');
-  if (q == std::string_view::npos) return std::nullopt;
-  for (std::string_view pair : util::Split(target.substr(q + 1), '&')) {
+  const std::string_view query = TargetQuery(target);
+  if (query.empty()) return std::nullopt;
+  for (std::string_view pair : util::Split(query, '&')) {
     const size_t eq = pair.find('=');
     auto key = util::PercentDecode(pair.substr(0, eq));
     if (!key || *key != name) continue;

@@ -45,6 +45,7 @@ inline constexpr const char kSupportedQueryFeatures[] = "x-ms-cosmos-supported-q
 inline constexpr const char kPopulateQueryMetrics[] = "x-ms-documentdb-populatequerymetrics";
 inline constexpr const char kQueryMetrics[] = "x-ms-documentdb-query-metrics";
 inline constexpr const char kPopulateIndexMetrics[] = "x-ms-cosmos-populateindexmetrics";
+inline constexpr const char kPopulateIndexMetricsV2[] = "x-ms-cosmos-populateindexmetrics-V2";
 inline constexpr const char kIndexUtilization[] = "x-ms-cosmos-index-utilization";
 inline constexpr const char kChangeFeedWireFormatVersion[] = "x-ms-cosmos-changefeed-wire-format-version";
 

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <chrono>
 #include <optional>
+#include <string>
+#include <string_view>
 
 #include "http/headers.h"
 #include "common/errors.h"
@@ -66,6 +68,21 @@ void CommonHeaders(Response& res, const std::string& activity_id, double charge)
   res.set(headers::kActivityId, activity_id);
   res.set(headers::kRequestCharge, json::FormatNumber(charge));
   res.set(beast_http::field::date, util::FormatRfc1123(std::chrono::system_clock::now()));
+}
+
+// The URL the request addressed (scheme, Host and path as sent, without the query), which the
+// service's gateway answers as Content-Location to every request but a POST, errors included
+// (tests/data/real-service-recordings: GET, PUT, PATCH, DELETE and OPTIONS carry it, no POST
+// does); the Python SDK's global-endpoint tests read it from a point read.
+void ContentLocation(Response& res, const Request& req, bool secure) {
+  if (req.method() == beast_http::verb::post) return;
+  auto host = req.find(beast_http::field::host);
+  if (host == req.end() || host->value().empty()) return;
+  const std::string_view target = TargetPath(std::string_view(req.target().data(), req.target().size()));
+  std::string url = secure ? "https://" : "http://";
+  url.append(host->value().data(), host->value().size());
+  url.append(target);
+  res.set(beast_http::field::content_location, url);
 }
 
 std::string ErrorBody(const std::string& code, const std::string& message, const std::string& activity_id,
@@ -299,8 +316,7 @@ void CheckIntendedContainer(Services& services, const RequestContext& ctx) {
 
 bool AnswersAtOnce(const Request& req, bool item_writes) {
   const auto verb = req.method();
-  std::string_view target(req.target().data(), req.target().size());
-  target = target.substr(0, target.find('?'));
+  const std::string_view target = TargetPath(std::string_view(req.target().data(), req.target().size()));
   if (verb == beast_http::verb::get &&
       (target == kHealthPath || target == "/ready" || target == "/alive" || target == "/status"))
     return true;
@@ -429,6 +445,7 @@ Response HandleRequest(Services& services, const Request& req, bool secure, cons
     }
     res.result(static_cast<unsigned>(result.status));
     CommonHeaders(res, activity_id, result.charge);
+    ContentLocation(res, req, secure);
     if (result.status >= 200 && result.status < 300) {
       if (std::string owner = OwnerPath(ctx->segments()); !owner.empty()) res.set(headers::kAltContentPath, owner);
     }
@@ -447,6 +464,7 @@ Response HandleRequest(Services& services, const Request& req, bool secure, cons
     if (ctx) Account(services, *ctx, e.charge, e.status);
     res.result(static_cast<unsigned>(e.status));
     CommonHeaders(res, activity_id, e.charge);
+    ContentLocation(res, req, secure);
     res.set(beast_http::field::content_type, "application/json");
     if (e.substatus) res.set(headers::kSubstatus, std::to_string(e.substatus));
     if (e.retry_after_ms) res.set(headers::kRetryAfterMs, std::to_string(e.retry_after_ms));
@@ -458,6 +476,7 @@ Response HandleRequest(Services& services, const Request& req, bool secure, cons
   } catch (const std::exception& e) {
     res.result(beast_http::status::internal_server_error);
     CommonHeaders(res, activity_id, 0);
+    ContentLocation(res, req, secure);
     res.set(beast_http::field::content_type, "application/json");
     res.body() = ErrorBody("InternalServerError", errors::Wrap(e.what()), activity_id);
     res.prepare_payload();

@@ -152,8 +152,23 @@ bool Matches(const std::vector<std::string_view>& pattern, const std::vector<std
 
 }  // namespace
 
+std::string_view TargetPath(std::string_view target) {
+  const size_t q = target.find('?');
+  if (q == std::string_view::npos) return target;
+  // The segments before the '?': "", "dbs", db, "colls", coll, "docs", and the id's beginning.
+  const auto parts = util::Split(target.substr(0, q), '/');
+  const bool in_item_id = parts.size() == 7 && parts[0].empty() && parts[1] == "dbs" && !parts[2].empty() &&
+                          parts[3] == "colls" && !parts[4].empty() && parts[5] == "docs";
+  return in_item_id ? target : target.substr(0, q);
+}
+
+std::string_view TargetQuery(std::string_view target) {
+  const std::string_view path = TargetPath(target);
+  return path.size() < target.size() ? target.substr(path.size() + 1) : std::string_view();
+}
+
 bool SplitPath(std::string_view path, std::vector<std::string>& out) {
-  path = path.substr(0, path.find('?'));
+  path = TargetPath(path);
   size_t i = 0;
   while (i < path.size()) {
     size_t end = path.find('/', i);

@@ -24,8 +24,18 @@ using HandlerFn = Result (*)(Services&, RequestContext&);
 // The operation a request's headers select (see Operation).
 Operation OperationOf(const Request& req);
 
-// Splits a request path (what comes before '?') into percent-decoded segments; empty segments are
-// dropped. False when a segment does not decode.
+// The path of a request target: what comes before its '?', unless that '?' lies in an item's id
+// (dbs/{db}/colls/{coll}/docs/{id...}), where the rest of the target is the id's: the JavaScript
+// SDK (encodeURI) and the .NET SDK send an id's '?' unescaped, and the service takes the item
+// "Disallowed?Chars" so (the SDKs' id-encoding tests: 201, 200, 200, 204). No client sends a query
+// string on an item's path.
+std::string_view TargetPath(std::string_view target);
+
+// The query string of a request target (after the '?' that ends TargetPath); empty when none.
+std::string_view TargetQuery(std::string_view target);
+
+// Splits a request path (TargetPath of what it is given) into percent-decoded segments; empty
+// segments are dropped. False when a segment does not decode.
 bool SplitPath(std::string_view path, std::vector<std::string>& out);
 
 struct Route {

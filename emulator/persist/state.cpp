@@ -82,6 +82,8 @@ std::string ItemRecord(const store::PhysicalPartition& p, const store::Change& c
   if (c.ttl_expired) Bool(w, "x", true);
   Str(w, "pk", subject.pk);
   Str(w, "id", subject.id);
+  // A replace that renamed the item: the id it had, whose key recovery moves it from.
+  if (c.current && c.previous && c.previous->id != c.current->id) Str(w, "was", c.previous->id);
   if (c.current) {
     w.Key("img");
     ItemFields(w, *c.current);
@@ -473,7 +475,7 @@ void Persistence::Recovery::ApplyItem(const Parts& p, std::string_view record, u
     account.NoteEtag(image->etag);
   }
   part->Replay(GetU64(h, "l"), std::move(image), GetStr(h, "pk"), GetStr(h, "id"), GetInt(h, "at"),
-               GetBool(h, "x", false), c->settings()->items());
+               GetBool(h, "x", false), c->settings()->items(), h.HasMember("was") ? GetStr(h, "was") : "");
 }
 
 void Persistence::Recovery::Apply(std::string_view record, uint64_t seq) {

@@ -101,18 +101,17 @@ void PhysicalPartition::IndexExpiry(std::optional<int64_t> default_ttl) {
   }
 }
 
-void PhysicalPartition::KeepLog(int64_t now, const ItemPolicy& policy) {
-  if (!policy.retention_seconds) {
-    logging_ = false;
-    log_.clear();
-    return;
-  }
+void PhysicalPartition::KeepLog(int64_t now, const ItemPolicy& policy, bool start) {
+  // Without a changeFeedPolicy the account's retention applies. Such a partition keeps no log
+  // until the first all-versions read of it (`start`), so that containers nobody reads that way
+  // hold no history; a read from before then answers as one from before the retention window.
+  if (!policy.retention_seconds && !logging_ && !start) return;
   if (!logging_) {  // switched on now: the log starts with the next change
     logging_ = true;
     log_after_lsn_ = lsn_;
     log_since_ = by_key_.empty() && lsn_ == 0 ? 0 : now + 1;
   }
-  const int64_t oldest = now - *policy.retention_seconds;
+  const int64_t oldest = now - policy.retention_seconds.value_or(kAccountLogRetentionSeconds);
   while (!log_.empty() && log_.front().crts < oldest) {
     log_after_lsn_ = log_.front().lsn;
     log_since_ = log_.front().crts + 1;
@@ -136,12 +135,17 @@ void PhysicalPartition::IndexUnique(const Item& item, bool add) {
   }
 }
 
-void PhysicalPartition::CheckUniqueLocked(const Item& item) const {
+void PhysicalPartition::CheckUniqueLocked(const Item& item, const std::string& previous_id) const {
   if (!unique_) return;
   for (auto& tuple : unique_->Tuples(item.body)) {
     auto it = unique_index_.find(UniqueSlot(item.pk, tuple));
-    if (it != unique_index_.end() && it->second != item.id) throw errors::ItemConflict();
+    if (it != unique_index_.end() && it->second != item.id && it->second != previous_id) throw errors::ItemConflict();
   }
+}
+
+void PhysicalPartition::CheckRenameLocked(const ItemPtr& current, const Item& item) const {
+  if (!current || current->id == item.id) return;
+  if (by_key_.count(Key(item.pk, item.id))) throw errors::ItemConflict();
 }
 
 void PhysicalPartition::Remove(std::unordered_map<std::string, ItemPtr>::iterator it) {
@@ -163,6 +167,11 @@ void PhysicalPartition::Remove(std::unordered_map<std::string, ItemPtr>::iterato
 }
 
 void PhysicalPartition::Store(const std::string& key, const ItemPtr& current, ItemPtr item) {
+  // A replace whose body named another id renames the item: it keeps its rid and place in the
+  // feed and moves to the key of its new id (the service renames it; .NET's Resource.Id is "not
+  // immutable", and Microsoft's Python SDK tests rename items by replace and in batches).
+  const bool renamed = current && current->id != item->id;
+  const std::string new_key = renamed ? Key(item->pk, item->id) : key;
   auto& logical = by_pk_lsn_[item->pk];
   if (unique_) {
     if (current) IndexUnique(*current, false);
@@ -173,7 +182,7 @@ void PhysicalPartition::Store(const std::string& key, const ItemPtr& current, It
     logical.erase(current->lsn);
     if (auto at = ExpiresAt(*current, expiry_ttl_)) expiry_.erase({*at, key});
   }
-  if (auto at = ExpiresAt(*item, expiry_ttl_)) expiry_.emplace(*at, key);
+  if (auto at = ExpiresAt(*item, expiry_ttl_)) expiry_.emplace(*at, new_key);
   // LSNs and new sequence numbers only grow: placed at the end without a walk down the tree.
   auto put = [](ItemsByNumber& m, uint64_t k, const ItemPtr& v) {
     if (m.empty() || m.rbegin()->first < k) {
@@ -193,7 +202,8 @@ void PhysicalPartition::Store(const std::string& key, const ItemPtr& current, It
     if (current) slot.index->Remove(*current);
     slot.index->Add(*item);
   }
-  by_key_[key] = std::move(item);
+  if (renamed) by_key_.erase(key);
+  by_key_[new_key] = std::move(item);
 }
 
 std::shared_ptr<SecondaryIndex> PhysicalPartition::IndexOf(
@@ -351,9 +361,10 @@ bool PhysicalPartition::HasLiveItems(const std::string& pk, int64_t now, const I
   return false;
 }
 
-void PhysicalPartition::ExpireItems(int64_t now, const ItemPolicy& policy) {
+void PhysicalPartition::ExpireItems(int64_t now, const ItemPolicy& policy, bool start_log) {
   JournalHold hold(journal_);
   std::unique_lock lock(mu_);
+  if (start_log) KeepLog(now, policy, /*start=*/true);
   ExpireLocked(now, policy);
 }
 
@@ -478,15 +489,19 @@ WriteResult Transaction::Write(WriteKind kind, const std::string& id, const Prec
     seq = part_.next_seq_++;  // a rolled-back create leaves a gap, as on the service
   }
   ItemPtr item = make(current, seq, 0);
-  CheckUnique(*item, now);
+  // A replace that renames the item (PhysicalPartition::Store): its new id must be free.
+  const bool renamed = current && item->id != id;
+  if (renamed && Read(item->id, now)) throw errors::ItemConflict();
+  CheckUnique(*item, now, current ? current->id : item->id);
   ops_.push_back({id, item});
-  overlay_[id] = item;
+  if (renamed) overlay_[id] = nullptr;
+  overlay_[item->id] = item;
   result.item = std::move(item);
   result.created = !current;
   return result;
 }
 
-void Transaction::CheckUnique(const Item& item, int64_t now) const {
+void Transaction::CheckUnique(const Item& item, int64_t now, const std::string& previous_id) const {
   if (!part_.unique_) return;
   const auto tuples = part_.unique_->Tuples(item.body);
   auto taken = [&](const Item& other) {
@@ -497,13 +512,16 @@ void Transaction::CheckUnique(const Item& item, int64_t now) const {
   };
   // Staged images of other items, then committed ones this transaction has not touched.
   for (const auto& [id, staged] : overlay_) {
-    if (id != item.id && PhysicalPartition::IsLive(staged, now, policy_.default_ttl) && taken(*staged))
+    if (id != item.id && id != previous_id && PhysicalPartition::IsLive(staged, now, policy_.default_ttl) &&
+        taken(*staged))
       throw errors::Conflict();
   }
   std::shared_lock lock(part_.mu_);
   for (auto& t : tuples) {
     auto it = part_.unique_index_.find(PhysicalPartition::UniqueSlot(pk_, t));
-    if (it == part_.unique_index_.end() || it->second == item.id || overlay_.count(it->second)) continue;
+    if (it == part_.unique_index_.end() || it->second == item.id || it->second == previous_id ||
+        overlay_.count(it->second))
+      continue;
     auto holder = part_.by_key_.find(PhysicalPartition::Key(pk_, it->second));
     if (holder != part_.by_key_.end() && PhysicalPartition::IsLive(holder->second, now, policy_.default_ttl))
       throw errors::ItemConflict();
@@ -546,7 +564,8 @@ WriteResult PhysicalPartition::Write(WriteKind kind, const std::string& pk, cons
   }
   const uint64_t seq = current ? current->seq : next_seq_;
   ItemPtr item = make(current, seq, lsn_ + 1);  // may throw: nothing has changed yet
-  CheckUniqueLocked(*item);
+  CheckRenameLocked(current, *item);
+  CheckUniqueLocked(*item, current ? current->id : item->id);
   if (!current) ++next_seq_;
   result.lsn = Apply(it, key, item, now);
   result.item = std::move(item);
@@ -645,12 +664,7 @@ ChangePage<ItemPtr> PhysicalPartition::LatestChanges(uint64_t after_lsn, size_t 
 constexpr const char* kRetentionSentence = "You must read the change feed from within the retention period.";
 
 void PhysicalPartition::CheckLogReaches(uint64_t after_lsn) const {
-  if (!logging_)
-    throw errors::BadRequest(
-        "The change feed in all versions and deletes mode needs a change feed policy on the container: set "
-        "changeFeedPolicy.retentionDuration (minutes) when creating or replacing it. " +
-        std::string(kRetentionSentence));
-  if (after_lsn < log_after_lsn_)
+  if (!logging_ || after_lsn < log_after_lsn_)
     throw errors::BadRequest(
         "The requested start of the change feed in all versions and deletes mode lies outside the container's "
         "retention window. " +
@@ -735,12 +749,12 @@ void PhysicalPartition::RestoreState(State state, const ItemPolicy& policy) {
 }
 
 void PhysicalPartition::Replay(uint64_t lsn, ItemPtr image, const std::string& pk, const std::string& id,
-                               int64_t crts, bool ttl_expired, const ItemPolicy& policy) {
+                               int64_t crts, bool ttl_expired, const ItemPolicy& policy, const std::string& was) {
   std::unique_lock lock(mu_);
   if (lsn <= lsn_) return;
   IndexExpiry(policy.default_ttl);
   KeepLog(crts, policy);
-  const std::string key = Key(pk, id);
+  const std::string key = Key(pk, was.empty() ? id : was);
   auto it = by_key_.find(key);
   ItemPtr current = it == by_key_.end() ? nullptr : it->second;
   lsn_ = lsn;

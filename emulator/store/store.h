@@ -113,8 +113,14 @@ struct Preconditions {
 struct ItemPolicy {
   std::optional<int64_t> default_ttl;        // nullopt: TTL off; -1: on, items opt in; n: seconds
   std::optional<int64_t> retention_seconds;  // how long the all-versions-and-deletes log keeps
-                                             // changes; nullopt: no log (no changeFeedPolicy)
+                                             // changes; nullopt: no changeFeedPolicy, the account's
+                                             // retention (kAccountLogRetentionSeconds) applies
 };
+
+// The account's retention of the all-versions-and-deletes log, for containers without a
+// changeFeedPolicy: the service keeps that feed for the account's continuous-backup period (its
+// documentation of change feed modes), 7 days in the default tier.
+inline constexpr int64_t kAccountLogRetentionSeconds = 7 * 24 * 3600;
 
 // One entry of the all-versions-and-deletes log. Upserts log as creates or replaces.
 enum class ChangeKind { kCreate, kReplace, kDelete };
@@ -264,10 +270,11 @@ class Transaction {
       : part_(part), pk_(std::move(pk)), policy_(policy) {}
   // 409 when another item of the logical partition, staged or committed, holds one of `item`'s
   // unique-key values.
-  void CheckUnique(const Item& item, int64_t now) const;
+  // (`previous_id`: the id the item had before a rename, whose values are its own.)
+  void CheckUnique(const Item& item, int64_t now, const std::string& previous_id) const;
   struct Op {
-    std::string id;
-    ItemPtr item;  // the new image; null for deletes
+    std::string id;  // the id the item had (a rename's new one is item->id)
+    ItemPtr item;    // the new image; null for deletes
   };
   PhysicalPartition& part_;
   const std::string pk_;
@@ -320,8 +327,9 @@ class PhysicalPartition {
 
   // Deletes the items whose time to live ran out by `now`, in expiry order, each with its own LSN
   // (logged as a TTL delete). Brings the all-versions log in line with the policy. Writes and
-  // change-feed reads call it first.
-  void ExpireItems(int64_t now, const ItemPolicy& policy);
+  // change-feed reads call it first. `start_log`: an all-versions read, which starts the log of a
+  // partition whose container has no changeFeedPolicy (the log of one with a policy starts with it).
+  void ExpireItems(int64_t now, const ItemPolicy& policy, bool start_log = false);
 
   // Items in feed order with seq > after_seq, at most max_items (0 = all).
   std::vector<ItemPtr> Feed(uint64_t after_seq, size_t max_items, int64_t now, const ItemPolicy& policy) const;
@@ -426,9 +434,10 @@ class PhysicalPartition {
   // Replaces the state with `state` (recovery, before the partition serves anything).
   void RestoreState(State state, const ItemPolicy& policy);
   // Re-applies one recorded change (recovery): `image` is the new version (null for a delete of
-  // `pk`/`id`). A change at or below the partition's LSN is already in its state and is skipped.
+  // `pk`/`id`); `was`, when not empty, the id it had before (a replace that renamed it). A change
+  // at or below the partition's LSN is already in its state and is skipped.
   void Replay(uint64_t lsn, ItemPtr image, const std::string& pk, const std::string& id, int64_t crts,
-              bool ttl_expired, const ItemPolicy& policy);
+              bool ttl_expired, const ItemPolicy& policy, const std::string& was = "");
 
 
  private:
@@ -451,7 +460,7 @@ class PhysicalPartition {
   uint64_t NextLsn();
   void ExpireLocked(int64_t now, const ItemPolicy& policy);
   void IndexExpiry(std::optional<int64_t> default_ttl);
-  void KeepLog(int64_t now, const ItemPolicy& policy);
+  void KeepLog(int64_t now, const ItemPolicy& policy, bool start = false);
   void Record(Change change);
   // 400 unless the all-versions log holds every change after `after_lsn`.
   void CheckLogReaches(uint64_t after_lsn) const;
@@ -471,8 +480,12 @@ class PhysicalPartition {
   // The unique-key index: "<pk>\x1f<tuple>" -> id of the item holding it in that logical partition.
   static std::string UniqueSlot(const std::string& pk, const std::string& tuple) { return pk + '\x1f' + tuple; }
   void IndexUnique(const Item& item, bool add);
-  // 409 when another live item of the logical partition holds one of `item`'s unique-key values.
-  void CheckUniqueLocked(const Item& item) const;
+  // 409 when another live item of the logical partition holds one of `item`'s unique-key values
+  // (`previous_id`: the id the item had before a rename, whose values are its own).
+  void CheckUniqueLocked(const Item& item, const std::string& previous_id) const;
+  // A replace whose new image names another id (the body renamed the item): 409 when that id is
+  // taken in the logical partition.
+  void CheckRenameLocked(const ItemPtr& current, const Item& item) const;
 
   const std::string range_id_;
   const std::string min_epk_;
@@ -607,8 +620,8 @@ std::optional<ScriptKind> ScriptKindOfPath(std::string_view segment);
 struct ScriptResource {
   std::string id;
   std::string body;
-  std::string trigger_type;       // triggers: "Pre" or "Post"
-  std::string trigger_operation;  // triggers: "All", "Create", "Update", "Delete" or "Replace"
+  std::string trigger_type;       // triggers: "Pre" or "Post" in any case, as sent
+  std::string trigger_operation;  // triggers: "All", "Create", "Update", "Delete" or "Replace" in any case, as sent
   std::string rid;
   std::string etag;  // quoted
   int64_t ts = 0;

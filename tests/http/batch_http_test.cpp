@@ -175,6 +175,30 @@ TEST_F(BatchTest, EachWriteOfABatchTakesTheNextLsn) {
   EXPECT_EQ(r.Header("lsn"), std::to_string(lsn + 3));
 }
 
+TEST_F(BatchTest, AReplaceWhoseBodyNamesAnotherIdRenamesTheItem) {
+  // As a direct replace does (the service renames; Microsoft's Python SDK tests do it in a batch).
+  auto first = CreateDoc("db", "c", R"({"id":"x","pk":"a","v":1})", R"(["a"])");
+  ASSERT_EQ(first.status(), 201);
+  auto r = Batch(R"([{"operationType":"Replace","id":"x","resourceBody":{"id":"x2","pk":"a","v":2}},)"
+                 R"({"operationType":"Read","id":"x2"},{"operationType":"Create","resourceBody":{"id":"x","pk":"a"}}])");
+  ASSERT_EQ(r.status(), 200) << r;
+  EXPECT_EQ(r.Json()[1]["statusCode"].GetInt(), 200);
+  auto renamed = Read("x2");
+  ASSERT_EQ(renamed.status(), 200) << renamed;
+  EXPECT_EQ(renamed.Str("_rid"), first.Str("_rid"));
+  EXPECT_EQ(renamed.Json()["v"].GetInt(), 2);
+  auto recreated = Read("x");
+  ASSERT_EQ(recreated.status(), 200) << recreated;
+  EXPECT_NE(recreated.Str("_rid"), first.Str("_rid"));
+  // Onto a taken id: 409, and nothing of the batch is applied.
+  auto taken = Batch(R"([{"operationType":"Upsert","resourceBody":{"id":"z","pk":"a"}},)"
+                     R"({"operationType":"Replace","id":"x2","resourceBody":{"id":"x","pk":"a"}}])");
+  ASSERT_EQ(taken.status(), 207) << taken;
+  EXPECT_EQ(taken.Json()[1]["statusCode"].GetInt(), 409);
+  EXPECT_EQ(Read("z").status(), 404);
+  EXPECT_EQ(Read("x2").status(), 200);
+}
+
 // ---- failure --------------------------------------------------------------------------------
 
 TEST_F(BatchTest, FailureIs207WithExactBodiesAndNothingApplied) {

@@ -420,18 +420,29 @@ TEST_F(ChangeFeedTest, BadAimAndWireFormatAre400) {
 
 // ---- all versions and deletes -------------------------------------------------------------------
 
-TEST_F(ChangeFeedTest, AllVersionsNeedsAChangeFeedPolicy) {
+TEST_F(ChangeFeedTest, AllVersionsWithoutAChangeFeedPolicyStartsAtTheFirstRead) {
+  // The service keeps the all-versions feed for the account (its continuous-backup period), not per
+  // container: Microsoft's newest JavaScript sample reads it from a container with no policy. Here
+  // such a container's log starts at its first all-versions read; earlier starts are outside it.
   MakeContainer("db", "plain");
-  Create("plain", "a", "x");
-  ExpectBadRequest(Avad("plain", {{"If-None-Match", "*"}}), kNoPolicyMessage);
-  ExpectBadRequest(Avad("plain", {{"If-None-Match", "\"1\""}}), kNoPolicyMessage);
-  ExpectBadRequest(Avad("plain", {{"If-Modified-Since", HttpDate(Secs())}}), kNoPolicyMessage);
+  auto a = Create("plain", "a", "x");  // 1
+  ExpectBadRequest(Avad("plain", {{"If-None-Match", "\"0\""}}), kRetentionMessage);
+  ExpectBadRequest(Avad("plain", {{"If-Modified-Since", HttpDate(Secs() - 5)}}), kRetentionMessage);
   ExpectBadRequest(Avad("plain"), kBeginningMessage);
+  const int64_t t = Secs();
+  auto now = Avad("plain", {{"If-None-Match", "*"}});
+  Expect304(now, "\"1\"");
+  auto b = Create("plain", "b", "x");                // 2
+  auto a2 = Replace("plain", "a", "x", ",\"v\":2");  // 3
+  auto r = Avad("plain", {{"If-None-Match", now.Header("etag")}});
+  ASSERT_EQ(r.status(), 200) << r;
+  EXPECT_EQ(r.body(), Body("plain", {CreateEntry(b, t), ReplaceEntry(a2, a, t)}));
   // Without the wire-format header too.
-  ExpectBadRequest(Get(Docs("plain"), {{"A-IM", "Full-Fidelity Feed"}, {"If-None-Match", "*"}}), kNoPolicyMessage);
-  // retentionDuration 0 keeps no log.
+  auto bare = Get(Docs("plain"), {{"A-IM", "Full-Fidelity Feed"}, {"If-None-Match", "\"3\""}});
+  EXPECT_EQ(bare.status(), 304) << bare;
+  // retentionDuration 0 is no policy: the same.
   MakeContainer("db", "zero", "\"changeFeedPolicy\":{\"retentionDuration\":0}");
-  ExpectBadRequest(Avad("zero", {{"If-None-Match", "*"}}), kNoPolicyMessage);
+  Expect304(Avad("zero", {{"If-None-Match", "*"}}), "\"0\"");
 }
 
 TEST_F(ChangeFeedTest, ChangeFeedPolicyIsReturnedAndValidated) {
@@ -602,7 +613,6 @@ TEST_F(ChangeFeedTest, AllVersionsRetentionWindow) {
 TEST_F(ChangeFeedTest, PolicySwitchedOnByReplaceStartsTheLogThen) {
   MakeContainer("db", "late");
   auto a = Create("late", "a", "x");  // 1
-  ExpectBadRequest(Avad("late", {{"If-None-Match", "*"}}), kNoPolicyMessage);
   auto put = Put("/dbs/db/colls/late",
                  R"({"id":"late","partitionKey":{"paths":["/pk"]},"changeFeedPolicy":{"retentionDuration":10}})");
   ASSERT_EQ(put.status(), 200) << put;
@@ -619,11 +629,15 @@ TEST_F(ChangeFeedTest, PolicySwitchedOnByReplaceStartsTheLogThen) {
   EXPECT_EQ(r.body(), Body("late", {CreateEntry(b, t), ReplaceEntry(a2, a, t)}));
   // Nothing before the switch is in the log.
   ExpectBadRequest(Avad("late", {{"If-None-Match", "\"0\""}}), kRetentionMessage);
-  // Switched off again: the log is gone.
+  // Switched off again: the account's retention keeps the log.
   auto off = Put("/dbs/db/colls/late", R"({"id":"late","partitionKey":{"paths":["/pk"]}})");
   ASSERT_EQ(off.status(), 200) << off;
   EXPECT_EQ(off.body().find("changeFeedPolicy"), std::string::npos);
-  ExpectBadRequest(Avad("late", {{"If-None-Match", "\"3\""}}), kNoPolicyMessage);
+  Expect304(Avad("late", {{"If-None-Match", "\"3\""}}), "\"3\"");
+  auto c = Create("late", "c", "x");  // 4
+  auto after = Avad("late", {{"If-None-Match", "\"3\""}});
+  ASSERT_EQ(after.status(), 200) << after;
+  EXPECT_EQ(after.body(), Body("late", {CreateEntry(c, t)}));
 }
 
 }  // namespace

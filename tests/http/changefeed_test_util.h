@@ -18,10 +18,6 @@ inline constexpr const char* kWire = "2021-09-15";
 inline constexpr const char* kBeginningMessage =
     "The change feed in all versions and deletes mode cannot start from the beginning: start from now, a point in "
     "time or a continuation. You must read the change feed from within the retention period.";
-inline constexpr const char* kNoPolicyMessage =
-    "The change feed in all versions and deletes mode needs a change feed policy on the container: set "
-    "changeFeedPolicy.retentionDuration (minutes) when creating or replacing it. You must read the change feed from "
-    "within the retention period.";
 inline constexpr const char* kRetentionMessage =
     "The requested start of the change feed in all versions and deletes mode lies outside the container's retention "
     "window. You must read the change feed from within the retention period.";

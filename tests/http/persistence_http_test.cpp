@@ -261,6 +261,27 @@ TEST_F(PersistenceTest, TimeToLiveDeletesAreRecorded) {
   EXPECT_EQ(DoGet("/dbs/d/colls/c/docs/young", Pk("[\"p\"]")).Header("x-ms-session-token"), token);
 }
 
+TEST_F(PersistenceTest, ARenamingReplaceComesBackUnderItsNewId) {
+  Start();
+  ASSERT_EQ(DoPost("/dbs", R"({"id":"d"})").status(), 201);
+  ASSERT_EQ(DoPost("/dbs/d/colls", R"({"id":"c","partitionKey":{"paths":["/pk"]}})").status(), 201);
+  auto created = DoPost("/dbs/d/colls/c/docs", R"({"id":"old","pk":"p","v":1})", Pk("[\"p\"]"));
+  ASSERT_EQ(created.status(), 201);
+  auto renamed = Do(bh::verb::put, "/dbs/d/colls/c/docs/old", R"({"id":"new","pk":"p","v":2})", Pk("[\"p\"]"));
+  ASSERT_EQ(renamed.status(), 200) << renamed;
+  const std::string feed = DoGet("/dbs/d/colls/c/docs").body();
+  for (int round = 0; round < 2; ++round) {
+    Start();  // from the log, then from a snapshot
+    EXPECT_EQ(inst_->report.items, 1u);
+    EXPECT_EQ(DoGet("/dbs/d/colls/c/docs/old", Pk("[\"p\"]")).status(), 404);
+    auto read = DoGet("/dbs/d/colls/c/docs/new", Pk("[\"p\"]"));
+    EXPECT_EQ(read.body(), renamed.body());
+    EXPECT_EQ(read.Str("_rid"), created.Str("_rid"));
+    EXPECT_EQ(DoGet("/dbs/d/colls/c/docs").body(), feed);
+    inst_->persistence->Checkpoint();
+  }
+}
+
 TEST_F(PersistenceTest, ATornLogTailIsCutAndADamagedSnapshotStopsStartUp) {
   Start();
   ASSERT_EQ(DoPost("/dbs", R"({"id":"d"})").status(), 201);

@@ -117,6 +117,31 @@ TEST_F(QueryIndexTest, IndexMetricsNameTheIndexTheFilterUses) {
   EXPECT_EQ(utilization("SELECT * FROM c WHERE c.city = 'c3'", false), "<none>");
 }
 
+// x-ms-cosmos-populateindexmetrics-V2 (what @azure/cosmos 4.x and the newer .NET SDK send): the
+// percent-encoded JSON of the second format, {"UtilizedIndexes": {...}, "PotentialIndexes": {...}}.
+TEST_F(QueryIndexTest, IndexMetricsV2ArePercentEncodedJson) {
+  auto utilization = [&](const std::string& text) {
+    Headers h = Key("k3");
+    h.emplace_back("x-ms-documentdb-isquery", "True");
+    h.emplace_back("x-ms-cosmos-populateindexmetrics-V2", "true");
+    auto req = Build(boost::beast::http::verb::post, "/dbs/db/colls/c/docs", "{\"query\":" + json::Quote(text) + "}", h);
+    req.set(boost::beast::http::field::content_type, "application/query+json");
+    Reply r = Send(req);
+    EXPECT_EQ(r.status(), 200) << r;
+    if (!r.Has("x-ms-cosmos-index-utilization")) return std::string("<none>");
+    const std::string raw = r.Header("x-ms-cosmos-index-utilization");
+    EXPECT_EQ(raw.find_first_of("{}\":/ "), std::string::npos) << raw;  // every reserved character escaped
+    auto decoded = util::PercentDecode(raw);
+    return decoded ? *decoded : std::string("<not percent-encoded>");
+  };
+  EXPECT_EQ(utilization("SELECT * FROM c WHERE c.city = 'c3'"),
+            R"({"UtilizedIndexes":{"SingleIndexes":[{"IndexSpec":"/city/?","IndexImpactScore":"High"}],)"
+            R"("CompositeIndexes":[]},"PotentialIndexes":{"SingleIndexes":[],"CompositeIndexes":[]}})");
+  EXPECT_EQ(utilization("SELECT * FROM c WHERE LOWER(c.city) = 'c3'"),
+            R"({"UtilizedIndexes":{"SingleIndexes":[],"CompositeIndexes":[]},)"
+            R"("PotentialIndexes":{"SingleIndexes":[],"CompositeIndexes":[]}})");
+}
+
 TEST_F(QueryIndexTest, APartitionKeyReadsOnlyItsItems) {
   // k3 holds 40 of the 400 documents, two cities of 20 among them. Its own items are read, with or
   // without the path indexes (they are the logical partition's, not a path's).

@@ -123,6 +123,7 @@ class RecordingTest : public EmulatorTest {
     EXPECT_NE(verb, bh::verb::unknown) << rec.method;
     const std::string date = util::ToLower(Now());  // the recordings send lower-case dates
     http::Request req{verb, boost::beast::string_view(rec.path.data(), rec.path.size()), 11};
+    req.set(bh::field::host, "localhost:8081");  // every HTTP/1.1 request names its host
     for (auto& [k, v] : rec.headers) {
       if (util::EqualsIgnoreCase(k, "x-ms-date") || util::EqualsIgnoreCase(k, "content-length")) continue;
       req.set(k, v);
@@ -150,6 +151,15 @@ class RecordingTest : public EmulatorTest {
     }
     if (rec.status == 204 || rec.status == 304) {
       EXPECT_EQ(r.body(), "");
+    }
+    // Content-Location: the URL the request addressed (here http://localhost:8081), where the
+    // service sent one (every verb but POST).
+    auto location = rec.ResponseHeader("content-location");
+    EXPECT_EQ(r.Has("content-location"), location.has_value()) << r;
+    if (location) {
+      const size_t host = location->find("://");
+      const size_t path = location->find('/', host == std::string::npos ? 0 : host + 3);
+      EXPECT_EQ(r.Header("content-location"), "http://localhost:8081" + location->substr(path));
     }
   }
 

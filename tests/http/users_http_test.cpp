@@ -638,9 +638,37 @@ TEST_F(UsersTest, SelfLinksNameResourcesByRid) {
 
   const std::string coll = Token("p2", "Read", std::string("dbs/") + kDbRid + "/colls/" + kCollRid + "/");
   EXPECT_EQ(ReadDoc(coll, "b", R"(["y"])").status(), 200);
-  auto missing = CreatePerm("u", PermBody("p3", "Read", std::string("dbs/") + kDbRid + "/colls/" + kCollRid +
-                                                          "/docs/AQBAAIAAAAEJAAAAAAAAAA==/"));
-  EXPECT_EQ(missing.status(), 404) << missing;
+}
+
+TEST_F(UsersTest, RidLinksThatNameNothingAreKeptAndGrantNothing) {
+  // Microsoft's Python (test_crud.py test_permission_crud/upsert) and Java SDK tests, run against
+  // the service, create permissions on "dbs/AQAAAA==/colls/AQAAAJ0fgTc=" ("a random one") and expect
+  // 201: a link of resource ids is kept as given even when it names nothing; its token reaches nothing.
+  User("u");
+  const std::string db_rid = kDbRid, coll_rid = kCollRid;
+  int n = 0;
+  for (const std::string& link :
+       {std::string("dbs/AQAAAA==/colls/AQAAAJ0fgTc="), std::string("dbs/N9EdAA==/colls/N9EdAIugXgA="),
+        "dbs/" + db_rid + "/colls/AQBAAIAAAAI=", "/dbs/" + db_rid + "/colls/" + coll_rid + "/docs/AQBAAIAAAAEJAAAAAAAAAA==/",
+        "dbs/" + db_rid + "/colls/" + coll_rid + "/sprocs/AQBAAIAAAAEJAAAAAAAAgA=="}) {
+    const std::string id = "p" + std::to_string(++n);
+    auto r = CreatePerm("u", PermBody(id, "All", link));
+    ASSERT_EQ(r.status(), 201) << link << " " << r;
+    EXPECT_EQ(r.Str("resource"), link);
+    EXPECT_EQ(Get("/dbs/db/users/u/permissions/" + id).Str("resource"), link);
+    const std::string t = r.Str("_token");
+    ExpectForbidden(ReadDoc(t, "a", R"(["x"])"));
+    ExpectForbidden(Query(t));
+    ExpectForbidden(WriteDoc(t, R"({"id":"n","pk":"x"})", R"(["x"])"));
+  }
+  // With a partition key too, and replaced and upserted like any other.
+  auto with_pk = CreatePerm("u", PermBody("pk", "Read", "dbs/AQAAAA==/colls/AQAAAJ0fgTg=", R"(["x"])"));
+  EXPECT_EQ(with_pk.status(), 201) << with_pk;
+  auto replaced = Put("/dbs/db/users/u/permissions/pk", PermBody("pk2", "Read", "dbs/AQAAAA==/colls/AQAAAJ0fgTk="));
+  EXPECT_EQ(replaced.status(), 200) << replaced;
+  // Still one permission per resource and user.
+  EXPECT_EQ(CreatePerm("u", PermBody("dup", "Read", "dbs/AQAAAA==/colls/AQAAAJ0fgTc=")).status(), 409);
+  EXPECT_EQ(Get("/dbs/db/users/u/permissions").Json()["_count"].GetInt(), 6);
 }
 
 TEST_F(UsersTest, ScriptTokens) {

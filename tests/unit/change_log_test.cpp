@@ -17,11 +17,7 @@ namespace {
 const std::string kA = R"(["a"])";
 const std::string kB = R"(["b"])";
 
-// The two 400s of the all-versions log, as the service-style wrapped message.
-const std::string kNoPolicy =
-    "Message: {\"Errors\":[\"The change feed in all versions and deletes mode needs a change feed policy on the "
-    "container: set changeFeedPolicy.retentionDuration (minutes) when creating or replacing it. You must read the "
-    "change feed from within the retention period.\"]}";
+// The 400 of the all-versions log, as the service-style wrapped message.
 const std::string kOutsideRetention =
     "Message: {\"Errors\":[\"The requested start of the change feed in all versions and deletes mode lies outside "
     "the container's retention window. You must read the change feed from within the retention period.\"]}";
@@ -192,15 +188,33 @@ TEST_F(ChangeLogTest, AllChangesLogEveryVersionWithItsPreviousImage) {
   EXPECT_EQ(All(1, 1, only_a), "r:a@3 |3");
 }
 
-TEST_F(ChangeLogTest, AllChangesWithoutAPolicyIs400) {
-  Do(WriteKind::kCreate, kA, "a", 100, NoLog());
+TEST_F(ChangeLogTest, WithoutAPolicyTheLogStartsAtTheFirstAllVersionsRead) {
+  // The service keeps the all-versions feed at the account's level (continuous backup) for every
+  // container; here a partition without a changeFeedPolicy starts its log at the first
+  // all-versions read, and keeps it for the account's retention.
+  Do(WriteKind::kCreate, kA, "a", 100, NoLog());  // 1
   int status = 0;
-  EXPECT_EQ(ErrorOf([&] { p_.AllChanges(0, 100, kAll); }, &status), kNoPolicy);
+  EXPECT_EQ(ErrorOf([&] { p_.AllChanges(0, 100, kAll); }, &status), kOutsideRetention);
   EXPECT_EQ(status, 400);
-  EXPECT_EQ(ErrorOf([&] { p_.AllChanges(1, 100, kAll); }), kNoPolicy);
-  EXPECT_EQ(ErrorOf([&] { p_.StartLsn(0, true); }), kNoPolicy);
+  EXPECT_EQ(ErrorOf([&] { p_.AllChanges(1, 100, kAll); }), kOutsideRetention);
+  EXPECT_EQ(ErrorOf([&] { p_.StartLsn(0, true); }), kOutsideRetention);
   // The latest-version start needs no log.
   EXPECT_EQ(p_.StartLsn(0, false), 0u);
+  // A write does not start it; an all-versions read does, after the partition's last LSN.
+  Do(WriteKind::kCreate, kA, "b", 101, NoLog());  // 2
+  EXPECT_EQ(ErrorOf([&] { p_.AllChanges(2, 100, kAll); }), kOutsideRetention);
+  p_.ExpireItems(102, NoLog(), /*start_log=*/true);
+  EXPECT_EQ(All(2), "|2");
+  EXPECT_EQ(ErrorOf([&] { p_.AllChanges(1, 100, kAll); }), kOutsideRetention);
+  Do(WriteKind::kReplace, kA, "a", 103, NoLog());  // 3
+  Do(WriteKind::kDelete, kA, "b", 104, NoLog());   // 4
+  EXPECT_EQ(All(2), "r:a@3 d:b@4 |4");
+  // Kept for the account's retention, then pruned.
+  p_.ExpireItems(103 + kAccountLogRetentionSeconds, NoLog());
+  EXPECT_EQ(All(2), "r:a@3 d:b@4 |4");
+  p_.ExpireItems(104 + kAccountLogRetentionSeconds, NoLog());
+  EXPECT_EQ(ErrorOf([&] { p_.AllChanges(2, 100, kAll); }), kOutsideRetention);
+  EXPECT_EQ(All(3), "d:b@4 |4");
 }
 
 TEST_F(ChangeLogTest, RetentionPrunesTheLogAndCheckLogReachesRefusesOlderStarts) {
@@ -308,10 +322,10 @@ TEST_F(ChangeLogTest, AWriteSweepsExpiredItemsFirst) {
   EXPECT_EQ(Latest(0, 100, 116, pol), "x@4 a@6 |6");
 }
 
-TEST_F(ChangeLogTest, PolicySwitchedOnStartsTheLogAndOffClearsIt) {
+TEST_F(ChangeLogTest, PolicySwitchedOnStartsTheLogAndOffKeepsItForTheAccountsRetention) {
   Do(WriteKind::kCreate, kA, "a", 100, NoLog());  // 1
   Do(WriteKind::kCreate, kA, "b", 100, NoLog());  // 2
-  EXPECT_EQ(ErrorOf([&] { p_.AllChanges(2, 100, kAll); }), kNoPolicy);
+  EXPECT_EQ(ErrorOf([&] { p_.AllChanges(2, 100, kAll); }), kOutsideRetention);
   // Switched on at 105 (by the next write or change-feed read): the log starts after LSN 2.
   const auto on = Logged(3600);
   p_.ExpireItems(105, on);
@@ -325,14 +339,13 @@ TEST_F(ChangeLogTest, PolicySwitchedOnStartsTheLogAndOffClearsIt) {
   EXPECT_EQ(All(2), "r:a@3 |3");
   EXPECT_EQ(p_.StartLsn(106, true), 2u);
   EXPECT_EQ(p_.StartLsn(108, true), 3u);
-  // Switched off: the log is dropped; LSNs go on.
+  // Switched off: the account's retention applies; the log goes on.
   Do(WriteKind::kCreate, kA, "c", 108, NoLog());  // 4
-  EXPECT_EQ(ErrorOf([&] { p_.AllChanges(3, 100, kAll); }), kNoPolicy);
-  EXPECT_EQ(ErrorOf([&] { p_.StartLsn(108, true); }), kNoPolicy);
-  // On again: a fresh log from LSN 4; the old one does not come back.
+  EXPECT_EQ(All(3), "c:c@4 |4");
+  EXPECT_EQ(p_.StartLsn(108, true), 3u);
   Do(WriteKind::kCreate, kA, "d", 109, on);  // 5
-  EXPECT_EQ(All(4), "c:d@5 |5");
-  EXPECT_EQ(ErrorOf([&] { p_.AllChanges(2, 100, kAll); }), kOutsideRetention);
+  EXPECT_EQ(All(2), "r:a@3 c:c@4 c:d@5 |5");
+  EXPECT_EQ(ErrorOf([&] { p_.AllChanges(1, 100, kAll); }), kOutsideRetention);
 }
 
 TEST_F(ChangeLogTest, PolicyOnForAnEmptyPartitionReachesBackToTheBeginning) {

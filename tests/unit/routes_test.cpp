@@ -177,5 +177,29 @@ TEST(Routes, RidPathsAreTheSdksRidLinks) {
   EXPECT_FALSE(http::IsRidPath(Path({})));
 }
 
+TEST(Routes, AQuestionMarkInAnItemIdIsPartOfThePath) {
+  // The JavaScript SDK (encodeURI) and the .NET SDK send an item id's '?' unescaped; the service
+  // takes it as part of the id (the SDKs' id-encoding tests: "Disallowed?Chars" is read, replaced
+  // and deleted). Elsewhere a '?' starts the query.
+  EXPECT_EQ(http::TargetPath("/dbs/d/colls/c/docs/Disallowed?Chars"), "/dbs/d/colls/c/docs/Disallowed?Chars");
+  EXPECT_EQ(http::TargetQuery("/dbs/d/colls/c/docs/Disallowed?Chars"), "");
+  EXPECT_EQ(http::TargetPath("/dbs/d/colls/c/docs/?a?b=c"), "/dbs/d/colls/c/docs/?a?b=c");
+  std::vector<std::string> segs;
+  ASSERT_TRUE(http::SplitPath("/dbs/d/colls/c/docs/a%20b?c", segs));
+  EXPECT_EQ(segs, Path({"dbs", "d", "colls", "c", "docs", "a b?c"}));
+  for (const char* target : {"/dbs/d/colls/c/docs?x=1", "/dbs/d/colls/c?x=1", "/addresses/?$resolveFor=dbs",
+                             "/dbs/d/colls/c/docs/?x", "/dbs/d/colls/c/sprocs/s?x", "/x/d/colls/c/docs/i?x"}) {
+    const std::string_view t = target;
+    const std::string_view path = http::TargetPath(t);
+    if (std::string_view(target) == "/dbs/d/colls/c/docs/?x") {
+      EXPECT_EQ(path, t) << target;  // an id that starts with '?'
+      continue;
+    }
+    EXPECT_EQ(path, t.substr(0, t.find('?'))) << target;
+    EXPECT_EQ(http::TargetQuery(t), t.substr(t.find('?') + 1)) << target;
+  }
+  EXPECT_EQ(http::TargetQuery("/dbs/d/colls/c/docs/i"), "");
+}
+
 }  // namespace
 }  // namespace cosmos::testing

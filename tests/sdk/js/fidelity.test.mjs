@@ -167,6 +167,11 @@ describe("ids", () => {
     "at@dollar$colon:",
     "brackets[]{}",
     "pipe|caret^back`tick",
+    // The SDK sends '?' unescaped (encodeURI); the service takes it as part of the id (the SDKs'
+    // id-encoding tests, idWithDisallowedCharQuestionMark: 201, 200, 200, 204).
+    "Disallowed?Chars",
+    "q?a=1&b=2",
+    "?leading",
     "a".repeat(255),
   ];
 

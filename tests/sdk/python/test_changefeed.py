@@ -504,9 +504,16 @@ class ChangeFeedTest(_Base):
         res = self.raw("GET", path, {"a-im": "INCREMENTAL FEED"})
         self.assertEqual(res.status, 200)
         self.assertEqual([d["id"] for d in res.json["Documents"]], ["a"])
-        # all versions and deletes needs a change feed policy
+        # all versions and deletes needs no change feed policy (the service keeps it for the account):
+        # it starts at the first such read, from now
         res = self.raw("GET", path, {"a-im": "Full-Fidelity Feed", "if-none-match": "*"})
-        self.assertRawError(res, 400, "BadRequest", message="needs a change feed policy")
+        self.assertEqual(res.status, 304, res.text)
+        etag = res.headers["etag"]
+        self.create(link, {"id": "b", "pk": "x"})
+        res = self.raw("GET", path, {"a-im": "Full-Fidelity Feed", "if-none-match": etag})
+        self.assertEqual(res.status, 200, res.text)
+        self.assertEqual([(d["metadata"]["operationType"], d["current"]["id"]) for d in res.json["Documents"]],
+                         [("create", "b")])
 
     def test_the_feed_of_an_unknown_container_is_404(self):
         self.assertFailure(lambda: list(self.client.QueryItemsChangeFeed(self.db_link + "/colls/nope")),

@@ -148,6 +148,16 @@ class TriggerTest(ScriptTestCase):
         if LOCAL:
             self.assertIn(charge, (exact, per_trigger))
 
+    def test_type_and_operation_come_back_as_sent(self):
+        # The service keeps triggerType and triggerOperation in the case they were sent in (Microsoft's
+        # Python SDK tests send documents.TriggerType.Pre == "pre" and assert they read it back).
+        for t_id, ttype, op, _ in TRIGGERS[:3]:
+            read = self.client.ReadTrigger(self.link + "/triggers/" + t_id)
+            self.assertEqual((read["triggerType"], read["triggerOperation"]), (ttype.lower(), op.lower()))
+        listed = {t["id"]: t for t in self.client.ReadTriggers(self.link)}
+        self.assertEqual((listed["post-create"]["triggerType"], listed["post-create"]["triggerOperation"]),
+                         ("post", "create"))
+
     # -- pre-triggers ------------------------------------------------------------------------------
 
     def test_pre_trigger_on_create_replace_upsert(self):
