@@ -28,12 +28,15 @@
 #include <string>
 #include <vector>
 
+#include "common/errors.h"
 #include "direct/bridge.h"
 #include "faults/faults.h"
 #include "http/context.h"
 #include "http/emulator_pages.h"
+#include "http/entra.h"
 #include "http/headers.h"
 #include "http/pipeline.h"
+#include "http/rbac.h"
 #include "scripting/engine.h"
 #include "server/server.h"
 #include "server/tls.h"
@@ -451,6 +454,34 @@ void LoadFaults(cosmos::faults::Injector& faults, const std::string& path) {
   }
 }
 
+// Entra ID: --aad-keys and --aad-issuer into the config, --rbac into the roles; exits 2 when a
+// file cannot be read or used.
+std::string ReadWholeFile(const std::string& flag, const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) Fail(flag + ": cannot read " + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void SetUpEntraId(const Settings& s, cosmos::http::Config& config, cosmos::http::RbacRoles& roles) {
+  if (!s.aad_keys_path.empty()) {
+    try {
+      config.aad_keys = cosmos::http::AadKeys::Load(ReadWholeFile("--aad-keys", s.aad_keys_path));
+    } catch (const std::runtime_error& e) {
+      Fail("--aad-keys: " + s.aad_keys_path + ": " + e.what());
+    }
+  }
+  config.aad_issuer = s.aad_issuer;
+  if (!s.rbac_path.empty()) {
+    try {
+      roles.Replace(ReadWholeFile("--rbac", s.rbac_path));
+    } catch (const cosmos::CosmosError& e) {
+      Fail("--rbac: " + s.rbac_path + ": " + e.what());
+    }
+  }
+}
+
 // Persistence recovery: what the data directory holds, recovered before anything is served; none
 // without a data directory.
 std::unique_ptr<cosmos::persist::Persistence> RecoverData(cosmos::store::Account& account, const Settings& s,
@@ -570,6 +601,7 @@ struct StartReport {
   const cosmos::persist::Persistence* persistence = nullptr;
   cosmos::persist::RecoveryReport recovery;
   std::optional<cosmos::seed::SeedReport> seeded;
+  std::string roles;  // the Entra ID roles in force (RbacRoles::Summary)
 };
 
 // The settings in force, where the certificate came from, what was recovered and seeded (info),
@@ -586,6 +618,11 @@ void PrintStartReport(const Settings& s, const cosmos::http::Config& config, con
             " workers, up to " + std::to_string(server.max_connections()) + " connections";
     Line(std::cout, line);
     if (!start.cert_origin.empty()) Line(std::cout, "cosmos-emulator: " + start.cert_origin);
+    Line(std::cout, "cosmos-emulator: Entra ID tokens: " +
+                        (config.aad_keys ? "signatures verified with " + std::to_string(config.aad_keys->size()) +
+                                               " keys from " + s.aad_keys_path
+                                         : std::string("any signature accepted (no --aad-keys)")) +
+                        (config.aad_issuer.empty() ? "" : ", issuer " + config.aad_issuer) + "; " + start.roles);
     if (start.persistence) {
       std::ostringstream line;
       line.precision(1);
@@ -663,7 +700,10 @@ int main(int argc, char** argv) {
   cosmos::util::WallClock wall_clock;
   cosmos::faults::Injector faults;
   LoadFaults(faults, s.faults_path);
+  cosmos::http::RbacRoles roles;
+  SetUpEntraId(s, config, roles);
   cosmos::http::Services services{account, config, limiter, stats, wall_clock, &faults};
+  services.rbac = &roles;
   cosmos::seed::ServeImport(services);  // POST /_emulator/import
   account.set_clock(&wall_clock);  // databases', containers' and offers' _ts read the clock items' do
 
@@ -683,6 +723,7 @@ int main(int argc, char** argv) {
     return cosmos::direct::Handle(services, req, c);
   };
   Listen(server, s, config, gateway, direct, listeners);
+  start.roles = roles.Summary();
   if (level != LogLevel::kQuiet) {
     PrintStartReport(s, config, server, listeners, start);
     PrintReady(s, server, listeners);

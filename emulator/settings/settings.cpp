@@ -380,6 +380,25 @@ constexpr Option kOptions[] = {
     {.name = "secondary-readonly-key", .value = "BASE64", .section = S::kAccount,
      .help = "the secondary read-only key (default: none)",
      .apply = [](Parser& p, V v) { p.s.secondary_readonly_key = p.Key(v); }},
+    {.name = "aad-keys", .value = "FILE", .section = S::kAccount,
+     .help = "Entra ID tokens' signatures must verify with these keys\n"
+             "(a JWKS document or PEM public keys/certificates; RS256,\n"
+             "ES256). Default: any signature is accepted",
+     .apply = [](Parser& p, V v) {
+       if (v.empty()) p.Fail("names no file");
+       p.s.aad_keys_path = v;
+     }},
+    {.name = "aad-issuer", .value = "ISS", .section = S::kAccount,
+     .help = "Entra ID tokens must name this issuer (iss; default: any)",
+     .apply = [](Parser& p, V v) { p.s.aad_issuer = v; }},
+    {.name = "rbac", .value = "FILE", .section = S::kAccount,
+     .help = "data-plane role definitions and assignments of Entra ID\n"
+             "principals (docs/entra-id.md); default: every principal\n"
+             "is a Cosmos DB Built-in Data Contributor on the account",
+     .apply = [](Parser& p, V v) {
+       if (v.empty()) p.Fail("names no file");
+       p.s.rbac_path = v;
+     }},
     {.name = "consistency", .value = "LEVEL", .section = S::kAccount,
      .help = "Strong, BoundedStaleness, Session (default),\n"
              "ConsistentPrefix or Eventual",

@@ -55,6 +55,12 @@ struct Settings {
   std::string secondary_key;
   std::string readonly_key;
   std::string secondary_readonly_key;
+  // Microsoft Entra ID tokens (docs/entra-id.md): a JWKS or PEM file of the keys their signatures
+  // must verify with (empty: signatures are not checked), the issuer they must name (empty: any),
+  // and the data-plane roles of their principals (empty: every principal is a Data Contributor).
+  std::string aad_keys_path;
+  std::string aad_issuer;
+  std::string rbac_path;
   std::string consistency = "Session";
   std::optional<int> partition_count;
   bool rate_limit = false;
