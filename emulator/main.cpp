@@ -473,6 +473,7 @@ void SetUpEntraId(const Settings& s, cosmos::http::Config& config, cosmos::http:
     }
   }
   config.aad_issuer = s.aad_issuer;
+  config.disable_local_auth = s.disable_local_auth;
   if (!s.rbac_path.empty()) {
     try {
       roles.Replace(ReadWholeFile("--rbac", s.rbac_path));
@@ -623,6 +624,9 @@ void PrintStartReport(const Settings& s, const cosmos::http::Config& config, con
                                                " keys from " + s.aad_keys_path
                                          : std::string("any signature accepted (no --aad-keys)")) +
                         (config.aad_issuer.empty() ? "" : ", issuer " + config.aad_issuer) + "; " + start.roles);
+    if (config.disable_local_auth)
+      Line(std::cout, "cosmos-emulator: local authorization disabled: master keys and resource tokens answer 401 "
+                      "(the /_emulator endpoints still take the master key)");
     if (start.persistence) {
       std::ostringstream line;
       line.precision(1);

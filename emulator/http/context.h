@@ -70,6 +70,9 @@ struct Config {
   // (null: signatures are not checked) and the issuer they must name (empty: any).
   std::shared_ptr<const AadKeys> aad_keys;
   std::string aad_issuer;
+  // The account's disableLocalAuth: data-plane requests signed with a key or carrying a resource
+  // token answer 401 (the emulator's own endpoints still take the master key).
+  bool disable_local_auth = false;
 };
 
 struct Services;

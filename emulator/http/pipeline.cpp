@@ -407,6 +407,11 @@ Response HandleRequest(Services& services, const Request& req, bool secure, cons
     ctx->set_cancel_flag(cancelled);
     // The signature covers the path as sent; a rid link is then resolved to names.
     const Credential credential = Authenticate(*ctx, services.config, services.clock.UnixSeconds());
+    // An account with local authorization disabled serves Entra ID tokens only (the service's
+    // message; substatus LocalAuthDisabled).
+    if (services.config.disable_local_auth && !credential.aad)
+      throw CosmosError(401, 5202, "Unauthorized",
+                        "Local Authorization is disabled. Use an AAD token to authorize all requests.");
     if (IsRidPath(ctx->segments())) {
       ctx->SetSegments(ResolveRidPath(services, ctx->segments()));
     }

@@ -391,6 +391,11 @@ constexpr Option kOptions[] = {
     {.name = "aad-issuer", .value = "ISS", .section = S::kAccount,
      .help = "Entra ID tokens must name this issuer (iss; default: any)",
      .apply = [](Parser& p, V v) { p.s.aad_issuer = v; }},
+    {.name = "disable-local-auth", .value = "B", .section = S::kAccount,
+     .help = "true: master keys and resource tokens answer 401, as an\n"
+             "account with disableLocalAuth; only Entra ID tokens serve\n"
+             "(the /_emulator endpoints still take the master key)",
+     .apply = [](Parser& p, V v) { p.s.disable_local_auth = p.Bool(v); }},
     {.name = "rbac", .value = "FILE", .section = S::kAccount,
      .help = "data-plane role definitions and assignments of Entra ID\n"
              "principals (docs/entra-id.md); default: every principal\n"

@@ -61,6 +61,8 @@ struct Settings {
   std::string aad_keys_path;
   std::string aad_issuer;
   std::string rbac_path;
+  // The account's disableLocalAuth: master keys and resource tokens answer 401, only tokens serve.
+  bool disable_local_auth = false;
   std::string consistency = "Session";
   std::optional<int> partition_count;
   bool rate_limit = false;

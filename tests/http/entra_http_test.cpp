@@ -197,5 +197,24 @@ TEST_F(EntraTest, SignaturesAreVerifiedWithConfiguredKeys) {
   EXPECT_EQ(issuer.Substatus(), "5007");
 }
 
+TEST_F(EntraTest, LocalAuthDisabledServesTokensOnly) {
+  ASSERT_EQ(Post("/dbs/db/users", R"({"id":"u"})").status(), 201);
+  auto perm = Post("/dbs/db/users/u/permissions", R"({"id":"p","permissionMode":"Read","resource":"dbs/db/colls/c"})");
+  ASSERT_EQ(perm.status(), 201) << perm;
+  const std::string resource_token = perm.Str("_token");
+  config_.disable_local_auth = true;
+  // The service's answer to a key or a resource token (TWL300-AI-Apps-and-agents#19).
+  for (const Reply& r : {Get("/dbs"), Call(bh::verb::get, "/dbs/db/colls/c", "",
+                                           {{"authorization", util::PercentEncode(resource_token)}}, NoSignature())}) {
+    EXPECT_EQ(r.status(), 401) << r;
+    EXPECT_EQ(r.Code(), "Unauthorized");
+    EXPECT_EQ(r.Substatus(), "5202");
+    EXPECT_EQ(MessageText(r), "Local Authorization is disabled. Use an AAD token to authorize all requests.");
+  }
+  EXPECT_EQ(As(Token("p"), bh::verb::get, "/dbs/db/colls/c").status(), 200);
+  // The emulator's own endpoints still take the master key (its stand-in for the control plane).
+  EXPECT_EQ(Get("/_emulator/rbac").status(), 200);
+}
+
 }  // namespace
 }  // namespace cosmos::testing

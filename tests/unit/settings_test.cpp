@@ -305,6 +305,9 @@ TEST(Settings, EntraIdFiles) {
   EXPECT_EQ(ParseWith({}, {{"COSMOS_EMULATOR_RBAC", "/e.json"}}).rbac_path, "/e.json");
   EXPECT_TRUE(ParseWith({}, {}).aad_keys_path.empty());
   EXPECT_THROW(ParseWith({"--rbac", ""}, {}), SettingsError);
+  EXPECT_FALSE(ParseWith({}, {}).disable_local_auth);
+  EXPECT_TRUE(ParseWith({"--disable-local-auth", "true"}, {}).disable_local_auth);
+  EXPECT_TRUE(ParseWith({}, {{"COSMOS_EMULATOR_DISABLE_LOCAL_AUTH", "1"}}).disable_local_auth);
 }
 
 // The variables read, derived from the option table: the same names as the lists the parser had
@@ -330,7 +333,7 @@ TEST(Settings, TheTableReadsTheSameVariables) {
         "partition-count", "rate-limit", "script-timeout-ms", "script-memory-mb", "query-page-timeout-ms",
         "query-memory-mb", "query-indexes", "query-threads", "log-level", "cert", "cert-key", "cert-secret", "cert-san",
         "data-path", "data-dir", "data-dir-if-mounted", "durability", "recover", "cert-export", "gateway-endpoint",
-        "seed", "seed-errors", "faults", "aad-keys", "aad-issuer", "rbac"}) {
+        "seed", "seed-errors", "faults", "aad-keys", "aad-issuer", "rbac", "disable-local-auth"}) {
     std::string e = std::string("COSMOS_EMULATOR_") + name;
     for (auto& c : e) c = c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     expected_ours.insert(e);

@@ -210,3 +210,42 @@ describe("--rbac FILE and --aad-keys FILE", { skip: !LOCAL && "needs the local b
     assert.equal(fake.headers.get("x-ms-substatus"), "5200");
   });
 });
+
+describe("--disable-local-auth: an application that never needs a key", { skip: !LOCAL && "needs the local binary" }, () => {
+  let env, dir, agent;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), "entra-seed-"));
+    writeFileSync(join(dir, "items.jsonl"), '{"id":"1","pk":"a","n":1}\n');
+    writeFileSync(join(dir, "manifest.json"), JSON.stringify({
+      containers: [{ database: "app", container: "items", partitionKey: { paths: ["/pk"] }, data: "items.jsonl" }] }));
+    env = await startEmulator(["--disable-local-auth", "true", "--seed", dir], { scheme: "https" });
+    agent = new https.Agent({ ca: (await insecureGet(env.endpoint + "_explorer/emulator.pem")).body, keepAlive: true });
+  });
+  after(async () => {
+    agent?.destroy();
+    await env?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("the key answers 401 with the service's message; a token reads and writes the seeded container", async () => {
+    assert.match(env.log(), /local authorization disabled/);
+    const keyClient = new CosmosClient({ endpoint: env.endpoint, key: env.key, agent });
+    await assert.rejects(keyClient.database("app").container("items").item("1", "a").read(), (e) => {
+      assert.equal(e.code, 401);
+      assert.equal(e.substatus, 5202);
+      assert.match(e.message, /Local Authorization is disabled\. Use an AAD token to authorize all requests\./);
+      return true;
+    });
+    const credential = {
+      getToken: async (requested) => ({
+        token: makeToken(env.key, "app-oid", { aud: requested[0].replace(/\/\.default$/, "") }),
+        expiresOnTimestamp: Date.now() + 3600 * 1000,
+      }),
+    };
+    const c = new CosmosClient({ endpoint: env.endpoint, aadCredentials: credential, agent }).database("app").container("items");
+    const { resource } = await c.item("1", "a").read();
+    assert.equal(resource.n, 1);
+    const { statusCode } = await c.items.upsert({ id: "2", pk: "a" });
+    assert.equal(statusCode, 201);
+  });
+});
