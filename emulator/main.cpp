@@ -37,6 +37,7 @@
 #include "http/headers.h"
 #include "http/pipeline.h"
 #include "http/rbac.h"
+#include "json/json.h"
 #include "scripting/engine.h"
 #include "server/server.h"
 #include "server/tls.h"
@@ -362,6 +363,26 @@ static void UseHugePages(char** argv) {
 
 namespace {
 
+// --issue-token: the token the SDKs' own emulator tests make (kid CosmosEmulatorPrimaryMaster, the
+// master key's text as the signature segment, audience https://localhost.localhost), for
+// --principal, valid from now for --expires-in seconds. The emulator accepts it unless it was given
+// --aad-keys (docs/entra-id.md).
+std::string TestToken(const Settings& s) {
+  const auto b64url = [](std::string_view bytes) {
+    std::string out = cosmos::util::Base64Encode(bytes);
+    while (!out.empty() && out.back() == '=') out.pop_back();
+    for (char& c : out) c = c == '+' ? '-' : c == '/' ? '_' : c;
+    return out;
+  };
+  const int64_t now = cosmos::util::UnixSeconds();
+  const std::string claims = "{\"aud\":\"https://localhost.localhost\",\"iss\":\"https://sts.fake-issuer.net/cosmos-emulator\","
+                             "\"iat\":" + std::to_string(now) + ",\"nbf\":" + std::to_string(now) +
+                             ",\"exp\":" + std::to_string(now + s.expires_in) + ",\"oid\":" +
+                             cosmos::json::Quote(s.principal) + ",\"tid\":\"EmulatorFederation\"}";
+  return b64url(R"({"typ":"JWT","alg":"RS256","kid":"CosmosEmulatorPrimaryMaster"})") + "." + b64url(claims) + "." +
+         b64url(s.key);
+}
+
 // Settings and logging: flags and variables read, --help and --health-check answered, the data
 // directory settled. A value when the process ends here (its exit code).
 std::optional<int> ReadSettings(int argc, char** argv, Settings& s) {
@@ -377,6 +398,10 @@ std::optional<int> ReadSettings(int argc, char** argv, Settings& s) {
     return 0;
   }
   if (s.health_check) return HealthCheck(s);
+  if (s.issue_token) {
+    std::cout << TestToken(s) << "\n";
+    return 0;
+  }
   if (!s.data_path_named && !s.data_dir_if_mounted.empty()) {
     if (std::string mounted = MountedDataDirectory(s.data_dir_if_mounted); !mounted.empty()) s.data_path = mounted;
   }

@@ -93,6 +93,11 @@ struct Settings {
   std::string faults_path;        // --faults: fault-injection rules to start with (docs/faults.md)
   PublicEndpoint public_endpoint;
   bool health_check = false;  // --health-check: probe a running emulator and exit
+  // --issue-token: print an Entra ID token for `principal` that this emulator accepts, valid for
+  // `expires_in` seconds from now, and exit (docs/entra-id.md).
+  bool issue_token = false;
+  std::string principal;
+  int64_t expires_in = 3600;
   bool help = false;
   // Lines to log at start: settings accepted that change nothing here, and why.
   std::vector<std::string> notices;

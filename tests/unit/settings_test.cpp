@@ -306,6 +306,13 @@ TEST(Settings, EntraIdFiles) {
   EXPECT_TRUE(ParseWith({}, {}).aad_keys_path.empty());
   EXPECT_THROW(ParseWith({"--rbac", ""}, {}), SettingsError);
   EXPECT_FALSE(ParseWith({}, {}).disable_local_auth);
+  Settings t = ParseWith({"--issue-token", "--principal", "abc", "--expires-in", "60"}, {});
+  EXPECT_TRUE(t.issue_token);
+  EXPECT_EQ(t.principal, "abc");
+  EXPECT_EQ(t.expires_in, 60);
+  EXPECT_EQ(ParseWith({"--issue-token", "--principal", "abc"}, {}).expires_in, 3600);
+  EXPECT_THROW(ParseWith({"--issue-token"}, {}), SettingsError);
+  EXPECT_THROW(ParseWith({"--issue-token", "--principal", "a", "--expires-in", "0"}, {}), SettingsError);
   EXPECT_TRUE(ParseWith({"--disable-local-auth", "true"}, {}).disable_local_auth);
   EXPECT_TRUE(ParseWith({}, {{"COSMOS_EMULATOR_DISABLE_LOCAL_AUTH", "1"}}).disable_local_auth);
 }

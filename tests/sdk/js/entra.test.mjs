@@ -11,7 +11,8 @@ import { mkdtempSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CosmosClient } from "@azure/cosmos";
-import { startEmulator, rawRequest, uid, LOCAL } from "./harness.mjs";
+import { spawnSync } from "node:child_process";
+import { startEmulator, rawRequest, uid, LOCAL, EMULATOR_BIN } from "./harness.mjs";
 
 /** GET over HTTPS without checking the certificate (to fetch it). */
 function insecureGet(url) {
@@ -149,6 +150,19 @@ describe("the JavaScript SDK with an Entra ID token", { skip: !LOCAL && "needs t
     } finally {
       await putRoles({ roleAssignments: [{ properties: { roleDefinitionId: "00000000-0000-0000-0000-000000000002", scope: "/", principalId: "*" } }] });
     }
+  });
+
+  test("cosmos-emulator --issue-token prints a token the emulator accepts", async () => {
+    const issued = spawnSync(EMULATOR_BIN, ["--issue-token", "--principal", "issued-oid", "--expires-in", "600"], { encoding: "utf8" });
+    assert.equal(issued.status, 0, issued.stderr);
+    const token = issued.stdout.trim();
+    const claims = JSON.parse(Buffer.from(token.split(".")[1], "base64url").toString());
+    assert.equal(claims.oid, "issued-oid");
+    assert.equal(claims.exp - claims.nbf, 600);
+    const credential = { getToken: async () => ({ token, expiresOnTimestamp: claims.exp * 1000 }) };
+    const c = new CosmosClient({ endpoint: env.endpoint, aadCredentials: credential, agent }).database(db.id).container("c");
+    const { statusCode } = await c.items.create({ id: uid("issued"), pk: "i" });
+    assert.equal(statusCode, 201);
   });
 
   test("an expired token answers 401 with the service's message", async () => {
