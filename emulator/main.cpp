@@ -28,12 +28,16 @@
 #include <string>
 #include <vector>
 
+#include "common/errors.h"
 #include "direct/bridge.h"
 #include "faults/faults.h"
 #include "http/context.h"
 #include "http/emulator_pages.h"
+#include "http/entra.h"
 #include "http/headers.h"
 #include "http/pipeline.h"
+#include "http/rbac.h"
+#include "json/json.h"
 #include "scripting/engine.h"
 #include "server/server.h"
 #include "server/tls.h"
@@ -359,6 +363,26 @@ static void UseHugePages(char** argv) {
 
 namespace {
 
+// --issue-token: the token the SDKs' own emulator tests make (kid CosmosEmulatorPrimaryMaster, the
+// master key's text as the signature segment, audience https://localhost.localhost), for
+// --principal, valid from now for --expires-in seconds. The emulator accepts it unless it was given
+// --aad-keys (docs/entra-id.md).
+std::string TestToken(const Settings& s) {
+  const auto b64url = [](std::string_view bytes) {
+    std::string out = cosmos::util::Base64Encode(bytes);
+    while (!out.empty() && out.back() == '=') out.pop_back();
+    for (char& c : out) c = c == '+' ? '-' : c == '/' ? '_' : c;
+    return out;
+  };
+  const int64_t now = cosmos::util::UnixSeconds();
+  const std::string claims = "{\"aud\":\"https://localhost.localhost\",\"iss\":\"https://sts.fake-issuer.net/cosmos-emulator\","
+                             "\"iat\":" + std::to_string(now) + ",\"nbf\":" + std::to_string(now) +
+                             ",\"exp\":" + std::to_string(now + s.expires_in) + ",\"oid\":" +
+                             cosmos::json::Quote(s.principal) + ",\"tid\":\"EmulatorFederation\"}";
+  return b64url(R"({"typ":"JWT","alg":"RS256","kid":"CosmosEmulatorPrimaryMaster"})") + "." + b64url(claims) + "." +
+         b64url(s.key);
+}
+
 // Settings and logging: flags and variables read, --help and --health-check answered, the data
 // directory settled. A value when the process ends here (its exit code).
 std::optional<int> ReadSettings(int argc, char** argv, Settings& s) {
@@ -374,6 +398,10 @@ std::optional<int> ReadSettings(int argc, char** argv, Settings& s) {
     return 0;
   }
   if (s.health_check) return HealthCheck(s);
+  if (s.issue_token) {
+    std::cout << TestToken(s) << "\n";
+    return 0;
+  }
   if (!s.data_path_named && !s.data_dir_if_mounted.empty()) {
     if (std::string mounted = MountedDataDirectory(s.data_dir_if_mounted); !mounted.empty()) s.data_path = mounted;
   }
@@ -448,6 +476,35 @@ void LoadFaults(cosmos::faults::Injector& faults, const std::string& path) {
     faults.AddAll(text.str());
   } catch (const cosmos::CosmosError& e) {
     Fail("--faults: " + path + ": " + e.what());
+  }
+}
+
+// Entra ID: --aad-keys and --aad-issuer into the config, --rbac into the roles; exits 2 when a
+// file cannot be read or used.
+std::string ReadWholeFile(const std::string& flag, const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) Fail(flag + ": cannot read " + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void SetUpEntraId(const Settings& s, cosmos::http::Config& config, cosmos::http::RbacRoles& roles) {
+  if (!s.aad_keys_path.empty()) {
+    try {
+      config.aad_keys = cosmos::http::AadKeys::Load(ReadWholeFile("--aad-keys", s.aad_keys_path));
+    } catch (const std::runtime_error& e) {
+      Fail("--aad-keys: " + s.aad_keys_path + ": " + e.what());
+    }
+  }
+  config.aad_issuer = s.aad_issuer;
+  config.disable_local_auth = s.disable_local_auth;
+  if (!s.rbac_path.empty()) {
+    try {
+      roles.Replace(ReadWholeFile("--rbac", s.rbac_path));
+    } catch (const cosmos::CosmosError& e) {
+      Fail("--rbac: " + s.rbac_path + ": " + e.what());
+    }
   }
 }
 
@@ -577,6 +634,7 @@ struct StartReport {
   const cosmos::persist::Persistence* persistence = nullptr;
   cosmos::persist::RecoveryReport recovery;
   std::optional<cosmos::seed::SeedReport> seeded;
+  std::string roles;  // the Entra ID roles in force (RbacRoles::Summary)
 };
 
 // The settings in force, where the certificate came from, what was recovered and seeded (info),
@@ -593,6 +651,14 @@ void PrintStartReport(const Settings& s, const cosmos::http::Config& config, con
             " workers, up to " + std::to_string(server.max_connections()) + " connections";
     Line(std::cout, line);
     if (!start.cert_origin.empty()) Line(std::cout, "cosmos-emulator: " + start.cert_origin);
+    Line(std::cout, "cosmos-emulator: Entra ID tokens: " +
+                        (config.aad_keys ? "signatures verified with " + std::to_string(config.aad_keys->size()) +
+                                               " keys from " + s.aad_keys_path
+                                         : std::string("any signature accepted (no --aad-keys)")) +
+                        (config.aad_issuer.empty() ? "" : ", issuer " + config.aad_issuer) + "; " + start.roles);
+    if (config.disable_local_auth)
+      Line(std::cout, "cosmos-emulator: local authorization disabled: master keys and resource tokens answer 401 "
+                      "(the /_emulator endpoints still take the master key)");
     if (start.persistence) {
       std::ostringstream line;
       line.precision(1);
@@ -675,7 +741,10 @@ int main(int argc, char** argv) {
   cosmos::util::WallClock wall_clock;
   cosmos::faults::Injector faults;
   LoadFaults(faults, s.faults_path);
+  cosmos::http::RbacRoles roles;
+  SetUpEntraId(s, config, roles);
   cosmos::http::Services services{account, config, limiter, stats, wall_clock, &faults};
+  services.rbac = &roles;
   cosmos::seed::ServeImport(services);  // POST /_emulator/import
   account.set_clock(&wall_clock);  // databases', containers' and offers' _ts read the clock items' do
 
@@ -695,6 +764,7 @@ int main(int argc, char** argv) {
     return cosmos::direct::Handle(services, req, c);
   };
   Listen(server, s, config, gateway, direct, listeners);
+  start.roles = roles.Summary();
   if (level != LogLevel::kQuiet) {
     PrintStartReport(s, config, server, listeners, start);
     PrintReady(s, server, listeners);

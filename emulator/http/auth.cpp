@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "common/errors.h"
+#include "handlers/common.h"
 #include "http/headers.h"
 #include "http/replica_address.h"
 #include "http/rid_links.h"
@@ -37,54 +38,16 @@ CosmosError BadToken() {
       "this account; use the _token of a permission as it was returned.");
 }
 
-// base64url without padding (a JWT segment) to bytes; nullopt when it is not that.
-std::optional<std::string> Base64UrlDecode(std::string_view text) {
-  if (text.size() % 4 == 1) return std::nullopt;
-  std::string b64(text);
-  for (char& c : b64) {
-    if (c == '-') c = '+';
-    else if (c == '_') c = '/';
-    else if (c == '+' || c == '/' || c == '=') return std::nullopt;
-  }
-  b64.append((4 - b64.size() % 4) % 4, '=');
-  return util::Base64Decode(b64);
-}
-
-CosmosError BadAadToken(const std::string& why) {
-  return errors::Unauthorized("The input authorization token can't serve the request. The Microsoft Entra ID token is "
-                              "not valid: " + why + ".");
-}
-
-// The official emulators' token for tests (Microsoft's Python and Go SDK emulator tests make it as
-// CosmosEmulatorCredential): a JWT whose header names the key id "CosmosEmulatorPrimaryMaster" and
-// whose signature segment is the master key's text in base64url. It stands for the master key: any
-// other token answers 401 (tokens issued by Microsoft Entra ID are not served yet).
-void CheckEmulatorAadToken(std::string_view jwt, const Config& config) {
-  const size_t dot1 = jwt.find('.'), dot2 = dot1 == std::string_view::npos ? dot1 : jwt.find('.', dot1 + 1);
-  if (dot2 == std::string_view::npos || jwt.find('.', dot2 + 1) != std::string_view::npos)
-    throw BadAadToken("a JWT has three segments separated by '.'");
-  auto header_text = Base64UrlDecode(jwt.substr(0, dot1));
-  auto claims_text = Base64UrlDecode(jwt.substr(dot1 + 1, dot2 - dot1 - 1));
-  auto signature = Base64UrlDecode(jwt.substr(dot2 + 1));
-  json::Document header, claims;
-  if (!header_text || !claims_text || !signature || json::Parse(*header_text, header) != json::ParseStatus::kOk ||
-      json::Parse(*claims_text, claims) != json::ParseStatus::kOk || !header.IsObject() || !claims.IsObject())
-    throw BadAadToken("its segments are not base64url-encoded JSON");
-  auto kid = header.FindMember("kid");
-  if (kid == header.MemberEnd() || !kid->value.IsString() || std::string_view(kid->value.GetString()) != "CosmosEmulatorPrimaryMaster")
-    throw BadAadToken("only the emulator's own test token (key id CosmosEmulatorPrimaryMaster) is served");
-  // (The keys are held decoded; the token carries a key's base64 text.)
-  const bool master =
-      (!config.master_key.empty() && util::ConstantTimeEqual(*signature, util::Base64Encode(config.master_key))) ||
-      (!config.secondary_key.empty() && util::ConstantTimeEqual(*signature, util::Base64Encode(config.secondary_key)));
-  if (!master) throw BadAadToken("its signature is not the account's master key");
-  const int64_t now = util::UnixSeconds();
-  auto exp = claims.FindMember("exp");
-  if (exp == claims.MemberEnd() || !exp->value.IsNumber()) throw BadAadToken("it has no expiry (exp)");
-  if (exp->value.GetDouble() < static_cast<double>(now)) throw BadAadToken("it has expired");
-  auto nbf = claims.FindMember("nbf");
-  if (nbf != claims.MemberEnd() && nbf->value.IsNumber() && nbf->value.GetDouble() > static_cast<double>(now + 300))
-    throw BadAadToken("it is not valid yet (nbf)");
+// What an Entra ID token is checked against for this request: the configured keys and issuer,
+// and the audiences of the host the client reached.
+AadValidation AadValidationFor(const RequestContext& ctx, const Config& config, int64_t now) {
+  AadValidation v;
+  v.keys = config.aad_keys.get();
+  v.issuer = config.aad_issuer;
+  v.audiences = AcceptedAudiences(ctx.Header("host").value_or(""), config.public_host);
+  v.account = handlers::kAccountId;
+  v.now = now;
+  return v;
 }
 
 CosmosError Insufficient() {
@@ -272,7 +235,7 @@ ResourceAddress AddressFeedAddress(const RequestContext& ctx) {
 
 }  // namespace
 
-std::optional<ResourceToken> Authenticate(const RequestContext& ctx, const Config& config) {
+Credential Authenticate(const RequestContext& ctx, const Config& config, int64_t now) {
   RefuseIdsTheGatewayCannotAddress(ctx);
   auto header = ctx.Header(headers::kAuthorization);
   if (!header || header->empty())
@@ -302,12 +265,13 @@ std::optional<ResourceToken> Authenticate(const RequestContext& ctx, const Confi
     if (version != "1" && version != "1.0") throw BadToken();
     auto token = VerifyResourceToken(config.master_key, sig);
     if (!token) throw BadToken();
-    return token;
+    return {.resource = std::move(token)};
   }
   if (util::EqualsIgnoreCase(type, "aad")) {
-    if (version != "1.0") throw BadAadToken("the authorization header must be of the form type=aad&ver=1.0&sig=<token>");
-    CheckEmulatorAadToken(sig, config);
-    return std::nullopt;  // the master key's powers
+    if (version != "1.0")
+      throw CosmosError(401, 5001, "Unauthorized",
+                        "The authorization header must be of the form type=aad&ver=1.0&sig=<token>.");
+    return {.aad = ValidateAadToken(sig, AadValidationFor(ctx, config, now))};
   }
   if (!util::EqualsIgnoreCase(type, "master") || version != "1.0" || sig.empty())
     throw errors::Unauthorized(
@@ -351,7 +315,7 @@ std::optional<ResourceToken> Authenticate(const RequestContext& ctx, const Confi
         "payload is not built as per the protocol. Server used the following payload to sign: '" +
         shown + "'");
   }
-  return std::nullopt;
+  return {};
 }
 
 namespace {

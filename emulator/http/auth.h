@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "http/context.h"
+#include "http/entra.h"
 #include "store/users.h"
+#include "util/util.h"
 
 namespace cosmos::http {
 
@@ -52,11 +54,20 @@ std::optional<ResourceToken> VerifyResourceToken(std::string_view key, std::stri
 // emulator's own endpoints.
 bool ReadOnlyKeyServes(const RequestContext& ctx);
 
-// Throws CosmosError 401/403 unless the request carries a valid master-key signature or a resource
-// token issued by this account; returns the resource token's claims (nullopt for a key). Any of the
-// master keys (primary, secondary) serves every request; a read-only key (primary, secondary)
-// serves what ReadOnlyKeyServes allows, and anything else answers 401 as a wrong key does.
-std::optional<ResourceToken> Authenticate(const RequestContext& ctx, const Config& config);
+// Who a request authenticated as: a key (neither set), a resource token (its claims), or a
+// Microsoft Entra ID principal (docs/entra-id.md).
+struct Credential {
+  std::optional<ResourceToken> resource;
+  std::optional<AadPrincipal> aad;
+  bool key() const { return !resource && !aad; }
+};
+
+// Throws CosmosError 401/403 unless the request carries a valid master-key signature, a resource
+// token issued by this account or a valid Entra ID token (checked at `now`, Unix seconds on the
+// emulator clock). Any of the master keys (primary, secondary) serves every request; a read-only
+// key (primary, secondary) serves what ReadOnlyKeyServes allows, and anything else answers 401 as
+// a wrong key does. A token's roles are checked once the request is resolved (AuthorizeAad).
+Credential Authenticate(const RequestContext& ctx, const Config& config, int64_t now = util::UnixSeconds());
 
 // Throws 403 unless the resource token is within its lifetime on the emulator clock, the
 // permission it was issued from still exists unchanged, and it grants this request.

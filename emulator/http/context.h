@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -22,6 +23,9 @@ class Injector;
 }
 
 namespace cosmos::http {
+
+class AadKeys;    // http/entra.h
+class RbacRoles;  // http/rbac.h
 
 namespace beast_http = boost::beast::http;
 using Request = beast_http::request<beast_http::string_body>;
@@ -62,6 +66,13 @@ struct Config {
   // port the client reached the gateway at, the one port known to reach the emulator whatever maps
   // it (a container's published port, a public endpoint); direct_port only when this is false.
   bool direct_on_gateway_port = false;
+  // Microsoft Entra ID tokens (docs/entra-id.md): the keys their signatures must verify with
+  // (null: signatures are not checked) and the issuer they must name (empty: any).
+  std::shared_ptr<const AadKeys> aad_keys;
+  std::string aad_issuer;
+  // The account's disableLocalAuth: data-plane requests signed with a key or carrying a resource
+  // token answer 401 (the emulator's own endpoints still take the master key).
+  bool disable_local_auth = false;
 };
 
 struct Services;
@@ -84,6 +95,9 @@ struct Services {
   util::WallClock& clock;  // item timestamps, time to live, change-feed start times
   faults::Injector* faults = nullptr;  // fault-injection rules (docs/faults.md); null: none
   ImportFn import = nullptr;           // POST /_emulator/import; null: not served
+  // Data-plane role definitions and assignments for Entra ID principals (docs/entra-id.md); null:
+  // the default (every principal is a Data Contributor on the whole account).
+  RbacRoles* rbac = nullptr;
 };
 
 // What a request asks for beyond its verb and path.
@@ -95,6 +109,23 @@ enum class Operation {
   kBatch,       // POST with x-ms-cosmos-is-batch-request: true (x-ms-cosmos-batch-atomic not false)
   kBulk,        // POST with x-ms-cosmos-is-batch-request: true and x-ms-cosmos-batch-atomic: false
   kChangeFeed,  // GET with A-IM (Incremental feed, or the full-fidelity feed)
+};
+
+// The data action the service's role-based access control checks for an operation with an Entra
+// ID token (docs/entra-id.md; names in http/rbac.h).
+enum class RbacAction : uint8_t {
+  kManagement,  // never served to a token: 403/5300 (databases, containers, offers, scripts, users)
+  kReadMetadata,
+  kCreateItem,
+  kReadItem,
+  kReplaceItem,
+  kUpsertItem,
+  kDeleteItem,
+  kExecuteQuery,
+  kReadChangeFeed,
+  kExecuteStoredProcedure,
+  kManageConflicts,
+  kBatchItems,  // a batch or bulk request: each operation's item action (its body's operationType)
 };
 
 // What an operation is, for everything besides its handler that treats operations differently.
@@ -116,6 +147,8 @@ struct OperationFacts {
   // A success changes a database's metadata (its containers, scripts, users, permissions, keys,
   // offers, or the database itself): persistence records the database whole after it.
   bool changes_metadata = false;
+  // What role-based access control requires of an Entra ID token for it.
+  RbacAction rbac = RbacAction::kManagement;
 };
 
 // One parsed request. Header lookups are case-insensitive.

@@ -18,6 +18,7 @@
 #include "http/auth.h"
 #include "http/emulator_pages.h"
 #include "http/inject.h"
+#include "http/rbac.h"
 #include "http/rid_links.h"
 #include "http/routes.h"
 #include "json/json.h"
@@ -33,6 +34,7 @@ constexpr std::string_view kClockPath = "/_emulator/clock";
 constexpr std::string_view kImportPath = "/_emulator/import";
 constexpr std::string_view kContainersPath = "/_emulator/containers/";
 constexpr std::string_view kFaultsPath = "/_emulator/faults";
+constexpr std::string_view kRbacPath = "/_emulator/rbac";
 // The furthest one POST may move the clock: ten years.
 constexpr int64_t kMaxAdvanceMs = int64_t{10} * 366 * 24 * 3600 * 1000;
 // The furthest all POSTs together may move it from where it started: a hundred years (the
@@ -201,7 +203,7 @@ void AuthenticateEmulatorWrite(Services& services, const Request& req, std::stri
   std::vector<std::string> segments;
   if (!SplitPath(target, segments)) throw errors::InvalidUrl();
   RequestContext ctx(req, std::move(segments));
-  if (Authenticate(ctx, services.config))
+  if (!Authenticate(ctx, services.config, services.clock.UnixSeconds()).key())
     throw errors::Forbidden(
         "Insufficient permissions provided in the authorization header for the corresponding request. Please "
         "retry with another authorization header.");
@@ -264,6 +266,13 @@ bool EmulatorEndpoint(Services& services, const Request& req, std::string_view t
     if (verb != beast_http::verb::post) throw errors::MethodNotAllowed();
     AuthenticateEmulatorWrite(services, req, target);
     res.body() = handlers::SplitContainer(services, segments[2], segments[3], req.body());
+  } else if (path == kRbacPath && services.rbac) {
+    // The data-plane roles of Entra ID principals (docs/entra-id.md): GET reads them, PUT replaces
+    // them whole; both signed with a master key (they name principals).
+    AuthenticateEmulatorWrite(services, req, target);
+    if (verb == beast_http::verb::put) services.rbac->Replace(req.body());
+    else if (verb != beast_http::verb::get) throw errors::MethodNotAllowed();
+    res.body() = services.rbac->ToJson();
   } else if (path == kImportPath && services.import) {
     if (verb != beast_http::verb::post) throw errors::MethodNotAllowed();
     AuthenticateEmulatorWrite(services, req, target);
@@ -413,12 +422,18 @@ Response HandleRequest(Services& services, const Request& req, bool secure, cons
     ctx->set_secure(secure);
     ctx->set_cancel_flag(cancelled);
     // The signature covers the path as sent; a rid link is then resolved to names.
-    auto token = Authenticate(*ctx, services.config);
+    const Credential credential = Authenticate(*ctx, services.config, services.clock.UnixSeconds());
+    // An account with local authorization disabled serves Entra ID tokens only (the service's
+    // message; substatus LocalAuthDisabled).
+    if (services.config.disable_local_auth && !credential.aad)
+      throw CosmosError(401, 5202, "Unauthorized",
+                        "Local Authorization is disabled. Use an AAD token to authorize all requests.");
     if (IsRidPath(ctx->segments())) {
       ctx->SetSegments(ResolveRidPath(services, ctx->segments()));
     }
     if (route.route) ctx->SetParams(BindParams(*route.route, ctx->segments()));
-    if (token) AuthorizeResourceToken(services, *ctx, *token);
+    if (credential.resource) AuthorizeResourceToken(services, *ctx, *credential.resource);
+    if (credential.aad) AuthorizeAad(services, *ctx, *credential.aad);
     CheckConsistency(*ctx, services.config);
     CheckIntendedContainer(services, *ctx);
     // Faults for metadata requests; data-plane ones are injected where they reach their

@@ -17,28 +17,46 @@ bool BoolHeader(const Request& req, std::string_view name) {
 }
 
 // The operations' facts (OperationFacts): fault type, report name, data plane, point, changes
-// metadata.
-constexpr OperationFacts kAccount{.fault_type = "MetadataDatabaseAccount"};
-constexpr OperationFacts kMetadata{.fault_type = "Metadata"};  // metadata read, listed or queried (or conflicts)
+// metadata, and the data action role-based access control checks for an Entra ID token
+// (docs/entra-id.md; kManagement: never served to a token, 403/5300).
+using A = RbacAction;
+constexpr OperationFacts kAccount{.fault_type = "MetadataDatabaseAccount", .rbac = A::kReadMetadata};
+// Databases and containers read, listed or queried: metadata reads.
+constexpr OperationFacts kMetadata{.fault_type = "Metadata", .rbac = A::kReadMetadata};
+// Reads of what only the management plane serves to a token: scripts, users and permissions, offers.
+constexpr OperationFacts kManagementRead{.fault_type = "Metadata"};
 constexpr OperationFacts kMetadataChange{.fault_type = "Metadata", .changes_metadata = true};
-constexpr OperationFacts kContainerRead{.fault_type = "MetadataContainer"};  // the container itself
+constexpr OperationFacts kConflicts{.fault_type = "Metadata", .rbac = A::kManageConflicts};
+constexpr OperationFacts kContainerRead{.fault_type = "MetadataContainer", .rbac = A::kReadMetadata};  // the container itself
 constexpr OperationFacts kContainerChange{.fault_type = "MetadataContainer", .changes_metadata = true};
-constexpr OperationFacts kRanges{.fault_type = "MetadataPartitionKeyRange"};
-constexpr OperationFacts kAddresses{.fault_type = "Metadata"};  // Direct mode's replica addresses
-constexpr OperationFacts kDeleteByPartitionKey{.fault_type = "Metadata", .report_name = "deleteAllItemsForPartitionKey"};
-constexpr OperationFacts kCreateItem{.fault_type = "CreateItem", .report_name = "create", .data_plane = true, .point = true};
-constexpr OperationFacts kUpsertItem{.fault_type = "UpsertItem", .report_name = "upsert", .data_plane = true, .point = true};
-constexpr OperationFacts kQueryItems{.fault_type = "QueryItem", .report_name = "query", .data_plane = true};
-constexpr OperationFacts kQueryPlan{.fault_type = "MetadataQueryPlan"};
-constexpr OperationFacts kBatch{.fault_type = "Batch", .report_name = "batch", .data_plane = true};
-constexpr OperationFacts kBulk{.fault_type = "Batch", .report_name = "bulk", .data_plane = true};
-constexpr OperationFacts kReadFeed{.fault_type = "ReadFeed", .report_name = "readFeed", .data_plane = true};
-constexpr OperationFacts kChangeFeed{.fault_type = "ChangeFeed", .report_name = "changeFeed", .data_plane = true};
-constexpr OperationFacts kReadItem{.fault_type = "ReadItem", .report_name = "read", .data_plane = true, .point = true};
-constexpr OperationFacts kReplaceItem{.fault_type = "ReplaceItem", .report_name = "replace", .data_plane = true, .point = true};
-constexpr OperationFacts kDeleteItem{.fault_type = "DeleteItem", .report_name = "delete", .data_plane = true, .point = true};
-constexpr OperationFacts kPatchItem{.fault_type = "PatchItem", .report_name = "patch", .data_plane = true, .point = true};
-constexpr OperationFacts kExecute{.fault_type = "ExecuteStoredProcedure", .report_name = "storedProcedure", .data_plane = true};
+constexpr OperationFacts kRanges{.fault_type = "MetadataPartitionKeyRange", .rbac = A::kReadMetadata};
+constexpr OperationFacts kAddresses{.fault_type = "Metadata", .rbac = A::kReadMetadata};  // Direct mode's replica addresses
+constexpr OperationFacts kDeleteByPartitionKey{.fault_type = "Metadata", .report_name = "deleteAllItemsForPartitionKey",
+                                               .rbac = A::kDeleteItem};
+constexpr OperationFacts kCreateItem{.fault_type = "CreateItem", .report_name = "create", .data_plane = true, .point = true,
+                                     .rbac = A::kCreateItem};
+constexpr OperationFacts kUpsertItem{.fault_type = "UpsertItem", .report_name = "upsert", .data_plane = true, .point = true,
+                                     .rbac = A::kUpsertItem};
+constexpr OperationFacts kQueryItems{.fault_type = "QueryItem", .report_name = "query", .data_plane = true,
+                                     .rbac = A::kExecuteQuery};
+constexpr OperationFacts kQueryPlan{.fault_type = "MetadataQueryPlan", .rbac = A::kExecuteQuery};
+constexpr OperationFacts kBatch{.fault_type = "Batch", .report_name = "batch", .data_plane = true, .rbac = A::kBatchItems};
+constexpr OperationFacts kBulk{.fault_type = "Batch", .report_name = "bulk", .data_plane = true, .rbac = A::kBatchItems};
+constexpr OperationFacts kReadFeed{.fault_type = "ReadFeed", .report_name = "readFeed", .data_plane = true,
+                                   .rbac = A::kReadChangeFeed};
+constexpr OperationFacts kChangeFeed{.fault_type = "ChangeFeed", .report_name = "changeFeed", .data_plane = true,
+                                     .rbac = A::kReadChangeFeed};
+constexpr OperationFacts kReadItem{.fault_type = "ReadItem", .report_name = "read", .data_plane = true, .point = true,
+                                   .rbac = A::kReadItem};
+constexpr OperationFacts kReplaceItem{.fault_type = "ReplaceItem", .report_name = "replace", .data_plane = true,
+                                      .point = true, .rbac = A::kReplaceItem};
+constexpr OperationFacts kDeleteItem{.fault_type = "DeleteItem", .report_name = "delete", .data_plane = true, .point = true,
+                                     .rbac = A::kDeleteItem};
+// A patch changes part of an item: the service documents no action of its own for it.
+constexpr OperationFacts kPatchItem{.fault_type = "PatchItem", .report_name = "patch", .data_plane = true, .point = true,
+                                    .rbac = A::kReplaceItem};
+constexpr OperationFacts kExecute{.fault_type = "ExecuteStoredProcedure", .report_name = "storedProcedure",
+                                  .data_plane = true, .rbac = A::kExecuteStoredProcedure};
 
 const std::vector<Route>& Table() {
   static const std::vector<Route> kRoutes = {
@@ -61,10 +79,10 @@ const std::vector<Route>& Table() {
       {{"dbs", "{db}", "colls", "{coll}", "pkranges"}, V::get, Op::kPlain, h::ListPartitionKeyRanges, kRanges},
       {{"dbs", "{db}", "colls", "{coll}", "operations", "partitionkeydelete"}, V::post, Op::kPlain,
        h::DeleteAllItemsForPartitionKey, kDeleteByPartitionKey},
-      {{"dbs", "{db}", "colls", "{coll}", "conflicts"}, V::get, Op::kPlain, h::ListConflicts, kMetadata},
-      {{"dbs", "{db}", "colls", "{coll}", "conflicts"}, V::post, Op::kQuery, h::QueryConflicts, kMetadata},
-      {{"dbs", "{db}", "colls", "{coll}", "conflicts", "{id}"}, V::get, Op::kPlain, h::ReadConflict, kMetadata},
-      {{"dbs", "{db}", "colls", "{coll}", "conflicts", "{id}"}, V::delete_, Op::kPlain, h::DeleteConflict, kMetadata},
+      {{"dbs", "{db}", "colls", "{coll}", "conflicts"}, V::get, Op::kPlain, h::ListConflicts, kConflicts},
+      {{"dbs", "{db}", "colls", "{coll}", "conflicts"}, V::post, Op::kQuery, h::QueryConflicts, kConflicts},
+      {{"dbs", "{db}", "colls", "{coll}", "conflicts", "{id}"}, V::get, Op::kPlain, h::ReadConflict, kConflicts},
+      {{"dbs", "{db}", "colls", "{coll}", "conflicts", "{id}"}, V::delete_, Op::kPlain, h::DeleteConflict, kConflicts},
 
       {{"dbs", "{db}", "colls", "{coll}", "docs"}, V::post, Op::kPlain, h::CreateDocument, kCreateItem},
       {{"dbs", "{db}", "colls", "{coll}", "docs"}, V::post, Op::kUpsert, h::UpsertDocument, kUpsertItem},
@@ -81,39 +99,39 @@ const std::vector<Route>& Table() {
 
       {{"dbs", "{db}", "colls", "{coll}", "sprocs"}, V::post, Op::kPlain, h::CreateScript, kMetadataChange},
       {{"dbs", "{db}", "colls", "{coll}", "sprocs"}, V::post, Op::kUpsert, h::UpsertScript, kMetadataChange},
-      {{"dbs", "{db}", "colls", "{coll}", "sprocs"}, V::post, Op::kQuery, h::QueryScripts, kMetadata},
-      {{"dbs", "{db}", "colls", "{coll}", "sprocs"}, V::get, Op::kPlain, h::ListScripts, kMetadata},
-      {{"dbs", "{db}", "colls", "{coll}", "sprocs", "{id}"}, V::get, Op::kPlain, h::ReadScript, kMetadata},
+      {{"dbs", "{db}", "colls", "{coll}", "sprocs"}, V::post, Op::kQuery, h::QueryScripts, kManagementRead},
+      {{"dbs", "{db}", "colls", "{coll}", "sprocs"}, V::get, Op::kPlain, h::ListScripts, kManagementRead},
+      {{"dbs", "{db}", "colls", "{coll}", "sprocs", "{id}"}, V::get, Op::kPlain, h::ReadScript, kManagementRead},
       {{"dbs", "{db}", "colls", "{coll}", "sprocs", "{id}"}, V::put, Op::kPlain, h::ReplaceScript, kMetadataChange},
       {{"dbs", "{db}", "colls", "{coll}", "sprocs", "{id}"}, V::delete_, Op::kPlain, h::DeleteScript, kMetadataChange},
       {{"dbs", "{db}", "colls", "{coll}", "sprocs", "{id}"}, V::post, Op::kPlain, h::ExecuteStoredProcedure, kExecute},
       {{"dbs", "{db}", "colls", "{coll}", "triggers"}, V::post, Op::kPlain, h::CreateScript, kMetadataChange},
       {{"dbs", "{db}", "colls", "{coll}", "triggers"}, V::post, Op::kUpsert, h::UpsertScript, kMetadataChange},
-      {{"dbs", "{db}", "colls", "{coll}", "triggers"}, V::post, Op::kQuery, h::QueryScripts, kMetadata},
-      {{"dbs", "{db}", "colls", "{coll}", "triggers"}, V::get, Op::kPlain, h::ListScripts, kMetadata},
-      {{"dbs", "{db}", "colls", "{coll}", "triggers", "{id}"}, V::get, Op::kPlain, h::ReadScript, kMetadata},
+      {{"dbs", "{db}", "colls", "{coll}", "triggers"}, V::post, Op::kQuery, h::QueryScripts, kManagementRead},
+      {{"dbs", "{db}", "colls", "{coll}", "triggers"}, V::get, Op::kPlain, h::ListScripts, kManagementRead},
+      {{"dbs", "{db}", "colls", "{coll}", "triggers", "{id}"}, V::get, Op::kPlain, h::ReadScript, kManagementRead},
       {{"dbs", "{db}", "colls", "{coll}", "triggers", "{id}"}, V::put, Op::kPlain, h::ReplaceScript, kMetadataChange},
       {{"dbs", "{db}", "colls", "{coll}", "triggers", "{id}"}, V::delete_, Op::kPlain, h::DeleteScript, kMetadataChange},
       {{"dbs", "{db}", "colls", "{coll}", "udfs"}, V::post, Op::kPlain, h::CreateScript, kMetadataChange},
       {{"dbs", "{db}", "colls", "{coll}", "udfs"}, V::post, Op::kUpsert, h::UpsertScript, kMetadataChange},
-      {{"dbs", "{db}", "colls", "{coll}", "udfs"}, V::post, Op::kQuery, h::QueryScripts, kMetadata},
-      {{"dbs", "{db}", "colls", "{coll}", "udfs"}, V::get, Op::kPlain, h::ListScripts, kMetadata},
-      {{"dbs", "{db}", "colls", "{coll}", "udfs", "{id}"}, V::get, Op::kPlain, h::ReadScript, kMetadata},
+      {{"dbs", "{db}", "colls", "{coll}", "udfs"}, V::post, Op::kQuery, h::QueryScripts, kManagementRead},
+      {{"dbs", "{db}", "colls", "{coll}", "udfs"}, V::get, Op::kPlain, h::ListScripts, kManagementRead},
+      {{"dbs", "{db}", "colls", "{coll}", "udfs", "{id}"}, V::get, Op::kPlain, h::ReadScript, kManagementRead},
       {{"dbs", "{db}", "colls", "{coll}", "udfs", "{id}"}, V::put, Op::kPlain, h::ReplaceScript, kMetadataChange},
       {{"dbs", "{db}", "colls", "{coll}", "udfs", "{id}"}, V::delete_, Op::kPlain, h::DeleteScript, kMetadataChange},
 
       {{"dbs", "{db}", "users"}, V::post, Op::kPlain, h::CreateUser, kMetadataChange},
       {{"dbs", "{db}", "users"}, V::post, Op::kUpsert, h::UpsertUser, kMetadataChange},
-      {{"dbs", "{db}", "users"}, V::post, Op::kQuery, h::QueryUsers, kMetadata},
-      {{"dbs", "{db}", "users"}, V::get, Op::kPlain, h::ListUsers, kMetadata},
-      {{"dbs", "{db}", "users", "{user}"}, V::get, Op::kPlain, h::ReadUser, kMetadata},
+      {{"dbs", "{db}", "users"}, V::post, Op::kQuery, h::QueryUsers, kManagementRead},
+      {{"dbs", "{db}", "users"}, V::get, Op::kPlain, h::ListUsers, kManagementRead},
+      {{"dbs", "{db}", "users", "{user}"}, V::get, Op::kPlain, h::ReadUser, kManagementRead},
       {{"dbs", "{db}", "users", "{user}"}, V::put, Op::kPlain, h::ReplaceUser, kMetadataChange},
       {{"dbs", "{db}", "users", "{user}"}, V::delete_, Op::kPlain, h::DeleteUser, kMetadataChange},
       {{"dbs", "{db}", "users", "{user}", "permissions"}, V::post, Op::kPlain, h::CreatePermission, kMetadataChange},
       {{"dbs", "{db}", "users", "{user}", "permissions"}, V::post, Op::kUpsert, h::UpsertPermission, kMetadataChange},
-      {{"dbs", "{db}", "users", "{user}", "permissions"}, V::post, Op::kQuery, h::QueryPermissions, kMetadata},
-      {{"dbs", "{db}", "users", "{user}", "permissions"}, V::get, Op::kPlain, h::ListPermissions, kMetadata},
-      {{"dbs", "{db}", "users", "{user}", "permissions", "{id}"}, V::get, Op::kPlain, h::ReadPermission, kMetadata},
+      {{"dbs", "{db}", "users", "{user}", "permissions"}, V::post, Op::kQuery, h::QueryPermissions, kManagementRead},
+      {{"dbs", "{db}", "users", "{user}", "permissions"}, V::get, Op::kPlain, h::ListPermissions, kManagementRead},
+      {{"dbs", "{db}", "users", "{user}", "permissions", "{id}"}, V::get, Op::kPlain, h::ReadPermission, kManagementRead},
       {{"dbs", "{db}", "users", "{user}", "permissions", "{id}"}, V::put, Op::kPlain, h::ReplacePermission, kMetadataChange},
       {{"dbs", "{db}", "users", "{user}", "permissions", "{id}"}, V::delete_, Op::kPlain, h::DeletePermission, kMetadataChange},
 
@@ -123,9 +141,9 @@ const std::vector<Route>& Table() {
       {{"dbs", "{db}", "clientencryptionkeys", "{id}"}, V::get, Op::kPlain, h::ReadClientEncryptionKey, kMetadata},
       {{"dbs", "{db}", "clientencryptionkeys", "{id}"}, V::put, Op::kPlain, h::ReplaceClientEncryptionKey, kMetadataChange},
 
-      {{"offers"}, V::get, Op::kPlain, h::ListOffers, kMetadata},
-      {{"offers"}, V::post, Op::kQuery, h::QueryOffers, kMetadata},
-      {{"offers", "{id}"}, V::get, Op::kPlain, h::ReadOffer, kMetadata},
+      {{"offers"}, V::get, Op::kPlain, h::ListOffers, kManagementRead},
+      {{"offers"}, V::post, Op::kQuery, h::QueryOffers, kManagementRead},
+      {{"offers", "{id}"}, V::get, Op::kPlain, h::ReadOffer, kManagementRead},
       {{"offers", "{id}"}, V::put, Op::kPlain, h::ReplaceOffer, kMetadataChange},
   };
   return kRoutes;

@@ -75,6 +75,8 @@ class Parser {
     if (!direct_port_given && s.port == 0) s.direct_port = 0;
     if (!direct_port_given && s.protocol == server::Protocol::kHttp) s.direct_port = std::nullopt;
     s.direct_port_given = direct_port_given;
+    if (s.issue_token && s.principal.empty())
+      throw SettingsError("--issue-token needs --principal (the object id the token names)");
     if (!s.cert_key_path.empty() && s.cert_path.empty())
       throw SettingsError("--cert-key needs --cert (the certificate it belongs to)");
   }
@@ -380,6 +382,30 @@ constexpr Option kOptions[] = {
     {.name = "secondary-readonly-key", .value = "BASE64", .section = S::kAccount,
      .help = "the secondary read-only key (default: none)",
      .apply = [](Parser& p, V v) { p.s.secondary_readonly_key = p.Key(v); }},
+    {.name = "aad-keys", .value = "FILE", .section = S::kAccount,
+     .help = "Entra ID tokens' signatures must verify with these keys\n"
+             "(a JWKS document or PEM public keys/certificates; RS256,\n"
+             "ES256). Default: any signature is accepted",
+     .apply = [](Parser& p, V v) {
+       if (v.empty()) p.Fail("names no file");
+       p.s.aad_keys_path = v;
+     }},
+    {.name = "aad-issuer", .value = "ISS", .section = S::kAccount,
+     .help = "Entra ID tokens must name this issuer (iss; default: any)",
+     .apply = [](Parser& p, V v) { p.s.aad_issuer = v; }},
+    {.name = "disable-local-auth", .value = "B", .section = S::kAccount,
+     .help = "true: master keys and resource tokens answer 401, as an\n"
+             "account with disableLocalAuth; only Entra ID tokens serve\n"
+             "(the /_emulator endpoints still take the master key)",
+     .apply = [](Parser& p, V v) { p.s.disable_local_auth = p.Bool(v); }},
+    {.name = "rbac", .value = "FILE", .section = S::kAccount,
+     .help = "data-plane role definitions and assignments of Entra ID\n"
+             "principals (docs/entra-id.md); default: every principal\n"
+             "is a Cosmos DB Built-in Data Contributor on the account",
+     .apply = [](Parser& p, V v) {
+       if (v.empty()) p.Fail("names no file");
+       p.s.rbac_path = v;
+     }},
     {.name = "consistency", .value = "LEVEL", .section = S::kAccount,
      .help = "Strong, BoundedStaleness, Session (default),\n"
              "ConsistentPrefix or Eventual",
@@ -432,6 +458,25 @@ constexpr Option kOptions[] = {
      .help = "probe the running emulator's /ready and exit 0 when it answers 200",
      .reads = kFlag,
      .apply = [](Parser& p, V) { p.s.health_check = true; }},
+    {.name = "issue-token", .section = S::kCommands,
+     .help = "print an Entra ID token for --principal that the emulator\n"
+             "accepts (its key as the signature, as the SDKs' tests make\n"
+             "it) and exit",
+     .reads = kFlag,
+     .apply = [](Parser& p, V) { p.s.issue_token = true; }},
+    {.name = "principal", .value = "OID", .section = S::kCommands,
+     .help = "--issue-token: the principal's object id (oid)",
+     .reads = kFlag,
+     .apply = [](Parser& p, V v) {
+       if (v.empty()) p.Fail("names no principal");
+       p.s.principal = v;
+     }},
+    {.name = "expires-in", .value = "S", .section = S::kCommands,
+     .help = "--issue-token: seconds the token is valid (default 3600)",
+     .reads = kFlag,
+     .apply = [](Parser& p, V v) {
+       p.s.expires_in = static_cast<int64_t>(p.AtLeast(v, 1, 366LL * 24 * 3600, "must be at least 1"));
+     }},
     {.name = "help", .section = S::kCommands,  // also -h
      .help = "show this text",
      .reads = kFlag,

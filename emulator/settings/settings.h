@@ -55,6 +55,14 @@ struct Settings {
   std::string secondary_key;
   std::string readonly_key;
   std::string secondary_readonly_key;
+  // Microsoft Entra ID tokens (docs/entra-id.md): a JWKS or PEM file of the keys their signatures
+  // must verify with (empty: signatures are not checked), the issuer they must name (empty: any),
+  // and the data-plane roles of their principals (empty: every principal is a Data Contributor).
+  std::string aad_keys_path;
+  std::string aad_issuer;
+  std::string rbac_path;
+  // The account's disableLocalAuth: master keys and resource tokens answer 401, only tokens serve.
+  bool disable_local_auth = false;
   std::string consistency = "Session";
   std::optional<int> partition_count;
   bool rate_limit = false;
@@ -85,6 +93,11 @@ struct Settings {
   std::string faults_path;        // --faults: fault-injection rules to start with (docs/faults.md)
   PublicEndpoint public_endpoint;
   bool health_check = false;  // --health-check: probe a running emulator and exit
+  // --issue-token: print an Entra ID token for `principal` that this emulator accepts, valid for
+  // `expires_in` seconds from now, and exit (docs/entra-id.md).
+  bool issue_token = false;
+  std::string principal;
+  int64_t expires_in = 3600;
   bool help = false;
   // Lines to log at start: settings accepted that change nothing here, and why.
   std::vector<std::string> notices;

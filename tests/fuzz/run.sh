@@ -30,7 +30,7 @@ for arg in "$@"; do
   TARGETS+=("$t")
   [[ $arg == *=* ]] && RUNS[$t]="${arg#*=}"
 done
-[[ ${#TARGETS[@]} -gt 0 ]] || TARGETS=(fuzz_query fuzz_json fuzz_headers fuzz_pipeline fuzz_rntbd)
+[[ ${#TARGETS[@]} -gt 0 ]] || TARGETS=(fuzz_query fuzz_json fuzz_headers fuzz_pipeline fuzz_aad fuzz_rntbd)
 
 # clang and its sanitizer and libFuzzer runtimes (only recommended by clang, so named here).
 missing=()

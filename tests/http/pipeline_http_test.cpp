@@ -100,47 +100,6 @@ TEST_F(PipelineTest, AccountReportsConfiguredConsistency) {
 
 // ---- authentication ---------------------------------------------------------------------------
 
-// The official emulators' test token (Microsoft's Python and Go SDK emulator tests build it as
-// CosmosEmulatorCredential): key id CosmosEmulatorPrimaryMaster, the master key's text as the
-// signature segment, in date. It serves as the master key; anything else answers 401.
-TEST_F(PipelineTest, EmulatorAadTokenServesAsTheMasterKey) {
-  auto b64url = [](const std::string& bytes) {
-    std::string s = util::Base64Encode(bytes);
-    while (!s.empty() && s.back() == '=') s.pop_back();
-    for (char& c : s) c = c == '+' ? '-' : c == '/' ? '_' : c;
-    return s;
-  };
-  const int64_t now = util::UnixSeconds();
-  auto token = [&](const std::string& kid, const std::string& key, int64_t exp) {
-    return b64url(R"({"typ":"JWT","alg":"RS256","x5t":")" + kid + R"(","kid":")" + kid + R"("})") + "." +
-           b64url(R"({"aud":"https://localhost.localhost","iat":)" + std::to_string(now) + R"(,"nbf":)" +
-                  std::to_string(now) + R"(,"exp":)" + std::to_string(exp) + R"(,"oid":"96313034","tid":"EmulatorFederation"})") +
-           "." + b64url(key);
-  };
-  auto call = [&](const std::string& authorization) {
-    SignOptions opt;
-    opt.sign = false;
-    return Call(bh::verb::get, "/dbs", "", {{"authorization", authorization}}, opt);
-  };
-  const std::string good = token("CosmosEmulatorPrimaryMaster", kEmulatorKey, now + 7200);
-  auto ok = call("type=aad&ver=1.0&sig=" + good);
-  EXPECT_EQ(ok.status(), 200) << ok;
-  EXPECT_EQ(call(util::PercentEncode("type=aad&ver=1.0&sig=" + good)).status(), 200);
-  EXPECT_EQ(Call(bh::verb::post, "/dbs", R"({"id":"aad"})", {{"authorization", "type=aad&ver=1.0&sig=" + good}},
-                 NoSignature())
-                .status(),
-            201);
-  for (const std::string& bad : {token("CosmosEmulatorPrimaryMaster", "not the key", now + 7200),
-                                 token("CosmosEmulatorPrimaryMaster", kEmulatorKey, now - 10),
-                                 token("SomeTenantKey", kEmulatorKey, now + 7200), std::string("a.b"),
-                                 std::string("!!!.x.y"), good + ".x"}) {
-    auto r = call("type=aad&ver=1.0&sig=" + bad);
-    EXPECT_EQ(r.status(), 401) << bad << r;
-    EXPECT_EQ(r.Code(), "Unauthorized");
-    EXPECT_NE(r.Message().find("The Microsoft Entra ID token is not valid"), std::string::npos) << r;
-  }
-}
-
 TEST_F(PipelineTest, MissingAuthorizationIs401) {
   SignOptions opt;
   opt.sign = false;

@@ -296,6 +296,27 @@ TEST(Settings, VNextFlagNamesAreAliases) {
   EXPECT_EQ(ParseWith({}, {{"COSMOS_EMULATOR_CERT", "/x.pem"}}).cert_path, "/x.pem");
 }
 
+// Microsoft Entra ID (docs/entra-id.md): the key file, the issuer and the roles file.
+TEST(Settings, EntraIdFiles) {
+  Settings s = ParseWith({"--aad-keys", "/k.json", "--aad-issuer", "https://sts.example/t", "--rbac", "/r.json"}, {});
+  EXPECT_EQ(s.aad_keys_path, "/k.json");
+  EXPECT_EQ(s.aad_issuer, "https://sts.example/t");
+  EXPECT_EQ(s.rbac_path, "/r.json");
+  EXPECT_EQ(ParseWith({}, {{"COSMOS_EMULATOR_RBAC", "/e.json"}}).rbac_path, "/e.json");
+  EXPECT_TRUE(ParseWith({}, {}).aad_keys_path.empty());
+  EXPECT_THROW(ParseWith({"--rbac", ""}, {}), SettingsError);
+  EXPECT_FALSE(ParseWith({}, {}).disable_local_auth);
+  Settings t = ParseWith({"--issue-token", "--principal", "abc", "--expires-in", "60"}, {});
+  EXPECT_TRUE(t.issue_token);
+  EXPECT_EQ(t.principal, "abc");
+  EXPECT_EQ(t.expires_in, 60);
+  EXPECT_EQ(ParseWith({"--issue-token", "--principal", "abc"}, {}).expires_in, 3600);
+  EXPECT_THROW(ParseWith({"--issue-token"}, {}), SettingsError);
+  EXPECT_THROW(ParseWith({"--issue-token", "--principal", "a", "--expires-in", "0"}, {}), SettingsError);
+  EXPECT_TRUE(ParseWith({"--disable-local-auth", "true"}, {}).disable_local_auth);
+  EXPECT_TRUE(ParseWith({}, {{"COSMOS_EMULATOR_DISABLE_LOCAL_AUTH", "1"}}).disable_local_auth);
+}
+
 // The variables read, derived from the option table: the same names as the lists the parser had
 // before the table (ours, and the official images').
 TEST(Settings, TheTableReadsTheSameVariables) {
@@ -319,7 +340,7 @@ TEST(Settings, TheTableReadsTheSameVariables) {
         "partition-count", "rate-limit", "script-timeout-ms", "script-memory-mb", "query-page-timeout-ms",
         "query-memory-mb", "query-indexes", "query-threads", "log-level", "cert", "cert-key", "cert-secret", "cert-san",
         "data-path", "data-dir", "data-dir-if-mounted", "durability", "recover", "cert-export", "gateway-endpoint",
-        "seed", "seed-errors", "faults"}) {
+        "seed", "seed-errors", "faults", "aad-keys", "aad-issuer", "rbac", "disable-local-auth"}) {
     std::string e = std::string("COSMOS_EMULATOR_") + name;
     for (auto& c : e) c = c == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     expected_ours.insert(e);
