@@ -5,7 +5,6 @@
 #include <cstdlib>
 
 #include "common/errors.h"
-#include "handlers/common.h"
 #include "http/headers.h"
 #include "http/replica_address.h"
 #include "http/rid_links.h"
@@ -45,7 +44,7 @@ AadValidation AadValidationFor(const RequestContext& ctx, const Config& config, 
   v.keys = config.aad_keys.get();
   v.issuer = config.aad_issuer;
   v.audiences = AcceptedAudiences(ctx.Header("host").value_or(""), config.public_host);
-  v.account = handlers::kAccountId;
+  v.account = kAccountId;
   v.now = now;
   return v;
 }

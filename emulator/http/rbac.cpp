@@ -4,7 +4,7 @@
 #include <optional>
 
 #include "common/errors.h"
-#include "handlers/common.h"
+#include "http/replica_address.h"
 #include "http/rid_links.h"
 #include "json/json.h"
 #include "util/util.h"
@@ -32,7 +32,7 @@ constexpr std::string_view kValidActions[] = {
     "Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers/items/*",
 };
 
-std::string BlockedPrefix() { return std::string("Request blocked by Auth ") + handlers::kAccountId + " : "; }
+std::string BlockedPrefix() { return std::string("Request blocked by Auth ") + kAccountId + " : "; }
 
 // Whether granted action `granted` (maybe "<prefix>/*": every action directly under the prefix)
 // covers `action`. Action names compare without regard to case, as ARM's do.
