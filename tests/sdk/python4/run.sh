@@ -13,7 +13,9 @@
 #  4. pytest -m cosmosEmulator (the marker Microsoft gives the tests that run against the emulator),
 #     sync and async tests alike, with ACCOUNT_HOST / ACCOUNT_KEY as the suite's test_config reads them;
 #  5. stops the emulator, prints passed/failed/errors/skipped and the wall time, and exits non-zero
-#     when a test fails or errors that known_failures.txt does not list, or when pytest ran no test.
+#     when a test fails or errors that known_failures.txt does not list, or when pytest ran no test;
+#  6. on a full run, the project's own tests with this SDK (own/, each starting its own emulators),
+#     which must all pass.
 #
 # Environment:
 #  BUILD_DIR            default <repo>/build (git-ignored); everything this script makes goes there.
@@ -112,8 +114,17 @@ EOF
 
   kill "$EMU_PID" 2>/dev/null; wait "$EMU_PID" 2>/dev/null; EMU_PID=
   trap - EXIT
+  local verdict_rc=0 own_rc=0
   "$VENV/bin/python" "$HERE/verdict.py" "$results" "$HERE/known_failures.txt" "$rc" "$((t1 - t0))" \
-    "$([ $# -gt 0 ] && echo subset || echo full)"
+    "$([ $# -gt 0 ] && echo subset || echo full)" || verdict_rc=$?
+  # The project's own tests with this SDK (tests/sdk/python4/own: Entra ID token credentials), each
+  # module starting its own emulators on free ports; on full runs only.
+  if [ $# -eq 0 ]; then
+    log "the project's own tests with azure-cosmos 4 (tests/sdk/python4/own)"
+    PYTHONDONTWRITEBYTECODE=1 "$VENV/bin/python" -m pytest -p no:cacheprovider -q -rfE --tb=short \
+      -W ignore::urllib3.exceptions.InsecureRequestWarning "$HERE/own" || own_rc=$?
+  fi
+  [ "$verdict_rc" = 0 ] && [ "$own_rc" = 0 ]
 }
 
 if [ "${PY4_INNER:-0}" = 1 ]; then   # re-entered inside the network namespace
