@@ -482,7 +482,7 @@ void Binder::BindVectorDistance(const Expr& e, Node& n) {
   }
   if (vectors_ == nullptr) return;
   for (size_t i = 0; i < 2 && i < e.args.size(); ++i) {
-    auto path = rules::PropertyPath(*e.args[i]);
+    auto path = rules::PropertyPath(*e.args[i], params_);
     if (!path || path->empty()) continue;
     const Expr* root = e.args[i].get();
     while (root->kind != ExprKind::kName) root = root->args[0].get();

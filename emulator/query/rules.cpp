@@ -282,7 +282,7 @@ store::DistanceFunction VectorDistanceFunction(const Expr& call, const json::Val
     }
   }
   for (size_t i = 0; vectors != nullptr && !container_alias.empty() && i < 2 && i < call.args.size(); ++i) {
-    auto path = PropertyPath(*call.args[i]);
+    auto path = PropertyPath(*call.args[i], params);
     if (!path || path->empty()) continue;
     const Expr* root = call.args[i].get();
     while (root->kind != ExprKind::kName) root = root->args[0].get();
@@ -292,16 +292,23 @@ store::DistanceFunction VectorDistanceFunction(const Expr& call, const json::Val
   return store::DistanceFunction::kCosine;
 }
 
-std::optional<std::vector<std::string>> PropertyPath(const Expr& e) {
+std::optional<std::vector<std::string>> PropertyPath(const Expr& e, const json::Value* params) {
   if (e.kind == ExprKind::kName) return std::vector<std::string>{};
   std::optional<std::vector<std::string>> base;
   if (e.kind == ExprKind::kMember) {
-    base = PropertyPath(*e.args[0]);
+    base = PropertyPath(*e.args[0], params);
     if (base) base->push_back(e.name);
   } else if (e.kind == ExprKind::kIndex && e.args[1]->kind == ExprKind::kLiteral &&
              e.args[1]->literal.kind == sql::Literal::Kind::kString) {
-    base = PropertyPath(*e.args[0]);
+    base = PropertyPath(*e.args[0], params);
     if (base) base->push_back(e.args[1]->literal.text);
+  } else if (e.kind == ExprKind::kIndex && e.args[1]->kind == ExprKind::kParameter) {
+    // c[@p] with @p a string (how the LangChain and LlamaIndex vector stores name their path).
+    auto value = FindParameter(params, e.args[1]->name);
+    if (value && *value != nullptr && (*value)->IsString()) {
+      base = PropertyPath(*e.args[0], params);
+      if (base) base->emplace_back((*value)->GetString(), (*value)->GetStringLength());
+    }
   }
   return base;
 }

@@ -77,8 +77,9 @@ store::DistanceFunction VectorDistanceFunction(const sql::Expr& call, const json
                                                const store::VectorPolicy* vectors, std::string_view container_alias);
 
 // The property names after the alias of a document path written with names and string indexes
-// (c.a.b, c["a"].b): {"a", "b"}; nullopt for anything else (a number index, an expression).
-std::optional<std::vector<std::string>> PropertyPath(const sql::Expr& e);
+// (c.a.b, c["a"].b, and c[@p] when `params` gives @p a string): {"a", "b"}; nullopt for anything
+// else (a number index, an expression).
+std::optional<std::vector<std::string>> PropertyPath(const sql::Expr& e, const json::Value* params = nullptr);
 
 // The request's parameter `name`: nullopt when the request does not declare it, null inside when it
 // is declared without a value (undefined).

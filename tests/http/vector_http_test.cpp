@@ -228,5 +228,36 @@ TEST_F(VectorTest, OrderByVectorDistancePutsTheClosestFirstAndThePlanSaysSo) {
   EXPECT_EQ(json::Write(dot.Json()["queryInfo"]["orderBy"]), R"(["Descending"])");
 }
 
+// c[@p] with @p naming the path (how the LangChain and LlamaIndex vector stores write it) resolves like
+// c.e: the policy's function in SELECT, WHERE and ORDER BY, and in the plan's direction.
+TEST_F(VectorTest, ABracketedParameterPathUsesThePolicysFunction) {
+  ASSERT_EQ(CreateColl("c", std::string(R"(,"vectorEmbeddingPolicy":)") + kPolicy).status(), 201);
+  for (const char* doc : {R"({"id":"a","pk":"p","e":[0,0,3]})", R"({"id":"b","pk":"p","e":[0,0,1]})",
+                          R"({"id":"c","pk":"p","e":[3,4,0]})"})
+    ASSERT_EQ(CreateDoc("db1", "c", doc, R"(["p"])").status(), 201);
+  auto rows = [&](const std::string& text, const std::string& path) {
+    std::string q;
+    json::WriteString(q, text);
+    auto r = Post(std::string(kColls) + "/c/docs",
+                  R"({"query":)" + q + R"(,"parameters":[{"name":"@p","value":")" + path +
+                      R"("},{"name":"@v","value":[0,0,0]}]})",
+                  {{"x-ms-documentdb-isquery", "True"},
+                   {"content-type", "application/query+json"},
+                   {"x-ms-documentdb-partitionkey", R"(["p"])"}});
+    EXPECT_EQ(r.status(), 200) << text << "\n" << r;
+    if (r.status() != 200) return r.body();
+    return json::Write(r.Json()["Documents"]);
+  };
+  // /e is Euclidean: distances 3, 1, 5 (cosine of a zero vector would have no value).
+  EXPECT_EQ(rows("SELECT VALUE VectorDistance(c[@p], @v) FROM c WHERE c.id = 'c'", "e"), "[5]");
+  EXPECT_EQ(rows("SELECT VALUE c.id FROM c WHERE VectorDistance(c[@p], @v) < 4", "e"), R"(["a","b"])");
+  EXPECT_EQ(rows("SELECT TOP 3 VALUE c.id FROM c ORDER BY VectorDistance(c[@p], @v)", "e"), R"(["b","a","c"])");
+  auto plan = Post(std::string(kColls) + "/c/docs",
+                   R"x({"query":"SELECT TOP 2 c.id FROM c ORDER BY VectorDistance(c[@p], @v)","parameters":[{"name":"@p","value":"e"},{"name":"@v","value":[0,0,0]}]})x",
+                   {{"x-ms-cosmos-is-query-plan-request", "True"}, {"content-type", "application/query+json"}});
+  ASSERT_EQ(plan.status(), 200) << plan;
+  EXPECT_EQ(json::Write(plan.Json()["queryInfo"]["orderBy"]), R"(["Ascending"])");
+}
+
 }  // namespace
 }  // namespace cosmos::testing
