@@ -77,7 +77,7 @@ fi
 if [ -z "${SKIP_FUZZ:-}" ] && { [ "${CI:-}" = true ] || [ -n "${RUN_FUZZ:-}" ]; } && [ -d "$ROOT/tests/fuzz" ]; then
   suite "fuzz targets, fixed inputs from seed 1 (tests/fuzz, ASan+UBSan)" \
     env FUZZ_SEED=1 FUZZ_RUNS= FUZZ_SECONDS= bash "$ROOT/tests/fuzz/run.sh" \
-    fuzz_query=40000 fuzz_json=80000 fuzz_headers=80000 fuzz_pipeline=500000 fuzz_rntbd=500000
+    fuzz_query=40000 fuzz_json=80000 fuzz_headers=80000 fuzz_pipeline=500000 fuzz_rntbd=500000 fuzz_aad=40000
 fi
 
 echo
