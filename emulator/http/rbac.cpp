@@ -93,13 +93,19 @@ std::vector<std::string> StringArray(const json::Value& o, std::string_view name
   return out;
 }
 
+// An entry's id, as the ARM shapes give it: its "name", else the last segment of its "id"; empty
+// when it has neither.
+std::string EntryId(const json::Value& entry) {
+  std::string id = RoleDefinitionId(StringMember(entry, "name"));
+  return id.empty() ? RoleDefinitionId(StringMember(entry, "id")) : id;
+}
+
 RoleDefinition ParseDefinition(const json::Value& entry, size_t index) {
   const std::string where = "roleDefinitions[" + std::to_string(index) + "]";
   if (!entry.IsObject()) throw RbacBadRequest(where + " must be an object.");
   const json::Value& p = Properties(entry);
   RoleDefinition d;
-  d.id = RoleDefinitionId(StringMember(entry, "name"));
-  if (d.id.empty()) d.id = RoleDefinitionId(StringMember(entry, "id"));
+  d.id = EntryId(entry);
   if (d.id.empty()) throw RbacBadRequest(where + " needs its id (\"name\" or \"id\": a GUID).");
   d.role_name = StringMember(p, "roleName");
   if (d.role_name.empty()) throw RbacBadRequest(where + " needs a roleName.");
@@ -136,8 +142,7 @@ RoleAssignment ParseAssignment(const json::Value& entry, size_t index, const std
   if (!entry.IsObject()) throw RbacBadRequest(where + " must be an object.");
   const json::Value& p = Properties(entry);
   RoleAssignment a;
-  a.id = RoleDefinitionId(StringMember(entry, "name"));
-  if (a.id.empty()) a.id = RoleDefinitionId(StringMember(entry, "id"));
+  a.id = EntryId(entry);
   if (a.id.empty()) a.id = util::NewUuid();
   a.role_definition_id = RoleDefinitionId(StringMember(p, "roleDefinitionId"));
   const RoleDefinition* def = nullptr;
