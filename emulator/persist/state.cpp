@@ -3,6 +3,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <algorithm>
 #include <chrono>
 #include <unordered_map>
 
@@ -577,6 +578,7 @@ Persistence::Persistence(store::Account& account, Options options, RecoveryRepor
       ++report.containers;
       c->AttachJournal(this);
       for (const auto& p : c->partitions()) report.items += p->Count();
+      c->PrepareIndexes(std::max(1u, std::thread::hardware_concurrency()));  // no first query waits for them
     }
   }
   account_.set_journal(this);

@@ -45,7 +45,7 @@ struct PageState {
   std::unique_ptr<Suspended> state;  // the collection (and its arena and pinned documents)
   ScanRange range;
 
-  std::optional<store::DocPath> walk;  // an ORDER BY page that walks its index
+  std::optional<Walk> walk;            // an ORDER BY page that walks an index
   bool streaming = false;              // plain, or walked: rows come in their final order
   std::optional<OutRow> walk_stopped;
   std::optional<Pos> stopped;

@@ -1,7 +1,8 @@
 // Index walks and index aggregates: the stages that read the partitions' indexes instead of (or
 // before) their documents. A vector search reads the vector index for its top k (ChooseVectorTop);
 // COUNT, MIN and MAX may be answered from the indexes (AggregateFromIndex); an ORDER BY page may
-// walk the index of its sort path in every partition and merge them (WalkPath, RunWalk).
+// walk the index of its sort path, or the composite index of its sort paths, in every partition
+// and merge them (WalkPath, RunWalk).
 #include <algorithm>
 
 #include "query/executor_internal.h"
@@ -144,17 +145,17 @@ bool AggregateFromIndex(RunState& run, Collector& collector) {
   return true;
 }
 
-std::optional<store::DocPath> WalkPath(const Plan& plan, const Scope& scope, const std::optional<Resume>& resume,
-                                       EvalContext& cx) {
+std::optional<Walk> WalkPath(const Plan& plan, const Scope& scope, const std::optional<Resume>& resume,
+                             EvalContext& cx) {
   if (scope.indexing == nullptr || scope.view != nullptr || plan.sources.empty() || !plan.group_by.empty() ||
-      plan.aggregate_query || !plan.aggregates.empty() || plan.distinct || plan.order_by.size() != 1) {
+      plan.aggregate_query || !plan.aggregates.empty() || plan.distinct || plan.order_by.empty()) {
     return std::nullopt;
   }
   const Source::Kind root = plan.sources.front().kind;
   if (root != Source::Kind::kContainer && root != Source::Kind::kContainerPath) return std::nullopt;
   if (resume && resume->scan) return std::nullopt;
-  auto path = OrderByIndexPath(plan, *scope.indexing);
-  if (!path) return std::nullopt;
+  auto columns = OrderByIndexColumns(plan, *scope.indexing);
+  if (!columns) return std::nullopt;
   if (auto lookup = ChooseIndexLookup(plan, *scope.indexing, cx); lookup && lookup->rank == 1) return std::nullopt;
   if (scope.partition_key) {
     size_t own = 0, all = 0;
@@ -164,10 +165,16 @@ std::optional<store::DocPath> WalkPath(const Plan& plan, const Scope& scope, con
     }
     if (own * 8 <= all) return std::nullopt;
   }
-  return path;
+  Walk walk;
+  walk.descending = columns->front().descending;
+  walk.columns = std::move(*columns);
+  if (walk.descending) {
+    for (auto& c : walk.columns) c.descending = !c.descending;
+  }
+  return walk;
 }
 
-void RunWalk(RunState& run, const store::DocPath& path, std::optional<OutRow>& stopped) {
+void RunWalk(RunState& run, const Walk& walk, std::optional<OutRow>& stopped) {
   const Plan& plan = run.plan;
   const Scope& scope = run.scope;
   EvalContext& cx = run.cx;
@@ -176,10 +183,21 @@ void RunWalk(RunState& run, const store::DocPath& path, std::optional<OutRow>& s
   auto& pinned = run.pinned;
   PageFacts& facts = run.facts;
   const Source& root = plan.sources.front();
-  const bool desc = plan.order_by.front().descending;
+  const bool desc = walk.descending;
   const store::ItemPolicy item_policy{scope.default_ttl, std::nullopt};
   std::string resume_key;
-  if (resume && resume->has_row) resume_key = store::OrderKey(resume->keys.front().ptr());
+  if (resume && resume->has_row) {
+    for (size_t i = 0; i < walk.columns.size() && i < resume->keys.size(); ++i) {
+      store::AppendColumnKey(resume_key, resume->keys[i].ptr(), walk.columns[i].descending);
+    }
+  }
+  // The row's sort keys, as the ORDER BY items give them.
+  auto sort_keys = [&] {
+    std::vector<Val> keys;
+    keys.reserve(plan.order_by.size());
+    for (const auto& k : plan.order_by) keys.push_back(Eval(k.expr, cx));
+    return keys;
+  };
 
   struct PartCursor {
     std::optional<std::pair<std::string, uint64_t>> after;  // the last entry read
@@ -200,7 +218,7 @@ void RunWalk(RunState& run, const store::DocPath& path, std::optional<OutRow>& s
   auto head = [&](size_t pi) -> const store::PhysicalPartition::IndexHit* {
     PartCursor& c = cursors[pi];
     if (c.at == c.hits.size() && !c.done) {
-      c.hits = scope.partitions[pi]->IndexWalk(path, desc, c.after, c.batch, scope.now_seconds, item_policy);
+      c.hits = scope.partitions[pi]->IndexWalk(walk.columns, desc, c.after, c.batch, scope.now_seconds, item_policy);
       c.at = 0;
       c.done = c.hits.size() < c.batch;
       c.batch = std::min<size_t>(c.batch * 4, 1024);
@@ -246,7 +264,7 @@ void RunWalk(RunState& run, const store::DocPath& path, std::optional<OutRow>& s
       ForEachRow(plan, 0, cx, [&] {
         matched = true;
         if (stop) return;
-        OutRow r{{Eval(plan.order_by.front().expr, cx)}, Pos{best, item->seq, rows.ord}, Project(plan, cx)};
+        OutRow r{sort_keys(), Pos{best, item->seq, rows.ord}, Project(plan, cx)};
         if (r.value.IsUndefined()) return;
         r.kb = kb;
         pin = true;
@@ -255,7 +273,7 @@ void RunWalk(RunState& run, const store::DocPath& path, std::optional<OutRow>& s
     } catch (const PageStop&) {
       // The deadline within the document's rows: the next page resumes after the last one completed.
       cx.env[root.slot] = Val(item->body);
-      stopped = OutRow{{Eval(plan.order_by.front().expr, cx)}, Pos{best, item->seq, rows.completed}, Val()};
+      stopped = OutRow{sort_keys(), Pos{best, item->seq, rows.completed}, Val()};
       pin = true;
       stop = true;
     }
@@ -268,7 +286,7 @@ void RunWalk(RunState& run, const store::DocPath& path, std::optional<OutRow>& s
       budget->Tick();
     } catch (const PageStop&) {
       cx.env[root.slot] = Val(item->body);
-      stopped = OutRow{{Eval(plan.order_by.front().expr, cx)}, Pos{best, item->seq, UINT64_MAX}, Val()};
+      stopped = OutRow{sort_keys(), Pos{best, item->seq, UINT64_MAX}, Val()};
       pinned.push_back(item);
       stop = true;
     }

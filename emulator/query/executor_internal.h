@@ -509,20 +509,27 @@ std::optional<VectorTop> ChooseVectorTop(const Plan& plan, EvalContext& cx);
 // delete). Returns false when the query must read its rows.
 bool AggregateFromIndex(RunState& run, Collector& collector);
 
-// Whether a page of an ORDER BY query walks the index of its sort path (in order, stopping when
-// the page is full) instead of collecting every matching row and sorting: one ORDER BY item, an
-// indexed document path, nothing that needs every row first (GROUP BY, aggregates, DISTINCT), and
-// no suspended collection to resume. Where reading fewer documents and sorting them is cheaper
-// (an equality or IN lookup narrows the WHERE, or a logical partition that holds little of its
-// partitions), the query collects.
-std::optional<store::DocPath> WalkPath(const Plan& plan, const Scope& scope, const std::optional<Resume>& resume,
-                                       EvalContext& cx);
+// Whether a page of an ORDER BY query walks an index in the order of its ORDER BY items (in
+// order, stopping when the page is full) instead of collecting every matching row and sorting:
+// one item over an indexed document path, or two or more over document paths a composite index of
+// the policy serves (index_use.h, OrderByIndexColumns); nothing that needs every row first (GROUP
+// BY, aggregates, DISTINCT), and no suspended collection to resume. Where reading fewer documents
+// and sorting them is cheaper (an equality or IN lookup narrows the WHERE, or a logical partition
+// that holds little of its partitions), the query collects.
+struct Walk {
+  // The index's columns: the ORDER BY items' paths, directions turned so that the first column is
+  // ascending (an index and its reverse are one index, walked the other way).
+  store::IndexColumns columns;
+  bool descending = false;  // walked from its end: the first ORDER BY item is descending
+};
+std::optional<Walk> WalkPath(const Plan& plan, const Scope& scope, const std::optional<Resume>& resume,
+                             EvalContext& cx);
 
-// One page of an ORDER BY query that walks the index of `path` in every partition of the scope and
-// merges them: rows come in their final order (sort key, then partition, document and row), so the
-// page ends when it is full and the next one seeks to just after its last row, however far into
-// the result that is. `stopped` receives the last row position the page completed when the budget
-// ends it before it is full.
-void RunWalk(RunState& run, const store::DocPath& path, std::optional<OutRow>& stopped);
+// One page of an ORDER BY query that walks `walk`'s index in every partition of the scope and
+// merges them: rows come in their final order (sort keys, then partition, document and row), so
+// the page ends when it is full and the next one seeks to just after its last row, however far
+// into the result that is. `stopped` receives the last row position the page completed when the
+// budget ends it before it is full.
+void RunWalk(RunState& run, const Walk& walk, std::optional<OutRow>& stopped);
 
 }  // namespace cosmos::query::detail

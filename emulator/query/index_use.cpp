@@ -595,9 +595,26 @@ IndexUse AnalyzeIndexUse(const Plan& plan, const store::IndexingPolicy& policy) 
   return {true, std::max<size_t>(1, *lookups)};
 }
 
-std::optional<store::DocPath> OrderByIndexPath(const Plan& plan, const store::IndexingPolicy& policy) {
-  if (plan.order_by.size() != 1 || plan.sources.empty() || policy.mode == "none") return std::nullopt;
-  return Analyzer(plan, policy).IndexedDocPath(plan.order_by.front().expr);
+std::optional<store::IndexColumns> OrderByIndexColumns(const Plan& plan, const store::IndexingPolicy& policy) {
+  if (plan.order_by.empty() || plan.sources.empty() || policy.mode == "none") return std::nullopt;
+  Analyzer analyzer(plan, policy);
+  store::IndexColumns columns;
+  std::vector<Path> names;
+  std::vector<bool> descending;
+  for (const auto& key : plan.order_by) {
+    auto path = analyzer.IndexedDocPath(key.expr);
+    if (!path) return std::nullopt;
+    if (plan.order_by.size() > 1) {
+      // A computed property has its own index, which no composite index of document paths holds.
+      auto name = analyzer.DocumentPath(key.expr);
+      if (!key.computed.empty() || !name || name->empty()) return std::nullopt;
+      names.push_back(std::move(*name));
+      descending.push_back(key.descending);
+    }
+    columns.push_back(store::IndexColumn{std::move(*path), key.descending});
+  }
+  if (columns.size() > 1 && !policy.HasCompositeFor(names, descending)) return std::nullopt;
+  return columns;
 }
 
 void CheckIndexSupport(const Plan& plan, const store::IndexingPolicy& policy, bool scan_allowed) {

@@ -90,9 +90,11 @@ std::optional<VectorOrder> VectorOrderOf(const Plan& plan);
 // Whether `n` is a constant the executor may evaluate once (see ChooseIndexLookup).
 bool IsEvaluableConstant(const Plan& plan, const Node& n);
 
-// The document path of a query's only ORDER BY item, when the policy indexes it: the executor can
-// then walk that path's index in order instead of collecting and sorting.
-std::optional<store::DocPath> OrderByIndexPath(const Plan& plan, const store::IndexingPolicy& policy);
+// The index whose order is the ORDER BY's: for one item, its document path when the policy indexes
+// it; for two or more, their document paths when a composite index of the policy has exactly those
+// paths (all directions as the query's or all reversed, as the service requires). The columns keep
+// the query's directions. The executor can then walk that index instead of collecting and sorting.
+std::optional<store::IndexColumns> OrderByIndexColumns(const Plan& plan, const store::IndexingPolicy& policy);
 
 // The queries the service's backend refuses under `policy` (docs/indexing.md), as it words them
 // (400, no substatus): ORDER BY over two or more paths without a composite index of exactly those

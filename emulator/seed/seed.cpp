@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <thread>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -510,6 +511,9 @@ SeedReport Seed(http::Services& s, const std::string& path, const SeedOptions& o
       report.databases_created = report.containers_created = 0;
     } else {
       loader.Apply();
+      // The indexes queries will ask for, built now rather than by the first query.
+      const unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+      for (auto& t : targets) t.c->PrepareIndexes(threads);
     }
   } catch (...) {
     created.Undo();
@@ -595,6 +599,7 @@ ImportResult Import(http::Services& s, std::string_view target, std::string_view
     return r;
   }
   const Outcome& o = loader.Apply();
+  c->PrepareIndexes(1);  // (one request, one thread)
   r.body = "{\"database\":" + json::Quote(database) + ",\"container\":" + json::Quote(container) +
            ",\"items\":" + std::to_string(o.items) + ",\"loaded\":" + std::to_string(o.loaded) +
            ",\"created\":" + std::to_string(o.created) + ",\"replaced\":" + std::to_string(o.replaced) +

@@ -2,6 +2,9 @@
 // indexes, writes and transactions, the change log, expiry, and the images recovery restores.
 // (Containers, databases, offers and the account: store.cpp.)
 #include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
 
 #include "common/errors.h"
 #include "store/epk.h"
@@ -231,10 +234,11 @@ std::shared_ptr<SecondaryIndex> PhysicalPartition::IndexOf(
   return index;
 }
 
-std::shared_ptr<const PathIndex> PhysicalPartition::PathIndexOf(const DocPath& path) const {
-  // Path names start with '.' or '#'; vector indexes are named "v" + the path's name.
+std::shared_ptr<const PathIndex> PhysicalPartition::PathIndexOf(const IndexColumns& columns) const {
+  // Path names start with '.' or '#', composite ones with 'c'; vector indexes are named "v" + the
+  // path's name.
   return std::static_pointer_cast<const PathIndex>(
-      IndexOf(PathName(path), [&] { return std::make_shared<PathIndex>(path); }));
+      IndexOf(IndexName(columns), [&] { return std::make_shared<PathIndex>(columns); }));
 }
 
 std::optional<std::vector<uint64_t>> PhysicalPartition::VectorCandidates(
@@ -277,11 +281,11 @@ std::vector<ItemPtr> PhysicalPartition::ItemsBySeq(const std::vector<uint64_t>& 
 }
 
 std::vector<PhysicalPartition::IndexHit> PhysicalPartition::IndexWalk(
-    const DocPath& path, bool descending, const std::optional<std::pair<std::string, uint64_t>>& after,
+    const IndexColumns& columns, bool descending, const std::optional<std::pair<std::string, uint64_t>>& after,
     size_t max_items, int64_t now, const ItemPolicy& policy) const {
   std::shared_lock lock(mu_);
   std::vector<IndexHit> out;
-  const auto index = PathIndexOf(path);
+  const auto index = PathIndexOf(columns);
   const PathIndex::Set& entries = index->entries();
   // Takes the entry's item when it is live; false once the page is full.
   auto take = [&](const PathIndex::Entry& e) {
@@ -327,6 +331,62 @@ bool PhysicalPartition::AllLive(int64_t now, const ItemPolicy& policy) const {
 size_t PhysicalPartition::PathIndexCount() const {
   std::lock_guard guard(indexes_mu_);
   return indexes_.size();
+}
+
+std::vector<std::string> PhysicalPartition::IndexNames() const {
+  std::lock_guard guard(indexes_mu_);
+  std::vector<std::string> out;
+  for (const auto& [name, slot] : indexes_) {
+    if (name.empty() || name[0] != 'v') out.push_back(name);
+  }
+  return out;
+}
+
+void PhysicalPartition::BuildIndexes(const std::vector<IndexColumns>& wanted) const {
+  for (const auto& columns : wanted) {
+    std::shared_lock lock(mu_);  // one index at a time: writers wait for one build, not all
+    PathIndexOf(columns);
+  }
+}
+
+std::vector<DocPath> PhysicalPartition::SampledScalarPaths(size_t sample) const {
+  std::map<std::string, std::pair<size_t, DocPath>> seen;  // by PathName: (items holding it, path)
+  std::set<std::string> long_strings;
+  std::shared_lock lock(mu_);
+  size_t n = 0;
+  DocPath path;
+  // Every scalar below `v` (an object), at most kSampleDepth names deep.
+  std::function<void(const json::Value&)> walk = [&](const json::Value& v) {
+    for (auto m = v.MemberBegin(); m != v.MemberEnd(); ++m) {
+      std::string_view name(m->name.GetString(), m->name.GetStringLength());
+      if (path.empty() && !name.empty() && name[0] == '_' && name != "_ts") continue;
+      path.push_back(PathStep{std::string(name), -1});
+      const json::Value& x = m->value;
+      if (x.IsObject()) {
+        if (path.size() < kSampleDepth) walk(x);
+      } else if (!x.IsArray()) {
+        const std::string key = PathName(path);
+        if (x.IsString() && x.GetStringLength() > kSampleMaxString) {
+          long_strings.insert(key);
+        } else {
+          auto& slot = seen[key];
+          if (slot.first++ == 0) slot.second = path;
+        }
+      }
+      path.pop_back();
+    }
+  };
+  for (auto it = by_seq_.begin(); it != by_seq_.end() && n < sample; ++it, ++n) {
+    if (it->second->body.IsObject()) walk(it->second->body);
+  }
+  std::vector<std::pair<size_t, DocPath>> found;
+  for (auto& [key, slot] : seen) {
+    if (!long_strings.count(key)) found.push_back(std::move(slot));
+  }
+  std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<DocPath> out;
+  for (auto& f : found) out.push_back(std::move(f.second));
+  return out;
 }
 
 std::vector<ItemPtr> PhysicalPartition::FeedOfKey(const std::string& pk, uint64_t after_seq, size_t max_items,

@@ -18,6 +18,25 @@ std::string PathName(const DocPath& path) {
   return out;
 }
 
+std::string IndexName(const IndexColumns& columns) {
+  if (columns.size() == 1 && !columns[0].descending) return PathName(columns[0].path);
+  // Composite names start with 'c' (path names with '.' or '#', vector indexes with 'v').
+  std::string out = "c";
+  for (const auto& c : columns) {
+    out += c.descending ? '-' : '+';
+    const std::string name = PathName(c.path);
+    out += std::to_string(name.size()) + ':' + name;
+  }
+  return out;
+}
+
+void AppendColumnKey(std::string& out, const json::Value* v, bool descending) {
+  const size_t from = out.size();
+  AppendOrderKey(out, v);
+  if (!descending) return;
+  for (size_t i = from; i < out.size(); ++i) out[i] = static_cast<char>(~static_cast<unsigned char>(out[i]));
+}
+
 const json::Value* Resolve(const json::Value& doc, const DocPath& path) {
   const json::Value* v = &doc;
   for (const auto& step : path) {
@@ -35,7 +54,11 @@ const json::Value* Resolve(const json::Value& doc, const DocPath& path) {
   return v;
 }
 
-std::string PathIndex::KeyOf(const Item& item) const { return OrderKey(Resolve(item.body, path_)); }
+std::string PathIndex::KeyOf(const Item& item) const {
+  std::string key;
+  for (const auto& c : columns_) AppendColumnKey(key, Resolve(item.body, c.path), c.descending);
+  return key;
+}
 
 void PathIndex::Add(const Item& item) { entries_.insert(Entry{KeyOf(item), item.seq}); }
 

@@ -3,6 +3,12 @@
 // (key, item sequence number). One entry per item: it answers equality, IN, ranges, STARTSWITH
 // and type checks of that path as key ranges, and gives the items in ORDER BY order of that path.
 //
+// A composite index (the indexing policy's compositeIndexes) has several columns, each a path and
+// a direction: its key is the columns' order keys one after the other, a descending column's
+// bytes inverted. Order keys are prefix-free, so comparing two such keys compares the first
+// columns, then the second ones, and so on (an inverted key reverses its column's order and stays
+// prefix-free): one walk gives the items in the order of an ORDER BY over those paths.
+//
 // A partition builds the index of a path the first time a query can use it and keeps it in step
 // with every change from then on, under the partition's exclusive lock (store.h, PhysicalPartition);
 // the indexing policy decides which paths a query may use (query/index_use.h).
@@ -33,6 +39,21 @@ using DocPath = std::vector<PathStep>;
 
 // A text naming the path uniquely (the index's name in its partition).
 std::string PathName(const DocPath& path);
+
+// One column of an index: a path and its direction.
+struct IndexColumn {
+  DocPath path;
+  bool descending = false;
+  bool operator==(const IndexColumn&) const = default;
+};
+using IndexColumns = std::vector<IndexColumn>;
+
+// A text naming the index of `columns` uniquely: PathName for one ascending column.
+std::string IndexName(const IndexColumns& columns);
+
+// Appends the key of `v` for a column of direction `descending` (its order key, inverted when
+// descending) to `out`.
+void AppendColumnKey(std::string& out, const json::Value* v, bool descending);
 
 // The value at `path` in `doc`, as the query language reads it (a property of a non-object, or a
 // position outside an array, is undefined: null).
@@ -77,8 +98,9 @@ class PathIndex : public SecondaryIndex {
   };
   using Set = absl::btree_set<Entry, Less>;
 
-  explicit PathIndex(DocPath path) : path_(std::move(path)) {}
-  const DocPath& path() const { return path_; }
+  explicit PathIndex(DocPath path) : columns_{IndexColumn{std::move(path), false}} {}
+  explicit PathIndex(IndexColumns columns) : columns_(std::move(columns)) {}
+  const IndexColumns& columns() const { return columns_; }
 
   void Add(const Item& item) override;
   void Remove(const Item& item) override;
@@ -97,7 +119,7 @@ class PathIndex : public SecondaryIndex {
   template <typename F>
   void ForEach(const KeyRange& r, F&& f) const;
 
-  const DocPath path_;
+  const IndexColumns columns_;
   Set entries_;
 };
 

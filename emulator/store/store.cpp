@@ -3,7 +3,9 @@
 #include "store/store.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
+#include <thread>
 
 #include "common/errors.h"
 #include "store/epk.h"
@@ -161,6 +163,55 @@ LayoutHold Container::HoldLayout() const {
   LayoutHold hold(layout_mu_, std::try_to_lock);
   if (!hold.owns_lock()) throw util::WouldBlock{};
   return hold;
+}
+
+void Container::PrepareIndexes(unsigned threads) const {
+  const auto settings_now = settings();
+  const IndexingPolicy& policy = settings_now->indexing;
+  if (policy.mode == "none") return;
+  // The composite indexes, each with its first column ascending (an index walked backwards serves
+  // the reverse order), as the executor asks for them.
+  std::vector<IndexColumns> composites;
+  for (size_t i = 0; i < policy.composites.size(); ++i) {
+    IndexColumns columns;
+    bool plain = true;
+    for (size_t k = 0; k < policy.composites[i].size(); ++k) {
+      DocPath path;
+      for (const auto& name : policy.composites[i][k]) {
+        if (name == "*" || name == "?" || name == "[]") plain = false;
+        path.push_back(PathStep{name, -1});
+      }
+      columns.push_back(IndexColumn{std::move(path), policy.composite_descending[i][k]});
+    }
+    if (!plain || columns.size() < 2) continue;
+    if (columns.front().descending) {
+      for (auto& c : columns) c.descending = !c.descending;
+    }
+    composites.push_back(std::move(columns));
+  }
+  const LayoutHold layout = HoldLayout();
+  const std::vector<PhysicalPartition*> parts = partitions();
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next++) < parts.size();) {
+      std::vector<IndexColumns> wanted = composites;
+      size_t paths = 0;
+      for (auto& path : parts[i]->SampledScalarPaths(kPreparedSample)) {
+        if (paths == kPreparedPaths) break;
+        std::vector<std::string> names;
+        for (const auto& step : path) names.push_back(step.name);
+        if (!policy.IsIndexed(names)) continue;
+        wanted.push_back(IndexColumns{IndexColumn{std::move(path), false}});
+        ++paths;
+      }
+      parts[i]->BuildIndexes(wanted);
+    }
+  };
+  const unsigned n = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(parts.size())));
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < n; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
 }
 
 std::vector<PhysicalPartition*> Container::partitions() const {

@@ -364,6 +364,18 @@ class PhysicalPartition {
   bool AllLive(int64_t now, const ItemPolicy& policy) const;
   // How many path and vector indexes the partition keeps now.
   size_t PathIndexCount() const;
+  // The names (IndexName) of the path and composite indexes the partition keeps now, in name order.
+  std::vector<std::string> IndexNames() const;
+  // Builds each index of `wanted` the partition does not keep yet, as a query asking for it would
+  // (after a bulk load or a recovery, so that no query waits for one).
+  void BuildIndexes(const std::vector<IndexColumns>& wanted) const;
+  // The document paths (through objects, at most kSampleDepth names deep) at which the first
+  // `sample` items stored hold a number, a boolean, null or a string of at most kSampleMaxString
+  // bytes, the paths most items hold first; a path where some sampled item holds a longer string
+  // is left out (its index would copy the strings). System properties other than _ts are left out.
+  static constexpr size_t kSampleDepth = 3;
+  static constexpr size_t kSampleMaxString = 64;
+  std::vector<DocPath> SampledScalarPaths(size_t sample) const;
   // Vector indexes (vector_index.h), built and kept like path indexes (and counted with them): the
   // sequence numbers, ascending, of the live items `admit` accepts that may be among the `k` best
   // for `q` by the vectors at `path` (and of those whose distance is undefined); nullopt when the
@@ -371,17 +383,22 @@ class PhysicalPartition {
   std::optional<std::vector<uint64_t>> VectorCandidates(const DocPath& path, const VectorQuery& q, size_t k,
                                                         const std::function<bool(const Item&)>& admit, int64_t now,
                                                         const ItemPolicy& policy) const;
-  // The live items in the order of the index of `path`, from just after entry (key, seq) of that
-  // order (nullopt: from the start), at most max_items. Ascending: by (key, seq). Descending: keys
-  // from the highest down, each key's items still by ascending seq (as ORDER BY ... DESC breaks
-  // ties by position).
+  // The live items in the order of the index of `columns` (one path, or a composite index's
+  // paths and directions: path_index.h), from just after entry (key, seq) of that order (nullopt:
+  // from the start), at most max_items. Ascending: by (key, seq). Descending: keys from the highest
+  // down, each key's items still by ascending seq (as ORDER BY ... DESC breaks ties by position).
   struct IndexHit {
     std::string key;
     ItemPtr item;
   };
-  std::vector<IndexHit> IndexWalk(const DocPath& path, bool descending,
+  std::vector<IndexHit> IndexWalk(const IndexColumns& columns, bool descending,
                                   const std::optional<std::pair<std::string, uint64_t>>& after, size_t max_items,
                                   int64_t now, const ItemPolicy& policy) const;
+  std::vector<IndexHit> IndexWalk(const DocPath& path, bool descending,
+                                  const std::optional<std::pair<std::string, uint64_t>>& after, size_t max_items,
+                                  int64_t now, const ItemPolicy& policy) const {
+    return IndexWalk(IndexColumns{IndexColumn{path, false}}, descending, after, max_items, now, policy);
+  }
 
   // Latest-version change feed: every item changed after `after_lsn`, once, at its latest
   // version, in LSN order; only those `keep` accepts; at most max_items. resume_lsn: the last
@@ -472,7 +489,10 @@ class PhysicalPartition {
                  int64_t now);
   void Store(const std::string& key, const ItemPtr& current, ItemPtr item);
   // The index of `path`, built now when the partition has none (shared or exclusive lock held).
-  std::shared_ptr<const PathIndex> PathIndexOf(const DocPath& path) const;
+  std::shared_ptr<const PathIndex> PathIndexOf(const IndexColumns& columns) const;
+  std::shared_ptr<const PathIndex> PathIndexOf(const DocPath& path) const {
+    return PathIndexOf(IndexColumns{IndexColumn{path, false}});
+  }
   // The index named `name`, made by `make` and filled with every item when the partition has none
   // (shared or exclusive lock held); the least recently used goes when there are kMaxPathIndexes.
   std::shared_ptr<SecondaryIndex> IndexOf(const std::string& name,
@@ -712,6 +732,15 @@ class Container {
   PhysicalPartition& PartitionFor(const PartitionKeyValue& pk) const { return *Locate(pk).partition; }
   // The partition whose range holds `epk`.
   PhysicalPartition& PartitionForEpk(std::string_view epk) const;
+  // Builds, on up to `threads` threads (a partition each at a time), the indexes queries will ask
+  // for, so that none waits for one (store/README.md, "Indexes built ahead"): the policy's
+  // composite indexes, and the paths it indexes at which each partition's first items hold
+  // scalars (SampledScalarPaths), at most kPreparedPaths of them. Seeding, import and recovery
+  // call it once the items are in.
+  static constexpr size_t kPreparedPaths = 12;
+  static constexpr size_t kPreparedSample = 256;
+  void PrepareIndexes(unsigned threads) const;
+
   // The partitions whose ranges overlap [min_epk, max_epk), in range order.
   std::vector<PhysicalPartition*> PartitionsOverlapping(std::string_view min_epk, std::string_view max_epk) const;
   // The live ranges, in range order. A range that was split stays readable (its pointer stays

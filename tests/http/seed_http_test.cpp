@@ -2,6 +2,7 @@
 // files with each bad item reported at its file and line, fail and skip modes (a failed load
 // writes and creates nothing), what seeded items look like next to REST-created ones, existing
 // databases and containers, persistence, and POST /_emulator/import through the pipeline.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -340,6 +341,37 @@ TEST_F(SeedTest, DuplicatesAcrossFilesAreFoundAndADirectoryIsReadInNameOrder) {
 }
 
 // --- What is created, and what seeded items look like ---
+
+// Issue 41: a seed builds the indexes queries will ask for before the first query does. The
+// composite indexes of the policy, and each path the policy indexes at which the first items
+// hold scalars: not arrays, not system properties but _ts, not a path holding a string longer than
+// 64 bytes (an index of it would copy the strings).
+TEST_F(SeedTest, SeedingBuildsTheIndexesQueriesWillAskFor) {
+  Write("manifest.json", kOrders);
+  std::string lines;
+  for (int i = 0; i < 50; ++i) {
+    lines += R"({"id":"i)" + std::to_string(i) + R"(","pk":"p)" + std::to_string(i % 3) + R"(","city":"c)" +
+             std::to_string(i % 5) + R"(","n":)" + std::to_string(i) + R"(,"nested":{"m":true,"deeper":{"x":{"y":1}}},)" +
+             R"("arr":[1,2],"text":")" + std::string(i == 7 ? 65 : 10, 'a') + ""}\n";
+  }
+  Write("orders.jsonl", lines);
+  EXPECT_EQ(Run().outcome.loaded, 50u);
+  auto c = account_.FindDatabase("shop")->FindContainer("orders");
+  const auto names = [](std::vector<std::vector<std::string>> paths) {
+    std::vector<std::string> out;
+    for (const auto& p : paths) {
+      store::DocPath path;
+      for (const auto& step : p) path.push_back(store::PathStep{step, -1});
+      out.push_back(store::PathName(path));
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  for (const auto* part : c->partitions()) {
+    if (part->Count() == 0) continue;
+    EXPECT_EQ(part->IndexNames(), names({{"_ts"}, {"city"}, {"id"}, {"n"}, {"nested", "m"}, {"pk"}}));
+  }
+}
 
 TEST_F(SeedTest, SeededItemsCarryTheSystemPropertiesOfARestCreate) {
   Write("manifest.json", kOrders);
