@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <string_view>
 #include <cstring>
+#include <exception>
 #include <fstream>
 #include <iostream>
 #include <mutex>
@@ -489,7 +490,8 @@ std::string ReadWholeFile(const std::string& flag, const std::string& path) {
   return text.str();
 }
 
-void SetUpEntraId(const Settings& s, cosmos::http::Config& config, cosmos::http::RbacRoles& roles) {
+// Returns --rbac's document (checked: exits 2 when it is not a valid one), empty without --rbac.
+std::string SetUpEntraId(const Settings& s, cosmos::http::Config& config, cosmos::http::RbacRoles& roles) {
   if (!s.aad_keys_path.empty()) {
     try {
       config.aad_keys = cosmos::http::AadKeys::Load(ReadWholeFile("--aad-keys", s.aad_keys_path));
@@ -499,13 +501,33 @@ void SetUpEntraId(const Settings& s, cosmos::http::Config& config, cosmos::http:
   }
   config.aad_issuer = s.aad_issuer;
   config.disable_local_auth = s.disable_local_auth;
-  if (!s.rbac_path.empty()) {
-    try {
-      roles.Replace(ReadWholeFile("--rbac", s.rbac_path));
-    } catch (const cosmos::CosmosError& e) {
-      Fail("--rbac: " + s.rbac_path + ": " + e.what());
-    }
+  if (s.rbac_path.empty()) return {};
+  std::string document = ReadWholeFile("--rbac", s.rbac_path);
+  try {
+    roles.Replace(document);
+  } catch (const cosmos::CosmosError& e) {
+    Fail("--rbac: " + s.rbac_path + ": " + e.what());
   }
+  return document;
+}
+
+// The roles in force once the data directory is recovered (http::StartRoles), and where they came
+// from, for the start line; exits 2 when they cannot be used.
+std::string SetUpRoles(const Settings& s, cosmos::http::Services& services, const std::string& rbac_document) {
+  try {
+    switch (cosmos::http::StartRoles(services, rbac_document)) {
+      case cosmos::http::RolesOrigin::kGiven:
+        return " (--rbac " + s.rbac_path + (s.data_path.empty() ? ")" : ", kept in " + s.data_path + ")");
+      case cosmos::http::RolesOrigin::kKept:
+        return " (kept in " + s.data_path + ")";
+      case cosmos::http::RolesOrigin::kDefault:
+        break;
+    }
+  } catch (const std::exception& e) {
+    Fail((rbac_document.empty() ? "the roles kept in " + s.data_path : "--rbac: " + s.rbac_path) +
+         " cannot be used: " + e.what());
+  }
+  return " (no --rbac)";
 }
 
 // Persistence recovery: what the data directory holds, recovered before anything is served; none
@@ -742,7 +764,7 @@ int main(int argc, char** argv) {
   cosmos::faults::Injector faults;
   LoadFaults(faults, s.faults_path);
   cosmos::http::RbacRoles roles;
-  SetUpEntraId(s, config, roles);
+  const std::string rbac_document = SetUpEntraId(s, config, roles);
   cosmos::http::Services services{account, config, limiter, stats, wall_clock, &faults};
   services.rbac = &roles;
   cosmos::seed::ServeImport(services);  // POST /_emulator/import
@@ -751,6 +773,7 @@ int main(int argc, char** argv) {
   // Persistence: recover what the data directory holds before anything is served.
   std::unique_ptr<cosmos::persist::Persistence> persistence = RecoverData(account, s, start.recovery);
   start.persistence = persistence.get();
+  const std::string roles_origin = SetUpRoles(s, services, rbac_document);
   // Seeding: loaded before anything listens, so that no client sees part of it.
   if (!s.seed_path.empty()) start.seeded = SeedAccount(services, s);
 
@@ -764,7 +787,7 @@ int main(int argc, char** argv) {
     return cosmos::direct::Handle(services, req, c);
   };
   Listen(server, s, config, gateway, direct, listeners);
-  start.roles = roles.Summary();
+  start.roles = roles.Summary() + roles_origin;
   if (level != LogLevel::kQuiet) {
     PrintStartReport(s, config, server, listeners, start);
     PrintReady(s, server, listeners);

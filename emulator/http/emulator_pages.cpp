@@ -78,6 +78,10 @@ std::string ConnectionTable(const Config& config, const std::string& endpoint) {
   html += "<tr><th>Key</th><td><code id=\"key\">" + key + "</code></td></tr>\n";
   html += "<tr><th>Connection string</th><td><code id=\"connection-string\">AccountEndpoint=" + url +
           ";AccountKey=" + key + ";</code></td></tr>\n";
+  if (config.disable_local_auth)
+    html += "<tr><th>Local authorization</th><td id=\"local-authorization\">disabled: requests signed with a key answer "
+            "401; sign in with a Microsoft Entra ID token (<a href=\"https://aka.ms/cosmos-native-rbac\">"
+            "https://aka.ms/cosmos-native-rbac</a>)</td></tr>\n";
   html += "<tr><th>Consistency</th><td>" + Escape(config.consistency) + "</td></tr>\n";
   html += "<tr><th>Protocol</th><td>" + Escape(config.protocol) + "</td></tr>\n";
   if (!config.certificate_pem.empty()) {
@@ -90,7 +94,8 @@ std::string ConnectionTable(const Config& config, const std::string& endpoint) {
 }
 
 // What the Data Explorer reads at start (a JSON island in its page): the gateway endpoint, the key
-// when it is the well-known one (null otherwise), and the account's settings.
+// when it is the well-known one (null otherwise), and the account's settings (disableLocalAuth
+// among them: the page then signs with a token instead of the key).
 std::string ExplorerConfig(const Config& config, const std::string& endpoint) {
   std::string body = "{\"endpoint\":";
   json::WriteString(body, endpoint);
@@ -106,6 +111,9 @@ std::string ExplorerConfig(const Config& config, const std::string& endpoint) {
   json::WriteString(body, config.protocol);
   body += ",\"certificate\":";
   body += config.certificate_pem.empty() ? "false" : "true";
+  // The account's disableLocalAuth: keys answer 401, and the page asks for an Entra ID token.
+  body += ",\"disableLocalAuth\":";
+  body += config.disable_local_auth ? "true" : "false";
   body += "}";
   // Inside <script>, "</" could end the element early.
   std::string safe;

@@ -268,9 +268,10 @@ bool EmulatorEndpoint(Services& services, const Request& req, std::string_view t
     res.body() = handlers::SplitContainer(services, segments[2], segments[3], req.body());
   } else if (path == kRbacPath && services.rbac) {
     // The data-plane roles of Entra ID principals (docs/entra-id.md): GET reads them, PUT replaces
-    // them whole; both signed with a master key (they name principals).
+    // them whole (kept with the account, so with --data-dir they outlive a restart); both signed
+    // with a master key (they name principals).
     AuthenticateEmulatorWrite(services, req, target);
-    if (verb == beast_http::verb::put) services.rbac->Replace(req.body());
+    if (verb == beast_http::verb::put) ReplaceRoles(services, req.body());
     else if (verb != beast_http::verb::get) throw errors::MethodNotAllowed();
     res.body() = services.rbac->ToJson();
   } else if (path == kImportPath && services.import) {

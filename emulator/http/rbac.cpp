@@ -1,12 +1,17 @@
 #include "http/rbac.h"
 
+#include <functional>
 #include <mutex>
 #include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "common/errors.h"
 #include "http/replica_address.h"
 #include "http/rid_links.h"
 #include "json/json.h"
+#include "store/store.h"
 #include "util/util.h"
 
 namespace cosmos::http {
@@ -165,6 +170,43 @@ RoleAssignment ParseAssignment(const json::Value& entry, size_t index, const std
   return a;
 }
 
+void WriteStrings(std::string& out, const std::vector<std::string>& v) {
+  out += '[';
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i) out += ',';
+    json::WriteString(out, v[i]);
+  }
+  out += ']';
+}
+
+// The roles as GET /_emulator/rbac answers them and Replace reads them again: ARM shapes.
+std::string RolesJson(const std::vector<RoleDefinition>& definitions, const std::vector<RoleAssignment>& assignments) {
+  std::string out = "{\"roleDefinitions\":[";
+  for (size_t i = 0; i < definitions.size(); ++i) {
+    const auto& d = definitions[i];
+    if (i) out += ',';
+    out += "{\"id\":" + json::Quote(d.id) + ",\"name\":" + json::Quote(d.id) +
+           ",\"type\":\"Microsoft.DocumentDB/databaseAccounts/sqlRoleDefinitions\",\"properties\":{\"roleName\":" +
+           json::Quote(d.role_name) + ",\"type\":" + (d.built_in ? "\"BuiltInRole\"" : "\"CustomRole\"") +
+           ",\"assignableScopes\":";
+    WriteStrings(out, d.assignable_scopes);
+    out += ",\"permissions\":[{\"dataActions\":";
+    WriteStrings(out, d.data_actions);
+    out += ",\"notDataActions\":[]}]}}";
+  }
+  out += "],\"roleAssignments\":[";
+  for (size_t i = 0; i < assignments.size(); ++i) {
+    const auto& a = assignments[i];
+    if (i) out += ',';
+    out += "{\"id\":" + json::Quote(a.id) + ",\"name\":" + json::Quote(a.id) +
+           ",\"type\":\"Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments\",\"properties\":{"
+           "\"roleDefinitionId\":" + json::Quote(a.role_definition_id) + ",\"scope\":" + json::Quote(a.scope) +
+           ",\"principalId\":" + json::Quote(a.principal_id) + "}}";
+  }
+  out += "]}";
+  return out;
+}
+
 std::vector<RoleDefinition> BuiltInRoles() {
   const std::string p(kActionPrefix);
   return {
@@ -174,15 +216,6 @@ std::vector<RoleDefinition> BuiltInRoles() {
       {std::string(kDataContributorRoleId), "Cosmos DB Built-in Data Contributor", true, {"/"},
        {p + "readMetadata", p + "sqlDatabases/containers/*", p + "sqlDatabases/containers/items/*"}},
   };
-}
-
-void WriteStrings(std::string& out, const std::vector<std::string>& v) {
-  out += '[';
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (i) out += ',';
-    json::WriteString(out, v[i]);
-  }
-  out += ']';
 }
 
 // A batch operation's item action, from its operationType; nullopt for an unknown type (the
@@ -307,7 +340,7 @@ RbacRoles::RbacRoles() : definitions_(BuiltInRoles()) {
   assignments_.push_back({"00000000-0000-0000-0000-000000000000", std::string(kDataContributorRoleId), "/", "*"});
 }
 
-void RbacRoles::Replace(std::string_view json_text) {
+void RbacRoles::Replace(std::string_view json_text, const std::function<void(const std::string& document)>& commit) {
   json::Document d;
   if (json::Parse(json_text, d) != json::ParseStatus::kOk || !d.IsObject())
     throw RbacBadRequest("The body must be a JSON object {\"roleDefinitions\": [...], \"roleAssignments\": [...]} "
@@ -350,36 +383,14 @@ void RbacRoles::Replace(std::string_view json_text) {
     for (const auto& e : list->GetArray()) assignments.push_back(ParseAssignment(e, i++, defs));
   }
   std::unique_lock lock(mu_);
+  if (commit) commit(RolesJson(defs, assignments));
   definitions_ = std::move(defs);
   assignments_ = std::move(assignments);
 }
 
 std::string RbacRoles::ToJson() const {
   std::shared_lock lock(mu_);
-  std::string out = "{\"roleDefinitions\":[";
-  for (size_t i = 0; i < definitions_.size(); ++i) {
-    const auto& d = definitions_[i];
-    if (i) out += ',';
-    out += "{\"id\":" + json::Quote(d.id) + ",\"name\":" + json::Quote(d.id) +
-           ",\"type\":\"Microsoft.DocumentDB/databaseAccounts/sqlRoleDefinitions\",\"properties\":{\"roleName\":" +
-           json::Quote(d.role_name) + ",\"type\":" + (d.built_in ? "\"BuiltInRole\"" : "\"CustomRole\"") +
-           ",\"assignableScopes\":";
-    WriteStrings(out, d.assignable_scopes);
-    out += ",\"permissions\":[{\"dataActions\":";
-    WriteStrings(out, d.data_actions);
-    out += ",\"notDataActions\":[]}]}}";
-  }
-  out += "],\"roleAssignments\":[";
-  for (size_t i = 0; i < assignments_.size(); ++i) {
-    const auto& a = assignments_[i];
-    if (i) out += ',';
-    out += "{\"id\":" + json::Quote(a.id) + ",\"name\":" + json::Quote(a.id) +
-           ",\"type\":\"Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments\",\"properties\":{"
-           "\"roleDefinitionId\":" + json::Quote(a.role_definition_id) + ",\"scope\":" + json::Quote(a.scope) +
-           ",\"principalId\":" + json::Quote(a.principal_id) + "}}";
-  }
-  out += "]}";
-  return out;
+  return RolesJson(definitions_, assignments_);
 }
 
 bool RbacRoles::Allows(const std::vector<std::string>& principals, std::string_view action, std::string_view resource,
@@ -405,9 +416,41 @@ std::string RbacRoles::Summary() const {
   std::shared_lock lock(mu_);
   if (assignments_.size() == 1 && assignments_[0].principal_id == "*" && assignments_[0].scope == "/" &&
       assignments_[0].role_definition_id == kDataContributorRoleId && definitions_.size() == 2)
-    return "every Entra ID principal is a Cosmos DB Built-in Data Contributor on the whole account (no --rbac)";
+    return "every Entra ID principal is a Cosmos DB Built-in Data Contributor on the whole account";
   return std::to_string(definitions_.size() - 2) + " custom role definitions, " + std::to_string(assignments_.size()) +
          " role assignments";
+}
+
+void ReplaceRoles(Services& s, std::string_view json_text) {
+  store::Journal* journal = s.account.journal();
+  // Recorded before they take effect: once the log refuses records, they must not change at all.
+  if (journal) {
+    if (std::string failure = journal->Failure(); !failure.empty())
+      throw errors::Internal("The change could not be made durable: " + failure);
+  }
+  s.rbac->Replace(json_text, [&](const std::string& document) {
+    std::string before = s.account.roles();
+    if (document == before) return;  // kept already (--rbac with the same file at each start)
+    s.account.set_roles(document);
+    try {
+      if (journal) journal->AccountChanged();
+    } catch (...) {
+      s.account.set_roles(std::move(before));
+      throw;
+    }
+  });
+}
+
+RolesOrigin StartRoles(Services& s, std::string_view given) {
+  if (!given.empty()) {
+    ReplaceRoles(s, given);
+    if (store::Journal* journal = s.account.journal()) journal->AwaitDurable();
+    return RolesOrigin::kGiven;
+  }
+  const std::string kept = s.account.roles();
+  if (kept.empty()) return RolesOrigin::kDefault;
+  s.rbac->Replace(kept);
+  return RolesOrigin::kKept;
 }
 
 void AuthorizeAad(Services& s, const RequestContext& ctx, const AadPrincipal& principal) {

@@ -6,6 +6,7 @@
 // 403/5301 outside the principal's roles, with the service's messages.
 #pragma once
 
+#include <functional>
 #include <shared_mutex>
 #include <string>
 #include <string_view>
@@ -61,8 +62,10 @@ class RbacRoles {
   RbacRoles();
   // Replaces the custom role definitions and the assignments with the document's
   // ({"roleDefinitions": [...], "roleAssignments": [...]}, ARM shapes); throws CosmosError 400
-  // naming what is wrong, and then changes nothing.
-  void Replace(std::string_view json_text);
+  // naming what is wrong, and then changes nothing. `commit`, when given, is called with the new
+  // roles as ToJson will write them, before they take effect and in the order replacements take
+  // effect (persistence records them there); when it throws, nothing changes.
+  void Replace(std::string_view json_text, const std::function<void(const std::string& document)>& commit = nullptr);
   // {"roleDefinitions": [built-in and custom], "roleAssignments": [...]}, ARM shapes.
   std::string ToJson() const;
   // Whether one of `principals` (the object id and the groups of a token) holds `action` on
@@ -77,6 +80,21 @@ class RbacRoles {
   std::vector<RoleDefinition> definitions_;
   std::vector<RoleAssignment> assignments_;
 };
+
+// Replaces the account's roles (RbacRoles::Replace) and keeps them with the account
+// (store::Account::roles), recorded by its journal when it has one (persistence: --data-dir), so
+// that they outlive a restart. Throws as Replace does, and 500 when they cannot be recorded.
+void ReplaceRoles(Services& s, std::string_view json_text);
+
+// Where the roles in force at start came from (StartRoles).
+enum class RolesOrigin { kDefault, kGiven, kKept };
+
+// The roles in force at start, once persistence has recovered the account: `given` (--rbac's
+// document) when not empty, which replaces the ones the account kept and is kept from then on (as
+// --seed's items replace recovered ones); else the ones the account kept (PUT /_emulator/rbac or
+// an earlier --rbac, docs/entra-id.md); else the default. Throws CosmosError when the document
+// cannot be used.
+RolesOrigin StartRoles(Services& s, std::string_view given);
 
 // Throws 403/5300 when the request is a management operation, 403/5301 when the principal's roles
 // do not hold the action it needs on the resource it addresses.

@@ -204,6 +204,18 @@ std::string DeletedDatabaseRecord(const std::string& id) {
   return std::string(buf.GetString(), buf.GetSize());
 }
 
+// "a": the account's own settings as they now are: its data-plane roles (the document the gateway
+// reads and writes, kept as text).
+std::string AccountRecord(const store::Account& account) {
+  rapidjson::StringBuffer buf;
+  JsonWriter w(buf);
+  w.StartObject();
+  Str(w, "t", "a");
+  Str(w, "roles", account.roles());
+  w.EndObject();
+  return std::string(buf.GetString(), buf.GetSize());
+}
+
 // Snapshot only: "p" a partition's counters, then "v" each live item and "h" each entry of its
 // all-versions log.
 std::string PartitionRecord(const std::string& coll, const std::string& range, const store::PhysicalPartition::State& st) {
@@ -495,6 +507,8 @@ void Persistence::Recovery::Apply(std::string_view record, uint64_t seq) {
     } else {
       c->ReplaySplit(ReadSplit(p.header));  // false: the container's record already had it
     }
+  } else if (type == "a") {
+    account.set_roles(GetStr(p.header, "roles"));
   } else if (type == "x") {
     account.DeleteDatabase(GetStr(p.header, "id"));
     stale = true;
@@ -612,6 +626,12 @@ void Persistence::DatabaseChanged(const std::string& id) {
   Write(db ? DatabaseRecord(account_, *db) : DeletedDatabaseRecord(id));
 }
 
+void Persistence::AccountChanged() {
+  store::JournalHold hold(this);
+  std::lock_guard lock(meta_mu_);
+  Write(AccountRecord(account_));
+}
+
 void Persistence::AwaitDurable() {
   if (t_written.owner != this || t_written.seq == 0) return;
   const uint64_t seq = t_written.seq;
@@ -653,6 +673,7 @@ void Persistence::Checkpoint() {
     std::string range;
     store::PhysicalPartition::State state;
   };
+  std::string account;  // "a", when the account has settings of its own
   std::vector<std::string> databases;
   std::vector<Part> parts;
   Log::Mark at;
@@ -661,6 +682,7 @@ void Persistence::Checkpoint() {
     // exactly the records up to `at`. Items are immutable, so capturing them is copying pointers.
     std::lock_guard exclusive(gate());
     at = log_.Position();
+    if (!account_.roles().empty()) account = AccountRecord(account_);
     for (const auto& db : account_.Databases()) {
       databases.push_back(DatabaseRecord(account_, *db));
       for (const auto& c : db->Containers()) {
@@ -669,6 +691,7 @@ void Persistence::Checkpoint() {
     }
   }
   std::string payload;
+  if (!account.empty()) Frame(payload, account);
   for (const auto& d : databases) Frame(payload, d);
   for (const auto& part : parts) {
     Frame(payload, PartitionRecord(part.coll, part.range, part.state));

@@ -3,7 +3,8 @@
 // describes the records.
 //
 // Items are recorded by the store as they change (store::Journal::ItemChanged, under the
-// partition's lock, in LSN order); a database's metadata (its offer, containers, scripts, users,
+// partition's lock, in LSN order); the account's roles by the HTTP layer when they are replaced
+// (AccountChanged); a database's metadata (its offer, containers, scripts, users,
 // permissions, client encryption keys) is recorded whole by the HTTP pipeline after each request
 // that changed it (DatabaseChanged), and the pipeline waits for the records of a request to be
 // durable before it answers (AwaitDurable).
@@ -58,6 +59,7 @@ class Persistence final : public store::Journal {
   void ItemChanged(const store::PhysicalPartition& p, const store::Change& change) override;
   void DatabaseChanged(const std::string& id) override;
   void RangesSplit(const std::string& container_rid, const store::RangeSplit& split) override;
+  void AccountChanged() override;
   void AwaitDurable() override;
   void ForgetThread() override;
   std::string Failure() const override { return log_.failure(); }

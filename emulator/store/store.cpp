@@ -670,6 +670,16 @@ void Account::RestoreDatabase(DatabasePtr db) {
   databases_.push_back(std::move(db));
 }
 
+std::string Account::roles() const {
+  std::shared_lock lock(mu_);
+  return roles_;
+}
+
+void Account::set_roles(std::string document) {
+  std::unique_lock lock(mu_);
+  roles_ = std::move(document);
+}
+
 OfferPtr Account::NewOffer(const std::string& resource_self, const std::string& resource_rid, Throughput t) {
   uint32_t n = ++offer_counter_;
   // A 3-byte resource id: 4 base64 characters, as the service's offer ids are.

@@ -177,6 +177,8 @@ class Journal {
   // Records that a range of container `container_rid` was split (under the journal's gate, after
   // the changes of the parent and before any of its children).
   virtual void RangesSplit(const std::string& container_rid, const RangeSplit& split) = 0;
+  // Records the account's own settings as they now are: its data-plane roles (Account::roles).
+  virtual void AccountChanged() = 0;
   // Waits until every record this thread wrote is durable; throws when it cannot be.
   virtual void AwaitDurable() = 0;
   // Forgets what this thread wrote (a new request starts).
@@ -899,6 +901,11 @@ class Account {
   void NoteEtag(std::string_view etag);
   // Adds `db`, replacing a database of the same id (recovery).
   void RestoreDatabase(DatabasePtr db);
+  // The account's data-plane role definitions and assignments for Entra ID principals
+  // (docs/entra-id.md), as the JSON document the gateway reads and writes (http::RbacRoles); the
+  // store keeps it for persistence and does not read it. Empty: never set (the default roles).
+  std::string roles() const;
+  void set_roles(std::string document);
 
  private:
   mutable std::shared_mutex mu_;
@@ -907,6 +914,7 @@ class Account {
   std::atomic<uint64_t> etag_counter_{0};
   std::atomic<uint32_t> offer_counter_{0};
   std::optional<int> partition_count_override_;
+  std::string roles_;  // under mu_
   Journal* journal_ = nullptr;
   const util::WallClock* clock_ = nullptr;
 

@@ -4,11 +4,13 @@
 // tests/explorer/artifacts/).
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import puppeteer from "puppeteer-core";
-import { startEmulator, newClient, rawRequest, WELL_KNOWN_KEY } from "../sdk/js/harness.mjs";
+import { startEmulator, newClient, rawRequest, WELL_KNOWN_KEY, EMULATOR_BIN } from "../sdk/js/harness.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const ARTIFACTS = process.env.EXPLORER_ARTIFACTS || join(here, "artifacts");
@@ -123,7 +125,9 @@ describe("the page's files", () => {
     assert.equal(index.headers.get("content-type"), "text/html; charset=utf-8");
     const html = await index.text();
     const config = JSON.parse(html.match(/<script id="config" type="application\/json">(.*?)<\/script>/)[1]);
-    assert.deepEqual(config, { endpoint: env.endpoint, key: WELL_KNOWN_KEY, consistency: "Session", protocol: "both", certificate: true });
+    assert.deepEqual(config, { endpoint: env.endpoint, key: WELL_KNOWN_KEY, consistency: "Session", protocol: "both", certificate: true,
+      disableLocalAuth: false });
+    assert.ok(!html.includes("Local authorization"));
     assert.ok(html.includes(`<code id="endpoint">${env.endpoint}</code>`));
     // The page runs its bundled script alone, talks to its origin and the gateway only, and no
     // other site may frame it.
@@ -535,6 +539,135 @@ describe("scripts and users", () => {
     await page.click("#settings-delete");
     await until(page, (d) => document.querySelector("main h1")?.textContent === `Database ${d}`, db);
     await assert.rejects(container.read(), (e) => e.code === 404);
+  });
+});
+
+describe("local authorization disabled (--disable-local-auth)", () => {
+  const WHY =
+    "This emulator runs with local authorization disabled (--disable-local-auth): it refuses requests signed with " +
+    "the account key (401), so this page cannot sign with it. Sign in with a Microsoft Entra ID token instead: paste " +
+    "one on the Connect page (cosmos-emulator --issue-token --principal <object id> prints one).";
+  const OID = "6f1d7a8e-0b1c-4c2d-9e3f-40a5b6c7d8e9";
+  let seed;
+  before(() => {
+    seed = mkdtempSync(join(tmpdir(), "explorer-seed-"));
+    writeFileSync(join(seed, "items.jsonl"), '{"id":"seeded1","pk":"a","n":1}\n{"id":"seeded2","pk":"b","n":2}\n');
+    writeFileSync(join(seed, "manifest.json"), JSON.stringify({
+      containers: [{ database: "app", container: "items", partitionKey: { paths: ["/pk"] }, data: "items.jsonl" }] }));
+  });
+  after(() => rmSync(seed, { recursive: true, force: true }));
+
+  /** What every request the page sends carries as its Authorization header, while `page` is open;
+   *  `sdk`: sent by the SDK (it names itself in x-ms-useragent, the page's own requests do not). */
+  function authorizations(page) {
+    const seen = [];
+    page.on("request", (r) => {
+      const url = new URL(r.url());
+      const headers = r.headers();
+      if (!url.pathname.startsWith("/_explorer/")) {
+        seen.push({ path: url.pathname, authorization: headers.authorization, sdk: /cosmos-emulator-explorer/.test(headers["x-ms-useragent"] ?? "") });
+      }
+    });
+    return seen;
+  }
+
+  /** Opens the page, pastes the token --issue-token prints, and waits for it to be accepted. */
+  async function signIn(t, emulator) {
+    const page = await open(t, emulator.endpoint + "_explorer/");
+    const sent = authorizations(page);
+    const token = execFileSync(EMULATOR_BIN, ["--issue-token", "--principal", OID], { encoding: "utf8" }).trim();
+    await fill(page, "#token-input", token);
+    await page.click("button[type=submit]");
+    await until(page, () => document.querySelector("#token-status")?.textContent.startsWith("Token accepted: "));
+    assert.match(await text(page, "#token-status"), new RegExp(`^Token accepted: principal ${OID}, expires `));
+    return { page, sent };
+  }
+
+  test("the page says why it cannot sign, and sends no request, instead of a stream of 401s", async (t) => {
+    const off = await startEmulator(["--disable-local-auth", "true", "--seed", seed]);
+    t.after(() => off.stop());
+    const html = await (await fetch(off.endpoint + "_explorer/")).text();
+    const config = JSON.parse(html.match(/<script id="config" type="application\/json">(.*?)<\/script>/)[1]);
+    assert.equal(config.disableLocalAuth, true);
+    assert.match(html, /<td id="local-authorization">disabled: requests signed with a key answer 401; sign in with a Microsoft Entra ID token/);
+    const page = await browser.newPage();
+    t.after(() => page.close());
+    const sent = authorizations(page);
+    await page.goto(off.endpoint + "_explorer/", { waitUntil: "networkidle0" });
+    await page.waitForSelector("#local-auth");
+    assert.equal(await text(page, "#local-auth"), WHY);
+    assert.equal(await page.$eval("#local-auth", (e) => e.getAttribute("role")), "alert");
+    await until(page, () => document.querySelector(".tree .error"));
+    assert.equal(await text(page, ".tree .error"), WHY);
+    assert.equal(await page.$("#key-input"), null, "no key to enter");
+    // Other views say the same, and nothing reaches the emulator.
+    await page.goto(off.endpoint + "_explorer/#/db/app/c/items/items", { waitUntil: "networkidle0" });
+    await until(page, () => document.querySelector("main .error"));
+    assert.equal(await text(page, "main .error"), WHY);
+    assert.deepEqual(sent, []);
+    // What is pasted must be a token.
+    await page.goto(off.endpoint + "_explorer/", { waitUntil: "networkidle0" });
+    await fill(page, "#token-input", "not-a-token");
+    await page.click("button[type=submit]");
+    await until(page, () => document.querySelector("#token-error"));
+    assert.equal(await text(page, "#token-error"),
+      "This is not a token: a Microsoft Entra ID token (a JWT) is three base64url parts separated by dots.");
+    assert.deepEqual(sent, []);
+    await shot(page, "local-auth-disabled");
+  });
+
+  test("with a token (--issue-token): the page's requests and the SDK's carry it; roles apply; a reload keeps it", async (t) => {
+    const off = await startEmulator(["--disable-local-auth", "true", "--seed", seed]);
+    t.after(() => off.stop());
+    const { page, sent } = await signIn(t, off);
+    assert.equal(await page.$eval("#local-auth", (e) => e.getAttribute("role")), "note");
+    await until(page, () => document.querySelector(".tree")?.textContent.includes("app"));
+    // The items view lists through the SDK (tokenProvider over plain http); the page writes itself.
+    await page.goto(off.endpoint + "_explorer/#/db/app/c/items/items");
+    await until(page, () => document.querySelectorAll("table[aria-label=Items] tbody tr").length === 2);
+    await typeInEditor(page, "#item-editor", '{"id": "fromPage", "pk": "c"}');
+    await page.click("#item-save");
+    await until(page, () => document.querySelector("#item-status")?.textContent.startsWith("Created: "));
+    // A cross-partition query: the plan, then one request per range.
+    await page.goto(off.endpoint + "_explorer/#/db/app/c/items/query");
+    await page.waitForSelector("#query-editor");
+    await typeInEditor(page, "#query-editor", "SELECT VALUE c.id FROM c ORDER BY c.id");
+    await page.click("#query-run");
+    await page.waitForSelector("#query-charge");
+    assert.deepEqual(JSON.parse(await text(page, "#query-results")), ["fromPage", "seeded1", "seeded2"]);
+    assert.ok(sent.filter((r) => r.sdk).length > 2 && sent.filter((r) => !r.sdk).length > 2, JSON.stringify(sent));
+    // The page's own requests and, through its tokenProvider, the SDK's: URL-encoded, as .NET and Java send it.
+    for (const r of sent) assert.match(r.authorization ?? "", /^type%3Daad%26ver%3D1\.0%26sig%3D/, r.path);
+    // A management operation is refused to a token, with the service's message.
+    await page.goto(off.endpoint + "_explorer/#/");
+    await page.waitForSelector("#new-db-id");
+    await page.type("#new-db-id", "other");
+    await page.click("form[aria-labelledby=new-db-title] button[type=submit]");
+    await until(page, () => document.querySelector("#new-db-error"));
+    assert.match(await text(page, "#new-db-error"),
+      /^403\/5300 Forbidden: Request blocked by Auth cosmosdev : The given request \[POST \/dbs\] cannot be authorized by AAD token in data plane\./);
+    // The token stays for the tab.
+    await page.reload({ waitUntil: "networkidle0" });
+    await until(page, (oid) => document.querySelector("#token-status")?.textContent.startsWith(`Signed in as principal ${oid}`), OID);
+    await until(page, () => document.querySelector(".tree")?.textContent.includes("app"));
+  });
+
+  test("over HTTPS the SDK takes the token as a token credential (aadCredentials)", async (t) => {
+    const off = await startEmulator(["--disable-local-auth", "true", "--seed", seed], { scheme: "https" });
+    t.after(() => off.stop());
+    const { page, sent } = await signIn(t, off);
+    await page.goto(off.endpoint + "_explorer/#/db/app/c/items/query");
+    await page.waitForSelector("#query-editor");
+    await typeInEditor(page, "#query-editor", "SELECT VALUE c.n FROM c ORDER BY c.n");
+    await page.click("#query-run");
+    await page.waitForSelector("#query-charge");
+    assert.deepEqual(JSON.parse(await text(page, "#query-results")), [1, 2]);
+    // The SDK's bearer-token policy sets the header as JavaScript applications send it, raw; the
+    // page's own requests encode it.
+    const sdk = sent.filter((r) => r.sdk);
+    assert.ok(sdk.some((r) => r.path.endsWith("/docs")), JSON.stringify(sent));
+    for (const r of sdk) assert.match(r.authorization ?? "", /^type=aad&ver=1\.0&sig=/, r.path);
+    for (const r of sent.filter((r) => !r.sdk)) assert.match(r.authorization ?? "", /^type%3Daad%26ver%3D1\.0%26sig%3D/, r.path);
   });
 });
 

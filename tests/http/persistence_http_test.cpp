@@ -10,8 +10,11 @@
 #include <fstream>
 #include <memory>
 #include <set>
+#include <string>
 #include <thread>
 
+#include "aad_token_util.h"
+#include "http/rbac.h"
 #include "http_test_util.h"
 #include "persist/state.h"
 
@@ -36,9 +39,11 @@ class PersistenceTest : public EmulatorTest {
       o.dir = dir;
       o.durability = d;
       persistence = std::make_unique<persist::Persistence>(account, o, report);
+      services.rbac = &roles;
     }
     store::Account account;
     http::Services services;
+    http::RbacRoles roles;
     persist::RecoveryReport report;
     std::unique_ptr<persist::Persistence> persistence;
   };
@@ -46,6 +51,11 @@ class PersistenceTest : public EmulatorTest {
   void Start(persist::Durability d = persist::Durability::kFsync) {
     inst_.reset();  // as a process killed: no checkpoint at the end
     inst_ = std::make_unique<Instance>(*this, dir_, d);
+  }
+  // A start as main makes it: recovery, then the roles in force (`rbac`: --rbac's document).
+  http::RolesOrigin StartWithRoles(const std::string& rbac = "") {
+    Start();
+    return http::StartRoles(inst_->services, rbac);
   }
 
   Reply Do(bh::verb verb, std::string_view target, std::string body = "", const Headers& headers = {}) {
@@ -407,6 +417,82 @@ TEST_F(PersistenceTest, SplitRangesComeBackFromTheLogAndFromASnapshot) {
   Start();  // from the snapshot
   EXPECT_EQ(inst_->report.items, 55u);
   EXPECT_EQ(state(), more);
+}
+
+// Roles changed through PUT /_emulator/rbac are kept with the account: they come back after a
+// restart, from the log and from a snapshot, and --rbac's document, when given at a start,
+// replaces them and is kept from then on (docs/entra-id.md).
+TEST_F(PersistenceTest, RolesComeBackAfterARestartAndRbacAtStartReplacesThem) {
+  const std::string reader = "96313034-4739-43cb-93cd-74193adbe5b6";
+  // A data operation with the SDK suites' test token of `reader`: its status and substatus.
+  auto as_reader = [&](bh::verb verb, std::string_view target, std::string body = "") {
+    const int64_t now = wall_.UnixSeconds();
+    http::Request req = Build(verb, target, std::move(body), Pk("[\"p\"]"), NoSignature());
+    req.set(bh::field::authorization,
+            "type=aad&ver=1.0&sig=" + FakeToken(TestClaims(reader, now, now + 3600), kEmulatorKey));
+    Reply r{http::Handle(inst_->services, req)};
+    const std::string sub = r.Substatus();
+    return std::to_string(r.status()) + "/" + (sub.empty() ? "0" : sub);
+  };
+  const auto read = [&] { return as_reader(bh::verb::get, "/dbs/d/colls/c/docs/x"); };
+  const auto write = [&] { return as_reader(bh::verb::post, "/dbs/d/colls/c/docs", R"({"id":"w","pk":"p"})"); };
+
+  EXPECT_EQ(StartWithRoles(), http::RolesOrigin::kDefault);
+  ASSERT_EQ(DoPost("/dbs", R"({"id":"d"})").status(), 201);
+  ASSERT_EQ(DoPost("/dbs/d/colls", R"({"id":"c","partitionKey":{"paths":["/pk"]}})").status(), 201);
+  ASSERT_EQ(DoPost("/dbs/d/colls/c/docs", R"({"id":"x","pk":"p"})", Pk("[\"p\"]")).status(), 201);
+  const std::string defaults = DoGet("/_emulator/rbac").body();
+  EXPECT_EQ(write(), "201/0");  // every principal a Data Contributor
+  ASSERT_EQ(Do(bh::verb::delete_, "/dbs/d/colls/c/docs/w", "", Pk("[\"p\"]")).status(), 204);
+
+  // A custom role, and the reader a Data Reader on the account.
+  const std::string custom =
+      R"({"roleDefinitions":[{"name":"11111111-1111-1111-1111-111111111111","properties":{"roleName":"Writers",)"
+      R"("type":"CustomRole","assignableScopes":["/dbs/d"],"permissions":[{"dataActions":[)"
+      R"("Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers/items/create"]}]}}],)"
+      R"("roleAssignments":[{"name":"22222222-2222-2222-2222-222222222222","properties":{)"
+      R"("roleDefinitionId":"00000000-0000-0000-0000-000000000001","scope":"/","principalId":")" +
+      reader + R"("}}]})";
+  auto put = Do(bh::verb::put, "/_emulator/rbac", custom);
+  ASSERT_EQ(put.status(), 200) << put;
+  const std::string kept = put.body();
+  EXPECT_NE(kept, defaults);
+  EXPECT_EQ(read(), "200/0");
+  EXPECT_EQ(write(), "403/5301");
+
+  EXPECT_EQ(StartWithRoles(), http::RolesOrigin::kKept);  // from the log alone
+  EXPECT_EQ(inst_->report.snapshot_records, 0u);
+  EXPECT_EQ(DoGet("/_emulator/rbac").body(), kept);
+  EXPECT_EQ(read(), "200/0");
+  EXPECT_EQ(write(), "403/5301");
+
+  inst_->persistence->Checkpoint();
+  EXPECT_EQ(StartWithRoles(), http::RolesOrigin::kKept);  // from the snapshot alone
+  EXPECT_EQ(inst_->report.log_records, 0u);
+  EXPECT_EQ(DoGet("/_emulator/rbac").body(), kept);
+  EXPECT_EQ(write(), "403/5301");
+
+  // The default put back is kept too (not mistaken for "never set").
+  ASSERT_EQ(Do(bh::verb::put, "/_emulator/rbac", defaults).status(), 200);
+  EXPECT_EQ(StartWithRoles(), http::RolesOrigin::kKept);
+  EXPECT_EQ(DoGet("/_emulator/rbac").body(), defaults);
+  EXPECT_EQ(write(), "201/0");
+
+  // --rbac at a start wins over the kept roles, and is kept: a later start without it has them.
+  EXPECT_EQ(StartWithRoles(custom), http::RolesOrigin::kGiven);
+  EXPECT_EQ(DoGet("/_emulator/rbac").body(), kept);
+  EXPECT_EQ(write(), "403/5301");
+  EXPECT_EQ(StartWithRoles(), http::RolesOrigin::kKept);
+  EXPECT_EQ(DoGet("/_emulator/rbac").body(), kept);
+  EXPECT_EQ(read(), "200/0");
+  EXPECT_EQ(write(), "403/5301");
+
+  // A refused document changes nothing, here or after a restart.
+  EXPECT_EQ(Do(bh::verb::put, "/_emulator/rbac", R"({"roleAssignments":[{"properties":{"roleDefinitionId":"x"}}]})")
+                .status(),
+            400);
+  EXPECT_EQ(StartWithRoles(), http::RolesOrigin::kKept);
+  EXPECT_EQ(DoGet("/_emulator/rbac").body(), kept);
 }
 
 }  // namespace

@@ -1,9 +1,11 @@
 // The Data Explorer: a single page served by the emulator at /_explorer/. It reads and writes
-// through the REST API like any client, signing each request with the account key in the browser.
+// through the REST API like any client, signing each request with the account key in the browser,
+// or, when the emulator refuses keys (local authorization disabled), sending a Microsoft Entra ID
+// token the user pastes.
 import { render } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { html, ErrorNote, useLoad, ru, Field, go, changed, useChanges } from "./ui.js";
-import { request, link, readAll, setKey, currentKey, requestLog, onLog, errorText } from "./rest.js";
+import { request, link, readAll, setKey, currentKey, setToken, currentToken, credentialId, refuseKeys, requestLog, onLog, errorText } from "./rest.js";
 import { ItemsView } from "./items.js";
 import { QueryView } from "./query.js";
 import { SettingsView, PartitionsView, ChangeFeedView } from "./container.js";
@@ -14,6 +16,13 @@ import { StatsView } from "./stats.js";
 const config = JSON.parse(document.getElementById("config")?.textContent || "{}");
 const connectionHtml = document.getElementById("connection")?.innerHTML ?? "";
 const KEY_STORE = "cosmos-emulator-explorer-key";
+const TOKEN_STORE = "cosmos-emulator-explorer-token";
+// What the page says, instead of sending requests that would answer 401, when the emulator runs with
+// local authorization disabled (its config's disableLocalAuth).
+const LOCAL_AUTH_DISABLED =
+  "This emulator runs with local authorization disabled (--disable-local-auth): it refuses requests signed with " +
+  "the account key (401), so this page cannot sign with it. Sign in with a Microsoft Entra ID token instead: paste " +
+  "one on the Connect page (cosmos-emulator --issue-token --principal <object id> prints one).";
 // Why the page cannot sign (no Web Crypto outside a secure context, a key that is not base64).
 let startupProblem = null;
 
@@ -40,7 +49,7 @@ const TABS = [
 ];
 
 function Tree({ current, version }) {
-  const dbs = useLoad(() => readAll("/dbs", "Databases"), [version, currentKey()]);
+  const dbs = useLoad(() => readAll("/dbs", "Databases"), [version, credentialId()]);
   return html`<nav class="tree" aria-label="Databases and containers">
     <ul>
       <li><a href="#/" aria-current=${current[0] === "" ? "page" : null}>Connect</a></li>
@@ -78,6 +87,15 @@ function DatabaseNode({ db, current, version }) {
 }
 
 function ConnectView() {
+  return html`<section>
+    <h1>Connect</h1>
+    <div class="connection" dangerouslySetInnerHTML=${{ __html: connectionHtml }}></div>
+    ${config.disableLocalAuth ? html`<${TokenForm} />` : html`<${KeyForm} />`}
+    <${NewDatabase} />
+  </section>`;
+}
+
+function KeyForm() {
   const [key, setKeyInput] = useState(currentKey() ?? "");
   const [error, setError] = useState(null);
   const [note, setNote] = useState(null);
@@ -95,10 +113,7 @@ function ConnectView() {
       setError(err);
     }
   };
-  return html`<section>
-    <h1>Connect</h1>
-    <div class="connection" dangerouslySetInnerHTML=${{ __html: connectionHtml }}></div>
-    <form onSubmit=${apply} class="inline">
+  return html`<form onSubmit=${apply} class="inline">
       <${Field} label="Account key the page signs with" id="key-input"
         hint=${config.key ? "The well-known key, unless you change it." : "This emulator was started with a key of its own: enter it."}>
         <input id="key-input" type="password" autocomplete="off" value=${key} onInput=${(e) => setKeyInput(e.target.value)} />
@@ -106,9 +121,48 @@ function ConnectView() {
       <button type="submit">Use key</button>
     </form>
     <${ErrorNote} error=${error || startupProblem} id="key-error" />
-    ${note ? html`<p role="status">${note}</p>` : null}
-    <${NewDatabase} />
-  </section>`;
+    ${note ? html`<p role="status">${note}</p>` : null}`;
+}
+
+/** Who the token names and until when, as its claims say. */
+function tokenSummary(t) {
+  const who = t.oid ? `principal ${t.oid}` : "no principal (oid)";
+  return t.exp ? `${who}, expires ${new Date(t.exp * 1000).toLocaleString()}` : who;
+}
+
+// Local authorization disabled: why the page cannot sign with the key, and a Microsoft Entra ID
+// token to send instead (Authorization: type=aad&ver=1.0&sig=<token>). The emulator checks it as
+// any client's and authorizes with the principal's data-plane roles (docs/entra-id.md).
+function TokenForm() {
+  const [jwt, setJwt] = useState(currentToken()?.jwt ?? "");
+  const [error, setError] = useState(null);
+  const [note, setNote] = useState(currentToken() ? `Signed in as ${tokenSummary(currentToken())}.` : null);
+  const apply = async (e) => {
+    e.preventDefault();
+    setError(null);
+    setNote(null);
+    try {
+      setToken(jwt.trim());
+      startupProblem = null;
+      changed();
+      await request({ path: "/dbs" });
+      sessionStorage.setItem(TOKEN_STORE, jwt.trim());
+      setNote(`Token accepted: ${tokenSummary(currentToken())}.`);
+    } catch (err) {
+      setError(err);
+    }
+  };
+  const signedIn = currentToken() !== null;
+  return html`<p class=${signedIn ? "notice" : "error"} role=${signedIn ? "note" : "alert"} id="local-auth">${LOCAL_AUTH_DISABLED}</p>
+    <form onSubmit=${apply} class="inline">
+      <${Field} label="Microsoft Entra ID token the page sends" id="token-input"
+        hint="Requests carry it as a token credential's (type=aad); what they may do is the principal's data-plane roles. Databases and containers cannot be made with a token (403, substatus 5300): seed them (--seed).">
+        <input id="token-input" type="password" autocomplete="off" value=${jwt} onInput=${(e) => setJwt(e.target.value)} />
+      <//>
+      <button type="submit">Use token</button>
+    </form>
+    <${ErrorNote} error=${error || startupProblem} id="token-error" />
+    ${note ? html`<p role="status" id="token-status">${note}</p>` : null}`;
 }
 
 function NewDatabase() {
@@ -263,7 +317,16 @@ function App() {
 }
 
 async function start() {
-  const key = sessionStorage.getItem(KEY_STORE) || config.key;
+  if (config.disableLocalAuth) {
+    refuseKeys(LOCAL_AUTH_DISABLED);
+    const saved = sessionStorage.getItem(TOKEN_STORE);
+    try {
+      if (saved) setToken(saved);
+    } catch (e) {
+      startupProblem = errorText(e);
+    }
+  }
+  const key = config.disableLocalAuth ? null : sessionStorage.getItem(KEY_STORE) || config.key;
   if (key) {
     try {
       await setKey(key);

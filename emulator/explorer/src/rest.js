@@ -1,6 +1,8 @@
 // The page's REST client: every request signed with the account key in the browser (the master-key
-// signature of docs/protocol.md §2, HMAC-SHA256 through Web Crypto), sent to the page's own origin,
-// and recorded in the request log with its status, charge and partition key range.
+// signature of docs/protocol.md §2, HMAC-SHA256 through Web Crypto), or, on an emulator with local
+// authorization disabled, carrying a Microsoft Entra ID token the user gave (docs/entra-id.md);
+// sent to the page's own origin, and recorded in the request log with its status, charge and
+// partition key range.
 
 export const WELL_KNOWN_KEY =
   "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
@@ -8,9 +10,14 @@ export const API_VERSION = "2020-07-15";
 
 let keyText = null;
 let cryptoKey = null;
+let token = null; // {jwt, oid, exp}: the Entra ID token requests carry instead of a key signature
+// Why requests cannot be signed with a key: set when the emulator refuses keys (local authorization
+// disabled), and said instead of sending requests that would only answer 401.
+let keyRefusal = null;
 
 /** Sets the key requests are signed with; throws when it is not base64. */
 export async function setKey(base64) {
+  if (keyRefusal) throw new Error(keyRefusal);
   const raw = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
   if (!globalThis.crypto?.subtle) {
     throw new Error("This page cannot sign requests: the browser offers Web Crypto only to https pages and to http on localhost or 127.0.0.1.");
@@ -19,6 +26,39 @@ export async function setKey(base64) {
   keyText = base64;
 }
 export const currentKey = () => keyText;
+
+/** Signs with no key from now on: `why` is what the page says instead (local authorization disabled). */
+export function refuseKeys(why) {
+  keyRefusal = why;
+  keyText = null;
+  cryptoKey = null;
+}
+
+function base64UrlJson(segment) {
+  const b64 = segment.replace(/-/g, "+").replace(/_/g, "/");
+  const bin = atob(b64 + "=".repeat((4 - (b64.length % 4)) % 4));
+  return JSON.parse(new TextDecoder().decode(Uint8Array.from(bin, (c) => c.charCodeAt(0))));
+}
+
+/**
+ * Sets the Microsoft Entra ID token requests carry (Authorization: type=aad&ver=1.0&sig=<token>, as
+ * the SDKs send a token credential's); throws when it is not a JWT. The emulator checks it; the page
+ * reads only its principal (oid) and expiry (exp) to show them.
+ */
+export function setToken(jwt) {
+  const parts = jwt.split(".");
+  let claims;
+  try {
+    if (parts.length !== 3) throw new Error();
+    claims = base64UrlJson(parts[1]);
+  } catch {
+    throw new Error("This is not a token: a Microsoft Entra ID token (a JWT) is three base64url parts separated by dots.");
+  }
+  token = { jwt, oid: typeof claims.oid === "string" ? claims.oid : null, exp: typeof claims.exp === "number" ? claims.exp : null };
+}
+export const currentToken = () => token;
+/** What requests are signed with now, for what must reload when it changes. */
+export const credentialId = () => token?.jwt ?? keyText;
 
 /** Resource type and link a path is signed with, as the service derives them. */
 export function resourceAddress(path) {
@@ -30,6 +70,8 @@ export function resourceAddress(path) {
 
 /** The authorization token (not yet URL-encoded) for one request. */
 export async function sign(verb, type, link, date) {
+  if (token) return `type=aad&ver=1.0&sig=${token.jwt}`;
+  if (keyRefusal) throw new Error(keyRefusal);
   if (!cryptoKey) throw new Error("No key: enter the emulator's key on the Connect page.");
   const text = `${verb.toLowerCase()}\n${type.toLowerCase()}\n${link}\n${date.toLowerCase()}\n\n`;
   const mac = await crypto.subtle.sign("HMAC", cryptoKey, new TextEncoder().encode(text));

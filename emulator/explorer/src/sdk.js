@@ -1,8 +1,9 @@
 // The official JavaScript SDK (@azure/cosmos) in the page, for what needs its client-side
 // pipelines: cross-partition queries (the query plan, one request per partition key range, merged
-// as every SDK merges them) and the change feed. It signs with the same key through Web Crypto, and
-// its requests go through the page's request log like the page's own.
-import { currentKey, record } from "./rest.js";
+// as every SDK merges them) and the change feed. It signs with the same key through Web Crypto, or
+// sends the same Entra ID token, and its requests go through the page's request log like the page's
+// own.
+import { currentKey, currentToken, credentialId, record } from "./rest.js";
 
 // Loaded on first use: the SDK refuses to load where the browser has no Web Crypto (a page over
 // plain HTTP from a host other than localhost), and the page must still say why.
@@ -58,21 +59,36 @@ function loggingHttpClient(createDefaultHttpClient) {
   };
 }
 
+/**
+ * How the SDK authorizes with the page's Entra ID token: over https as applications do, a token
+ * credential (aadCredentials); over plain http, where the SDK's bearer-token policy refuses to send
+ * a token (core-rest-pipeline: "Bearer token authentication is not permitted for non-TLS protected
+ * (non-https) URLs"), the SDK's tokenProvider hook with the same header value.
+ */
+function tokenAuth(t) {
+  if (location.protocol === "https:") {
+    const expiresOnTimestamp = t.exp ? t.exp * 1000 : Date.now() + 3600_000;
+    return { aadCredentials: { getToken: async () => ({ token: t.jwt, expiresOnTimestamp }) } };
+  }
+  return { tokenProvider: async () => `type=aad&ver=1.0&sig=${t.jwt}` };
+}
+
 let cached = null;
-/** A client for the page's origin with the current key (made again when the key changes). */
+/** A client for the page's origin with the current key or token (made again when it changes). */
 export async function sdkClient() {
   const { cosmos, pipeline } = await sdk();
-  const key = currentKey();
-  if (cached && cached.key === key) return cached.client;
+  const id = credentialId();
+  if (cached && cached.id === id) return cached.client;
+  const token = currentToken();
   const client = new cosmos.CosmosClient({
     endpoint: location.origin,
-    key,
+    ...(token ? tokenAuth(token) : { key: currentKey() }),
     // The page talks to the origin it came from (the gateway, or the explorer port that answers
     // for it), whatever endpoint the account document names.
     connectionPolicy: { enableEndpointDiscovery: false },
     httpClient: loggingHttpClient(pipeline.createDefaultHttpClient),
     userAgentSuffix: "cosmos-emulator-explorer",
   });
-  cached = { key, client };
+  cached = { id, client };
   return client;
 }

@@ -263,3 +263,53 @@ describe("--disable-local-auth: an application that never needs a key", { skip: 
     assert.equal(statusCode, 201);
   });
 });
+
+describe("--data-dir: the roles outlive a restart", { skip: !LOCAL && "needs the local binary" }, () => {
+  test("PUT /_emulator/rbac is kept (after kill -9 and after a clean stop); --rbac at a start replaces the kept roles", async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), "entra-roles-"));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const reader = "0a1b2c3d-0000-4000-8000-00000000000a";
+    const readerOnly = { roleAssignments: [{ properties: { roleDefinitionId: "00000000-0000-0000-0000-000000000001", scope: "/", principalId: reader } }] };
+    // An item create with the reader's token: its status and substatus.
+    const create = async (env) => {
+      const res = await rawRequest(env, {
+        method: "POST", path: "/dbs/app/colls/items/docs", auth: false, body: { id: uid("i"), pk: "a" },
+        headers: { authorization: `type=aad&ver=1.0&sig=${makeToken(env.key, reader, { aud: "https://localhost.localhost" })}`,
+                   "x-ms-documentdb-partitionkey": '["a"]' },
+      });
+      return `${res.status}/${res.headers["x-ms-substatus"] ?? "0"}`;
+    };
+    const rbacFile = join(dir, "rbac.json");
+    writeFileSync(rbacFile, JSON.stringify({ roleAssignments: [] }));
+    const data = join(dir, "data");
+
+    let env = await startEmulator(["--data-dir", data]);
+    try {
+      assert.equal((await rawRequest(env, { method: "POST", path: "/dbs", body: { id: "app" } })).status, 201);
+      assert.equal((await rawRequest(env, { method: "POST", path: "/dbs/app/colls",
+        body: { id: "items", partitionKey: { paths: ["/pk"], kind: "Hash", version: 2 } } })).status, 201);
+      assert.equal(await create(env), "201/0");  // the default: every principal a Data Contributor
+      const put = await rawRequest(env, { method: "PUT", path: "/_emulator/rbac", body: readerOnly });
+      assert.equal(put.status, 200, put.text);
+      assert.equal(await create(env), "403/5301");
+      await env.kill();  // kill -9: from the log
+      env = await startEmulator(["--data-dir", data]);
+      assert.match(env.log(), /1 role assignments \(kept in /);
+      assert.equal((await rawRequest(env, { path: "/_emulator/rbac" })).text, put.text);
+      assert.equal(await create(env), "403/5301");
+      await env.stop();  // a clean stop: from the snapshot
+      env = await startEmulator(["--data-dir", data]);
+      assert.equal((await rawRequest(env, { path: "/_emulator/rbac" })).text, put.text);
+      await env.stop();
+      // --rbac wins at a start, and is kept: a later start without it has the file's roles.
+      env = await startEmulator(["--data-dir", data, "--rbac", rbacFile]);
+      assert.match(env.log(), /0 role assignments \(--rbac .*rbac\.json, kept in /);
+      assert.equal(await create(env), "403/5301");  // no assignment at all: "on any scope"
+      await env.kill();
+      env = await startEmulator(["--data-dir", data]);
+      assert.equal((await rawRequest(env, { path: "/_emulator/rbac" })).json.roleAssignments.length, 0);
+    } finally {
+      await env.stop();
+    }
+  });
+});

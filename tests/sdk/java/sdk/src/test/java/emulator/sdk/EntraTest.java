@@ -154,6 +154,33 @@ class EntraTest extends TestBase {
         });
     }
 
+    /**
+     * The credential exactly as docs/entra-id.md shows it for Java: a lambda returning the token
+     * `cosmos-emulator --issue-token --principal OID` printed, and a client built with endpoint and
+     * credential alone (so in the SDK's default connection mode, Direct).
+     */
+    @Test
+    void theDocumentedCredentialWithAnIssuedToken() throws Exception {
+        Assumptions.assumeTrue(Emulator.LOCAL, "the local binary's --issue-token");
+        CosmosContainer made = createContainer(uid("c"), "/pk");
+        Process issue = new ProcessBuilder(Emulator.binary().toString(), "--issue-token", "--principal",
+            "4c1b0e1a-0000-4000-8000-000000000004").redirectErrorStream(true).start();
+        String jwt = new String(issue.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+        assertEquals(0, issue.waitFor(), jwt);
+
+        // As in docs/entra-id.md:
+        TokenCredential credential = request -> Mono.just(new AccessToken(jwt, OffsetDateTime.now().plusHours(1)));
+        CosmosClient client = track(new CosmosClientBuilder().endpoint(emu.endpoint).credential(credential).buildClient());
+
+        CosmosContainer c = client.getDatabase(dbId).getContainer(made.getId());
+        assertEquals(201, c.createItem((JsonNode) obj("id", "d", "pk", "p", "n", 3), new PartitionKey("p"),
+            new CosmosItemRequestOptions()).getStatusCode());
+        List<Integer> found = new ArrayList<>();
+        c.queryItems("SELECT VALUE c.n FROM c", new CosmosQueryRequestOptions(), Integer.class).forEach(found::add);
+        assertEquals(List.of(3), found);
+        expectError(403, 5300, () -> client.createDatabase(uid("db")));
+    }
+
     @Test
     void anExpiredTokenIs401() {
         Assumptions.assumeTrue(Emulator.LOCAL, "the emulator's token checks");
