@@ -369,7 +369,10 @@ struct RowScan {
     reads.policy = store::ItemPolicy{scope.default_ttl, std::nullopt};
     reads.readers.resize(scope.partitions.size());
     size_t first = start != nullptr ? start->part : 0;
-    uint64_t first_after = start != nullptr ? (start->seq == 0 ? 0 : start->seq - 1) : 0;
+    // A page that starts a partition (seq 0: the previous page ended at the end of the one before)
+    // reads it from its floor, as every later partition is read.
+    uint64_t first_after =
+        start != nullptr ? (start->seq == 0 ? FloorOf(scope, start->part) : start->seq - 1) : 0;
     bool first_touched = false;
     // A collection read from the start may read its partitions on several cores.
     if (!streaming && start == nullptr && end == nullptr) {
@@ -405,6 +408,16 @@ struct RowScan {
         }
       }
       reader.NoteTouched(run.facts, pi, touched);
+      // A streaming page across partitions (the gateway's own cross-partition answer, no partition
+      // key range named) holds the rows of one partition: it ends at the partition's end, full or
+      // not (even empty), and the next page starts the next partition, as the service's gateway
+      // answers one partition key range per page. So each page pays one partition's query base,
+      // as the same query sent range by range does (docs/request-units.md).
+      if (streaming && !stop && !past_end && run.stopped != nullptr && !scope.partition_key && scope.view == nullptr &&
+          pi + 1 < scope.partitions.size()) {
+        *run.stopped = Pos{pi + 1, 0, 0};
+        stop = true;
+      }
     }
     return false;
   }

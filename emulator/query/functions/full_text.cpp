@@ -4,12 +4,15 @@
 // _FullTextScore (BM25 with the statistics of the whole container).
 //
 // The binder appends the language of the path (the container's full-text policy, else en-US) as a
-// last argument to each of these calls; words are those of util::AnalyzeText. A term of several
-// words is found where any of its words is (the SDK's own test expects 'United States' to find
-// "United Kingdom"), and scores as the sum of its words. A document value that is not a string,
-// or a term that is not one, gives undefined (docs/full-text-search.md).
+// last argument to each of these calls; words are those of util::AnalyzeText. A term is a phrase:
+// it is found where its words stand next to each other, in its order (so 'United States' finds
+// neither "United Kingdom" nor "states" alone, as the SDKs' tests against the service expect), and
+// a score counts the phrase's occurrences. A term with no words (only stop words) is found
+// nowhere. A document value that is not a string, or a term that is not one, gives undefined
+// (docs/full-text-search.md).
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -35,14 +38,15 @@ Words Analyze(const Val& v, util::TextLanguage language) {
   return out;
 }
 
-// How often the word occurs in the document's words.
-size_t Occurrences(const Words& doc, const std::string& word) { return std::count(doc.begin(), doc.end(), word); }
-
-bool ContainsAnyWord(const Words& doc, const Words& term) {
-  for (const auto& w : term) {
-    if (Occurrences(doc, w) > 0) return true;
+// How often the phrase (a term's words) occurs in the document's words: the places where its
+// words follow each other in its order. A phrase of no words occurs nowhere.
+size_t Occurrences(const Words& doc, const Words& phrase) {
+  if (phrase.empty() || phrase.size() > doc.size()) return 0;
+  size_t count = 0;
+  for (size_t i = 0; i + phrase.size() <= doc.size(); ++i) {
+    if (std::equal(phrase.begin(), phrase.end(), doc.begin() + static_cast<std::ptrdiff_t>(i))) ++count;
   }
-  return false;
+  return count;
 }
 
 // FullTextContains / All / Any: args are the document, the terms, then the language.
@@ -58,7 +62,7 @@ Val Contains(FunctionContext&, std::span<const Val> args, Match match) {
   const Words doc = Analyze(args[0], language);
   bool all = true, any = false;
   for (size_t i = 1; i <= terms; ++i) {
-    const bool found = ContainsAnyWord(doc, Analyze(args[i], language));
+    const bool found = Occurrences(doc, Analyze(args[i], language)) > 0;
     all = all && found;
     any = any || found;
   }
@@ -82,7 +86,8 @@ constexpr double kB = 0.75;
 
 // _FullTextScore(document, [terms], totalDocumentCount, totalWordCount, [hitCounts], language):
 // Okapi BM25 of the document for the terms, with the container's statistics the client gathered
-// (hitCounts[i]: the documents that contain term i).
+// (hitCounts[i]: the documents that contain term i, as FullTextContains finds it). Each term is
+// one phrase: its weight counts the phrase's occurrences, not its words one by one.
 Val FullTextScoreWithStatistics(FunctionContext& ctx, std::span<const Val> args) {
   if (!args[0].IsString() || !args[1].IsArray() || !args[2].IsNumber() || !args[3].IsNumber() || !args[4].IsArray())
     return Val();
@@ -102,10 +107,8 @@ Val FullTextScoreWithStatistics(FunctionContext& ctx, std::span<const Val> args)
     util::AnalyzeText({terms[i].GetString(), terms[i].GetStringLength()}, language, term);
     const double n = std::max(0.0, hits[i].GetDouble());
     const double idf = std::log(1.0 + (documents - n + 0.5) / (n + 0.5));
-    for (const auto& word : term) {
-      const double tf = static_cast<double>(Occurrences(doc, word));
-      if (tf > 0) score += idf * tf * (kK1 + 1) / (tf + kK1 * (1 - kB + kB * length_ratio));
-    }
+    const double tf = static_cast<double>(Occurrences(doc, term));
+    if (tf > 0) score += idf * tf * (kK1 + 1) / (tf + kK1 * (1 - kB + kB * length_ratio));
   }
   return ctx.arena.Number(score);
 }

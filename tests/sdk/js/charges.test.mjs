@@ -283,6 +283,19 @@ async function onePage(container, query, options, served = 1) {
   return res;
 }
 
+// A query the gateway serves across partitions, read page by page: the gateway answers one range
+// per page (its session token names it), so each page is charged as one partition's query.
+async function gatewayPages(container, query, options) {
+  const iterator = container.items.query(query, options);
+  const pages = [];
+  while (iterator.hasMoreResults()) {
+    const res = await iterator.fetchNext();
+    const range = (res.headers["x-ms-session-token"] ?? "").split(":")[0];
+    pages.push({ resources: res.resources, charge: Number(res.headers["x-ms-request-charge"]), range });
+  }
+  return pages;
+}
+
 for (const partitions of [1, 4]) {
   describe(`queries on 100 items, ${partitions} physical partition${partitions > 1 ? "s" : ""}`, () => {
     let container;
@@ -321,27 +334,38 @@ for (const partitions of [1, 4]) {
     const kbs = (docs) => docs.map((d) => kb.get(d.id));
     const header = (res) => res.headers["x-ms-request-charge"];
 
-    it("SELECT * FROM c: every item loaded (one page of 1000)", async () => {
-      const res = await onePage(container, "SELECT * FROM c", { maxItemCount: 1000 });
+    // The pages of a query the gateway serves, one per partition: their rows, their charges added
+    // up, and the model's charge of each page (one partition's) added up.
+    const pagesOf = async (query, options, modelOf) => {
+      const pages = await gatewayPages(container, query, options);
+      assert.equal(pages.length, partitions, `${query}: one page per partition`);
+      assert.deepEqual(pages.map((p) => p.range).sort(), [...new Set(rangeOf.values())].sort());
+      return {
+        resources: pages.flatMap((p) => p.resources),
+        charge: round2(pages.reduce((t, p) => t + p.charge, 0)),
+        model: round2(pages.reduce((t, p) => t + modelOf(p), 0)),
+      };
+    };
+
+    it("SELECT * FROM c: every item loaded (a page of 1000 per partition)", async () => {
+      const res = await pagesOf("SELECT * FROM c", { maxItemCount: 1000 }, (p) => model.query({ partitions: 1, loaded: kbs(p.resources) }));
       assert.equal(res.resources.length, 100);
-      // Rows come in the order the page read them: sum the sizes in that order.
-      check(`query SELECT * FROM c (${where})`, "100 items", header(res), model.query({ partitions, loaded: kbs(res.resources) }), fanOut);
+      // Rows come in the order the pages read them: sum the sizes in that order.
+      check(`query SELECT * FROM c (${where})`, "100 items", res.charge, res.model, fanOut);
     });
 
     it("SELECT * FROM c WHERE c.n = 7: the index loads the one match", async () => {
-      const res = await onePage(container, "SELECT * FROM c WHERE c.n = 7", { maxItemCount: 100 });
+      const res = await pagesOf("SELECT * FROM c WHERE c.n = 7", { maxItemCount: 100 }, (p) => model.query({ partitions: 1, loaded: kbs(p.resources) }));
       assert.deepEqual(res.resources.map((d) => d.id), ["q007"]);
-      check(`query WHERE c.n = 7 (${where})`, sizeLabel(Math.round(kb.get("q007") * 1024)), header(res),
-        model.query({ partitions, loaded: kbs(res.resources) }), fanOut);
+      check(`query WHERE c.n = 7 (${where})`, sizeLabel(Math.round(kb.get("q007") * 1024)), res.charge, res.model, fanOut);
     });
 
     it("a filter on the excluded path /ex scans every item", async () => {
-      const res = await onePage(container, "SELECT * FROM c WHERE c.ex = 'e7'", { maxItemCount: 100 });
-      assert.deepEqual(res.resources.map((d) => d.id), ["q007"]);
       // No usable index: every document read (the match included) is charged as scanned.
-      const all = await container.items.query("SELECT * FROM c", { maxItemCount: 1000 }).fetchNext();
-      check(`query WHERE c.ex = 'e7', /ex excluded (${where})`, "100 items scanned", header(res),
-        model.query({ partitions, scanned: kbs(all.resources) }),
+      const res = await pagesOf("SELECT * FROM c WHERE c.ex = 'e7'", { maxItemCount: 100 }, (p) =>
+        model.query({ partitions: 1, scanned: kbs(items.filter((d) => rangeOf.get(d.id) === p.range)) }));
+      assert.deepEqual(res.resources.map((d) => d.id), ["q007"]);
+      check(`query WHERE c.ex = 'e7', /ex excluded (${where})`, "100 items scanned", res.charge, res.model,
         `excluded path 409.51 vs 2.98 indexed, on 60,951 items (${SRC})`);
     });
 
@@ -379,10 +403,10 @@ for (const partitions of [1, 4]) {
     });
 
     it("SELECT * FROM c WHERE c.n IN (3, 5, 7): three lookups, three loads", async () => {
-      const res = await onePage(container, "SELECT * FROM c WHERE c.n IN (3, 5, 7)", { maxItemCount: 100 });
+      const res = await pagesOf("SELECT * FROM c WHERE c.n IN (3, 5, 7)", { maxItemCount: 100 }, (p) =>
+        model.query({ partitions: 1, loaded: kbs(p.resources), lookups: 3 }));
       assert.deepEqual(res.resources.map((d) => d.n).sort((a, b) => a - b), [3, 5, 7]);
-      check(`query WHERE c.n IN (3, 5, 7) (${where})`, "3 items loaded", header(res),
-        model.query({ partitions, loaded: kbs(res.resources), lookups: 3 }), fanOut);
+      check(`query WHERE c.n IN (3, 5, 7) (${where})`, "3 items loaded", res.charge, res.model, fanOut);
     });
   });
 }

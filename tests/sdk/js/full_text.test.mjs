@@ -4,6 +4,7 @@
 // gateway answers 400/1004 with the hybrid plan, the SDK sums the global statistics over every
 // range, runs the component queries and fuses their ranks), on one partition and across four,
 // with the optimised plan and without it (disableHybridSearchQueryPlanOptimization).
+import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { expectError, LOCAL, uid, useEmulatorWithDatabase } from "./harness.mjs";
@@ -107,4 +108,85 @@ describe("full-text policy, full-text functions and hybrid search", () => {
       });
     }
   }
+});
+
+// The 100 documents of the SDKs' own full-text tests (tests/data/azure-sdk-for-python: the Python
+// SDK's hybrid_search_data.py, whose get_full_text_items() returns them as a JSON literal; the JS and
+// .NET SDKs ship the same documents as text-3properties-1536dimensions-100documents.json). The
+// expectations are those the SDKs' tests assert against the service (azure-cosmos 4.17.1's
+// test_query_hybrid_search.py, the .NET SDK's HybridSearchQueryTests): 'United States' is a phrase,
+// so the 13 documents are the 10 that hold it and the 3 that hold "John"; documents with only
+// "United" (25, 66) or only "state", "states", "stated" (23, 42, 44, 88) are not among them.
+function sdkDocuments() {
+  const text = readFileSync(new URL("../../data/azure-sdk-for-python/hybrid_search_data.py", import.meta.url), "utf8");
+  const start = text.indexOf("return ", text.indexOf("def get_full_text_items():")) + "return ".length;
+  return JSON.parse(text.slice(start)).items;
+}
+
+describe("the SDKs' 100-document full-text test", () => {
+  it("matches phrases and ranks as the SDKs' tests expect of the service", async () => {
+    const items = sdkDocuments();
+    assert.equal(items.length, 100);
+    const { container } = await db.containers.create(
+      {
+        id: uid("fts100"),
+        partitionKey: { paths: ["/id"] },
+        fullTextPolicy: { defaultLanguage: "en-US", fullTextPaths: [{ path: "/text", language: "en-US" }] },
+        indexingPolicy: { fullTextIndexes: [{ path: "/text" }] },
+      },
+      LOCAL ? { initialHeaders: { "x-cosmos-emulator-partition-count": "4" } } : {},
+    );
+    for (const [i, item] of items.entries()) await container.items.create({ ...item, id: String(i) });
+    // (ORDER BY RANK without TOP or LIMIT needs the SDK's consent, as in the SDK's own test.)
+    const unbounded = { allowUnboundedNonStreamingQueries: true };
+    const indexes = async (query) => (await container.items.query(query, unbounded).fetchAll()).resources.map((r) => r.index);
+    const either = (got, a, b) => assert.ok(JSON.stringify(got) === JSON.stringify(a) || JSON.stringify(got) === JSON.stringify(b), JSON.stringify(got));
+
+    // Filters alone: the phrase, never its words apart.
+    assert.deepEqual(await indexes("SELECT c.index FROM c WHERE FullTextContains(c.text, 'United States') ORDER BY c.index"),
+      [22, 24, 49, 51, 54, 61, 75, 76, 77, 80]);
+    assert.deepEqual(await indexes("SELECT c.index FROM c WHERE FullTextContains(c.text, 'united') ORDER BY c.index"),
+      [22, 24, 25, 49, 51, 54, 61, 66, 75, 76, 77, 80]);
+    assert.deepEqual(await indexes("SELECT c.index FROM c WHERE FullTextContains(c.text, 'states') ORDER BY c.index"),
+      [22, 23, 24, 42, 44, 49, 51, 54, 61, 75, 76, 77, 80, 88]);
+    assert.deepEqual(await indexes("SELECT c.index FROM c WHERE FullTextContains(c.text, 'United Kingdom') ORDER BY c.index"), [25, 66]);
+
+    const john = "WHERE FullTextContains(c.title, 'John') OR FullTextContains(c.text, 'John')";
+    either(await indexes(`SELECT c.index FROM c ${john} ORDER BY RANK FullTextScore(c.title, 'John')`), [2, 57, 85], [2, 85, 57]);
+    either(await indexes(`SELECT TOP 10 c.index FROM c ${john} ORDER BY RANK FullTextScore(c.title, ['John'])`), [2, 57, 85], [2, 85, 57]);
+    either(await indexes(`SELECT c.index FROM c ${john} ORDER BY RANK FullTextScore(c.title, 'John') OFFSET 1 LIMIT 5`), [57, 85], [85, 57]);
+
+    const filter = `${john} OR FullTextContains(c.text, 'United States')`;
+    const rrf = "RRF(FullTextScore(c.title, 'John'), FullTextScore(c.text, 'United States'))";
+    const all = await indexes(`SELECT c.index FROM c ${filter} ORDER BY RANK ${rrf}`);
+    assert.deepEqual([...all].sort((a, b) => a - b), [2, 22, 24, 49, 51, 54, 57, 61, 75, 76, 77, 80, 85]);
+    // 61 holds the phrase twice; 2 (John in its title, no phrase) comes after every document
+    // with the phrase but the lowest-ranked, 22; 57 and 85 score in neither and tie.
+    assert.equal(all[0], 61);
+    assert.deepEqual(all.slice(9, 11), [2, 22]);
+    assert.deepEqual([...all.slice(11)].sort((a, b) => a - b), [57, 85]);
+    assert.deepEqual(await indexes(`SELECT TOP 10 c.index FROM c ${filter} ORDER BY RANK ${rrf}`), all.slice(0, 10));
+    assert.deepEqual(await indexes(`SELECT c.index FROM c ${filter} ORDER BY RANK ${rrf} OFFSET 5 LIMIT 10`), all.slice(5));
+    const ranked = await indexes(`SELECT TOP 10 c.index FROM c ORDER BY RANK ${rrf}`);
+    assert.deepEqual(ranked, all.slice(0, 10));
+    const limited = await indexes(`SELECT c.index FROM c ORDER BY RANK ${rrf} OFFSET 0 LIMIT 13`);
+    assert.equal(limited.length, 13);
+    assert.deepEqual(limited.slice(0, 11), all.slice(0, 11));
+    const weighted = `RRF(FullTextScore(c.title, 'John'), FullTextScore(c.text, 'United States'), [10, 10])`;
+    assert.deepEqual(await indexes(`SELECT c.index FROM c ${filter} ORDER BY RANK ${weighted}`), all);
+    const negative = `RRF(FullTextScore(c.title, 'John'), FullTextScore(c.text, 'United States'), [-1, -1])`;
+    const reversed = await indexes(`SELECT c.index FROM c ${filter} ORDER BY RANK ${negative}`);
+    assert.deepEqual([...reversed].sort((a, b) => a - b), [2, 22, 24, 49, 51, 54, 57, 61, 75, 76, 77, 80, 85]);
+    assert.equal(reversed.at(-1), 61);
+
+    // Hybrid: the phrase's ranking fused with the vector of the item the Python SDK's test reads as
+    // id "50" (the 51st document, index 51).
+    const vector = items[50].vector;
+    const { resources: hybrid } = await container.items
+      .query({ query: "SELECT c.index FROM c ORDER BY RANK RRF(FullTextScore(c.text, 'United States'), VectorDistance(c.vector, @v)) OFFSET 0 LIMIT 10", parameters: [{ name: "@v", value: vector }] })
+      .fetchAll();
+    assert.equal(hybrid.length, 10);
+    for (const r of hybrid) assert.ok([51, 54, 28, 70, 24, 61, 56, 26, 58, 77, 2, 68].includes(r.index), JSON.stringify(hybrid));
+    await container.delete();
+  });
 });

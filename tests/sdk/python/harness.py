@@ -104,12 +104,15 @@ def start_emulator(extra_args=(), scheme="http"):
 
 
 def new_client(endpoint, key, consistency_level=documents.ConsistencyLevel.Session):
-    """A v3 CosmosClient whose HTTP response statuses are recorded in client.statuses."""
+    """A v3 CosmosClient whose HTTP response statuses are recorded in client.statuses, and the
+    responses themselves in client.responses."""
     client = cosmos_client.CosmosClient(endpoint, {"masterKey": key}, consistency_level=consistency_level)
     client.statuses = []
+    client.responses = []
 
     def hook(response, *args, **kwargs):
         client.statuses.append(response.status_code)
+        client.responses.append(response)
 
     client._requests_session.hooks["response"].append(hook)
     return client
@@ -304,6 +307,12 @@ class EmulatorTestCase(unittest.TestCase):
 
     def charge(self, client=None):
         return float(self.headers(client)["x-ms-request-charge"])
+
+    def query_pages(self, start, client=None):
+        """The response headers of the query requests sent since client.responses[start] (a query
+        the gateway serves across partitions answers one partition per page)."""
+        return [r.headers for r in (client or self.client).responses[start:]
+                if r.request.method == "POST" and r.request.headers.get("x-ms-documentdb-isquery")]
 
     def assertCharge(self, actual, expected, msg=None):
         if LOCAL:

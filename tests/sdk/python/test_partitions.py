@@ -316,9 +316,11 @@ class PartitionLayoutTest(_Base):
 
     def test_cross_partition_query_costs_three_fanouts_more(self):
         query = 'SELECT * FROM c WHERE c.grp = "g07"'
+        start = len(self.client.responses)
         cross = list(self.client.QueryItems(self.link, query, {"enableCrossPartitionQuery": True}))
-        cross_charge = self.charge()
-        cross_token = self.headers()["x-ms-session-token"]
+        # the gateway's fan-out answers one range per page (4 pages), each with its range's token
+        pages = self.query_pages(start)
+        cross_charge = round2(sum(float(h["x-ms-request-charge"]) for h in pages))
         scoped = list(self.client.QueryItems(self.link, query, {"partitionKey": "key-07"}))
         scoped_charge = self.charge()
         expected_docs = [self.by_id["item-%03d" % i] for i in range(7, self.N_ITEMS, self.N_KEYS)]
@@ -329,8 +331,7 @@ class PartitionLayoutTest(_Base):
         self.assertCharge(cross_charge, round2(4 * 2.7 + loaded))
         if LOCAL:
             self.assertAlmostEqual(cross_charge - scoped_charge, 3 * 2.7, places=9)
-        # the fan-out answers with every range's token, comma-joined
-        self.assertEqual(sorted(session_parts(cross_token)), ["0", "1", "2", "3"])
+        self.assertEqual(sorted(list(session_parts(h["x-ms-session-token"]))[0] for h in pages), ["0", "1", "2", "3"])
         self.assertEqual(list(session_parts(self.headers()["x-ms-session-token"])),
                          [self.expected_range(expected_docs[0])])
 
@@ -345,12 +346,17 @@ class PartitionLayoutTest(_Base):
                          [self.expected_range(expected[0])])
 
     def test_full_scan_charge(self):
-        # one page for the whole scan (with the default 100 per page, the 100 items fill the first page
-        # exactly and an empty page follows, as the service's: the last charge would be that page's)
+        # one page per partition (the gateway answers one range per page), each one partition's base
+        start = len(self.client.responses)
         docs = list(self.client.QueryItems(self.link, "SELECT * FROM c",
                                            {"enableCrossPartitionQuery": True, "maxItemCount": -1}))
         self.assertEqual(len(docs), self.N_ITEMS)
-        self.assertLastCharge(round2(4 * 2.7 + 0.1 * self.N_ITEMS + 0.068 * sum(kb_of(d) for d in docs)))
+        pages = self.query_pages(start)
+        self.assertEqual(len(pages), 4)
+        for h in pages:
+            rng = list(session_parts(h["x-ms-session-token"]))[0]
+            mine = [d for d in docs if self.expected_range(d) == rng]
+            self.assertCharge(h["x-ms-request-charge"], round2(2.7 + 0.1 * len(mine) + 0.068 * sum(kb_of(d) for d in mine)))
 
     # -- stats -----------------------------------------------------------------------------------
 
@@ -367,8 +373,12 @@ class PartitionLayoutTest(_Base):
         q_cross = 'SELECT * FROM c WHERE c["cross-marker"] = "x"'
         self.assertEqual(list(self.client.QueryItems(link, q_scoped, {"partitionKey": "key-03"})), [])
         scoped_charge = self.charge()
+        start = len(self.client.responses)
         self.assertEqual(list(self.client.QueryItems(link, q_cross, {"enableCrossPartitionQuery": True})), [])
-        cross_charge = self.charge()
+        # one (empty) page per range
+        cross_pages = self.query_pages(start)
+        self.assertEqual(len(cross_pages), 4)
+        cross_charge = round2(sum(float(h["x-ms-request-charge"]) for h in cross_pages))
         self.assertCharge(scoped_charge, 2.7)
         self.assertCharge(cross_charge, round2(4 * 2.7))
 
@@ -384,9 +394,9 @@ class PartitionLayoutTest(_Base):
         self.assertEqual(create["maxPartitionsPerRequest"], 1)
         self.assertFalse(create["fanOutToAllPartitions"])
         query = ops["query"]
-        self.assertEqual((query["requests"], query["throttled"], query["failed"]), (2, 0, 0))
+        self.assertEqual((query["requests"], query["throttled"], query["failed"]), (5, 0, 0))
         self.assertEqual(query["partitionsTouched"], ["0", "1", "2", "3"])
-        self.assertEqual(query["maxPartitionsPerRequest"], 4)
+        self.assertEqual(query["maxPartitionsPerRequest"], 1)
         self.assertTrue(query["fanOutToAllPartitions"])
 
         by_marker = {}
@@ -402,13 +412,13 @@ class PartitionLayoutTest(_Base):
         self.assertEqual(scoped["maxPartitionsPerRequest"], 1)
         self.assertFalse(scoped["fanOutToAllPartitions"])
         self.assertCharge(scoped["totalRU"], scoped_charge)
-        self.assertEqual(cross["requests"], 1)
+        self.assertEqual(cross["requests"], 4)
         self.assertEqual(cross["partitionsTouched"], ["0", "1", "2", "3"])
-        self.assertEqual(cross["maxPartitionsPerRequest"], 4)
+        self.assertEqual(cross["maxPartitionsPerRequest"], 1)
         self.assertTrue(cross["fanOutToAllPartitions"])
         self.assertCharge(cross["totalRU"], cross_charge)
         total = st["total"]
-        self.assertEqual(total["requests"], 10)
+        self.assertEqual(total["requests"], 13)
         self.assertEqual(total["throttled"], 0)
         self.assertAlmostEqual(total["totalRU"], sum(charges) + scoped_charge + cross_charge, places=6)
 
