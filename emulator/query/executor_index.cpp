@@ -111,7 +111,7 @@ bool AggregateFromIndex(RunState& run, Collector& collector) {
     }
     counted.push_back(std::move(c));
   }
-  const store::ItemPolicy item_policy{scope.default_ttl, std::nullopt};
+  const store::ItemPolicy item_policy{scope.default_ttl, std::nullopt, scope.indexed_only};
   for (const auto* part : scope.partitions) {
     if (!part->AllLive(scope.now_seconds, item_policy)) return false;
   }
@@ -177,7 +177,7 @@ void RunWalk(RunState& run, const store::DocPath& path, std::optional<OutRow>& s
   PageFacts& facts = run.facts;
   const Source& root = plan.sources.front();
   const bool desc = plan.order_by.front().descending;
-  const store::ItemPolicy item_policy{scope.default_ttl, std::nullopt};
+  const store::ItemPolicy item_policy{scope.default_ttl, std::nullopt, scope.indexed_only};
   std::string resume_key;
   if (resume && resume->has_row) resume_key = store::OrderKey(resume->keys.front().ptr());
 
