@@ -1,7 +1,8 @@
 // The indexing policy through @azure/cosmos: created, read back and replaced exactly; composite ORDER BY
 // served with the index and refused without it; ORDER BY on an excluded path refused; indexing mode
 // none (filters need enableScanInQuery); spatial indexes in write and query charges; write charges
-// follow the indexed paths. Charges are the request-unit model of docs/request-units.md.
+// follow the indexed paths; indexing directives (Microsoft's IndexManagement sample); geometry
+// containers on the plane. Charges are the request-unit model of docs/request-units.md.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {
