@@ -9,6 +9,7 @@
 #include "handlers/handlers.h"
 #include "handlers/items.h"
 #include "http/headers.h"
+#include "store/indexing.h"
 #include "util/util.h"
 
 namespace cosmos::handlers {
@@ -90,6 +91,9 @@ OpResult RunOp(Services& s, const RequestContext& ctx, const Target& t, const js
     store::Preconditions pre;
     pre.if_match = StringField(op, "ifMatch");
     pre.if_none_match = StringField(op, "ifNoneMatch");
+    const auto directive_text = StringField(op, "indexingDirective");
+    const store::IndexingDirective directive =
+        IndexingDirectiveOf(directive_text ? std::optional<std::string_view>(*directive_text) : std::nullopt);
     OpResult r;
     if (type == OpType::kRead) {
       r.read = true;
@@ -119,11 +123,11 @@ OpResult RunOp(Services& s, const RequestContext& ctx, const Target& t, const js
       case OpType::kCreate:
       case OpType::kUpsert:
         kind = type == OpType::kCreate ? store::WriteKind::kCreate : store::WriteKind::kUpsert;
-        w = WriteItem(s, t, kind, RequiredBody(op), std::nullopt, pre, write);
+        w = WriteItem(s, t, kind, RequiredBody(op), std::nullopt, pre, write, directive);
         break;
       case OpType::kReplace: {
         const std::string id = RequiredId(op);
-        w = WriteItem(s, t, kind, RequiredBody(op), id, pre, write);
+        w = WriteItem(s, t, kind, RequiredBody(op), id, pre, write, directive);
         break;
       }
       case OpType::kDelete: {
@@ -139,7 +143,7 @@ OpResult RunOp(Services& s, const RequestContext& ctx, const Target& t, const js
         json::Document body;
         body.CopyFrom(RequiredBody(op), body.GetAllocator());
         PatchRequest patch = ChargedWrite([&] { return ParsePatchRequest(std::move(body), t.c->partition_key()); });
-        w = PatchItem(s, id, patch, pre, write);
+        w = PatchItem(s, id, patch, pre, write, !t.settings->indexing.IndexesWrite(directive));
         break;
       }
       case OpType::kRead:

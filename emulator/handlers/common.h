@@ -6,12 +6,14 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/errors.h"
 #include "http/context.h"
 #include "json/json.h"
 #include "charge/charge.h"
+#include "store/indexing.h"
 #include "store/partition_key.h"
 #include "store/store.h"
 
@@ -165,14 +167,20 @@ std::optional<int64_t> ItemTtl(const json::Value& doc);
 // The stored image of `user`: its properties in the order given, then the system properties.
 // 413 when it exceeds `max_bytes`. The same as FinishItem(DraftItem(...)).
 store::ItemPtr MakeItem(http::Services& s, const store::Container& c, const json::Value& user, const std::string& pk,
-                        const std::string& epk, uint64_t seq, uint64_t lsn, size_t max_bytes);
+                        const std::string& epk, uint64_t seq, uint64_t lsn, size_t max_bytes,
+                        store::IndexingDirective directive = store::IndexingDirective::kDefault);
 // What of a stored image does not depend on where or when it is written: the user's properties
 // (system properties dropped) in the order given, in the item's draft; id, keys and ttl. Bulk
 // loads (seed/) draft items on several threads, and only FinishItem runs under the partition lock.
 std::shared_ptr<store::Item> DraftItem(const json::Value& user, const std::string& pk, const std::string& epk);
 // Completes a draft written at (seq, lsn) now: _rid, _self, _etag, _attachments and _ts after the
-// user's properties, then seals the item; 413 when its text exceeds `max_bytes`.
+// user's properties, then seals the item; 413 when its text exceeds `max_bytes`. Whether the item
+// enters the index: the write's directive under the container's policy (IndexingPolicy::IndexesWrite).
 store::ItemPtr FinishItem(http::Services& s, const store::Container& c, std::shared_ptr<store::Item> item, uint64_t seq,
-                          uint64_t lsn, size_t max_bytes);
+                          uint64_t lsn, size_t max_bytes,
+                          store::IndexingDirective directive = store::IndexingDirective::kDefault);
+// A write's x-ms-indexing-directive, or a batch operation's indexingDirective (absent: Default);
+// 400 for another value.
+store::IndexingDirective IndexingDirectiveOf(const std::optional<std::string_view>& text);
 
 }  // namespace cosmos::handlers

@@ -12,6 +12,7 @@
 #include "http/headers.h"
 #include "json/cosmos_binary.h"
 #include "query/condition.h"
+#include "store/indexing.h"
 #include "store/ttl.h"
 #include "util/util.h"
 
@@ -26,9 +27,10 @@ bool IsSystemProperty(const json::Value& name) {
 }  // namespace
 
 charge::ItemFacts Facts(const store::Item& item, const store::ContainerSettings& st) {
-  charge::ItemFacts f{item.kb(), st.indexing.CountTerms(item.body)};
+  // An item left out of the index writes no index terms.
+  charge::ItemFacts f{item.kb(), item.unindexed ? 0 : st.indexing.CountTerms(item.body)};
   // Each vector index the item's vectors enter (an array of the embedding's length at its path).
-  if (st.vectors && st.indexing.mode != "none") {
+  if (st.vectors && st.indexing.mode != "none" && !item.unindexed) {
     for (const auto& e : st.vectors->embeddings) {
       if (e.index == store::VectorIndexType::kNone) continue;
       const json::Value* v = store::FindKeyPath(item.body, e.segments);
@@ -65,7 +67,8 @@ std::shared_ptr<store::Item> DraftItem(const json::Value& user, const std::strin
 }
 
 store::ItemPtr FinishItem(Services& s, const store::Container& c, std::shared_ptr<store::Item> item, uint64_t seq,
-                          uint64_t lsn, size_t max_bytes) {
+                          uint64_t lsn, size_t max_bytes, store::IndexingDirective directive) {
+  item->unindexed = !c.settings()->indexing.IndexesWrite(directive);
   auto& draft = item->Draft();
   auto& a = draft.GetAllocator();
   item->ts = s.clock.UnixSeconds();
@@ -87,8 +90,18 @@ store::ItemPtr FinishItem(Services& s, const store::Container& c, std::shared_pt
 
 // Builds the stored image: user properties in the order given, then the system properties.
 store::ItemPtr MakeItem(Services& s, const store::Container& c, const json::Value& user, const std::string& pk,
-                        const std::string& epk, uint64_t seq, uint64_t lsn, size_t max_bytes) {
-  return FinishItem(s, c, DraftItem(user, pk, epk), seq, lsn, max_bytes);
+                        const std::string& epk, uint64_t seq, uint64_t lsn, size_t max_bytes,
+                        store::IndexingDirective directive) {
+  return FinishItem(s, c, DraftItem(user, pk, epk), seq, lsn, max_bytes, directive);
+}
+
+store::IndexingDirective IndexingDirectiveOf(const std::optional<std::string_view>& text) {
+  if (!text) return store::IndexingDirective::kDefault;
+  auto d = store::ParseIndexingDirective(*text);
+  if (!d)
+    throw errors::BadRequest("The indexing directive '" + std::string(*text) +
+                             "' is invalid: it must be Default, Include or Exclude.");
+  return *d;
 }
 
 Target TargetOf(store::ContainerPtr c, const store::PartitionKeyValue& key) {
@@ -128,7 +141,7 @@ CheckedItem CheckItemWrite(const store::PartitionKeyDefinition& def, const json:
 
 store::WriteResult WriteItem(Services& s, const Target& t, store::WriteKind kind, const json::Value& body,
                              const std::optional<std::string>& addressed_id, const store::Preconditions& pre,
-                             const PartitionWrite& write) {
+                             const PartitionWrite& write, store::IndexingDirective directive) {
   return ChargedWrite([&] {
     const CheckedItem item = CheckItemWrite(t.c->partition_key(), body, [&](const CheckedItem& i) {
       if (i.pk != t.pk) throw errors::PartitionKeyMismatch();
@@ -136,7 +149,7 @@ store::WriteResult WriteItem(Services& s, const Target& t, store::WriteKind kind
     // A replace addresses the item by the id in its URL; a body that names another id renames it
     // (store::PhysicalPartition::Store), as the service does.
     return write(kind, addressed_id ? *addressed_id : item.id, pre, [&](const store::ItemPtr&, uint64_t seq, uint64_t lsn) {
-      return MakeItem(s, *t.c, body, t.pk, t.epk, seq, lsn, s.config.max_item_bytes);
+      return MakeItem(s, *t.c, body, t.pk, t.epk, seq, lsn, s.config.max_item_bytes, directive);
     });
   });
 }
@@ -160,7 +173,7 @@ namespace {
 
 // Same as MakeItem for a patched image: keeps the stored property order, refreshes _etag and _ts.
 store::ItemPtr MakePatchedItem(Services& s, const store::Item& current, const json::Value& ops, uint64_t lsn,
-                               size_t max_bytes) {
+                               size_t max_bytes, bool unindexed) {
   auto item = std::make_shared<store::Item>();
   auto& draft = item->Draft();
   auto& a = draft.GetAllocator();
@@ -176,6 +189,7 @@ store::ItemPtr MakePatchedItem(Services& s, const store::Item& current, const js
   item->seq = current.seq;
   item->lsn = lsn;
   item->ttl = ItemTtl(draft);
+  item->unindexed = unindexed;
   draft["_etag"].SetString(item->etag.c_str(), a);
   draft.AddMember("_ts", item->ts, a);
   item->Seal();
@@ -198,14 +212,9 @@ json::Document ParseItemBody(Services& s, const RequestContext& ctx) {
   return body;
 }
 
-// x-ms-indexing-directive: Exclude leaves the item out of the index, so that queries do not find
-// it (Microsoft's IndexManagement sample asserts so). The emulator does not keep items out of its
-// queries: it refuses the directive rather than ignore it. Default and Include index as the
-// container's policy does, as here.
-void RefuseIndexingExclude(const RequestContext& ctx) {
-  auto directive = ctx.Header(headers::kIndexingDirective);
-  if (directive && util::EqualsIgnoreCase(*directive, "Exclude"))
-    throw errors::NotImplemented("x-ms-indexing-directive: Exclude (an item left out of the index)");
+// The request's x-ms-indexing-directive.
+store::IndexingDirective DirectiveOf(const RequestContext& ctx) {
+  return IndexingDirectiveOf(ctx.Header(headers::kIndexingDirective));
 }
 
 store::Preconditions PreconditionsOf(const RequestContext& ctx) {
@@ -261,10 +270,10 @@ Result AnswerWrite(Services& s, RequestContext& ctx, const Target& t, store::Wri
 Result CreateOrUpsert(Services& s, RequestContext& ctx, store::WriteKind kind) {
   // 404 for the container before anything else, as the service answers.
   Target t = TargetIn(s, ResolveContainer(s, ctx), ctx);
-  RefuseIndexingExclude(ctx);
+  const store::IndexingDirective directive = DirectiveOf(ctx);
   json::Document body = ChargedWrite([&] { return ParseItemBody(s, ctx); });
   return AnswerWrite(s, ctx, t, kind, &body, IdOf(body), [&](const PartitionWrite& write, const json::Value* doc) {
-    return WriteItem(s, t, kind, *doc, std::nullopt, PreconditionsOf(ctx), write);
+    return WriteItem(s, t, kind, *doc, std::nullopt, PreconditionsOf(ctx), write, directive);
   });
 }
 
@@ -348,12 +357,12 @@ PatchRequest ParsePatchRequest(json::Document body, const store::PartitionKeyDef
 }
 
 store::WriteResult PatchItem(Services& s, const std::string& id, const PatchRequest& patch,
-                             const store::Preconditions& pre, const PartitionWrite& write) {
+                             const store::Preconditions& pre, const PartitionWrite& write, bool unindexed) {
   return ChargedWrite([&] {
     return write(store::WriteKind::kReplace, id, pre, [&](const store::ItemPtr& current, uint64_t, uint64_t lsn) {
       if (patch.condition && !query::EvaluatePatchCondition(*patch.condition, current->body))
         throw errors::PreconditionFailed();
-      return MakePatchedItem(s, *current, *patch.ops, lsn, s.config.max_item_bytes);
+      return MakePatchedItem(s, *current, *patch.ops, lsn, s.config.max_item_bytes, unindexed);
     });
   });
 }
@@ -385,11 +394,12 @@ Result ReadDocument(Services& s, RequestContext& ctx) {
 
 Result ReplaceDocument(Services& s, RequestContext& ctx) {
   Target t = ResolveTarget(s, ctx);
-  RefuseIndexingExclude(ctx);
+  const store::IndexingDirective directive = DirectiveOf(ctx);
   json::Document body = ChargedWrite([&] { return ParseItemBody(s, ctx); });
   return AnswerWrite(s, ctx, t, store::WriteKind::kReplace, &body, ctx.Param("id"),
                      [&](const PartitionWrite& write, const json::Value* doc) {
-                       return WriteItem(s, t, store::WriteKind::kReplace, *doc, ctx.Param("id"), PreconditionsOf(ctx), write);
+                       return WriteItem(s, t, store::WriteKind::kReplace, *doc, ctx.Param("id"), PreconditionsOf(ctx), write,
+                                        directive);
                      });
 }
 
@@ -411,7 +421,8 @@ Result PatchDocument(Services& s, RequestContext& ctx) {
   auto result = ChargedWrite([&] {
     if (ctx.body().size() > s.config.max_item_bytes) throw errors::RequestTooLarge();
     PatchRequest patch = ParsePatchRequest(ParseBody(ctx.body()), t.c->partition_key());
-    return PatchItem(s, ctx.Param("id"), patch, PreconditionsOf(ctx), Direct(s, t));
+    return PatchItem(s, ctx.Param("id"), patch, PreconditionsOf(ctx), Direct(s, t),
+                     !t.settings->indexing.IndexesWrite(DirectiveOf(ctx)));
   });
   return WriteResponse(200, result, t, ctx, charge::Replace(Facts(*result.item, *t.settings)));
 }

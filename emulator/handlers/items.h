@@ -48,7 +48,8 @@ CheckedItem CheckItemWrite(const store::PartitionKeyDefinition& def, const json:
 // the partition is charged as the service does.
 store::WriteResult WriteItem(http::Services& s, const Target& t, store::WriteKind kind, const json::Value& body,
                              const std::optional<std::string>& addressed_id, const store::Preconditions& pre,
-                             const PartitionWrite& write);
+                             const PartitionWrite& write,
+                             store::IndexingDirective directive = store::IndexingDirective::kDefault);
 
 // A patch request's body: the operations, and the condition when one was given.
 struct PatchRequest {
@@ -58,9 +59,10 @@ struct PatchRequest {
 };
 // Reads `[ops...]` or `{"condition":..., "operations":[...]}` from `body`; 400 when malformed.
 PatchRequest ParsePatchRequest(json::Document body, const store::PartitionKeyDefinition& pk);
-// Applies a patch to item `id` (404 when missing, 412 when the condition is false).
+// Applies a patch to item `id` (404 when missing, 412 when the condition is false); `unindexed`:
+// the new version is left out of the index (the write's directive under the policy).
 store::WriteResult PatchItem(http::Services& s, const std::string& id, const PatchRequest& patch,
-                             const store::Preconditions& pre, const PartitionWrite& write);
+                             const store::Preconditions& pre, const PartitionWrite& write, bool unindexed = false);
 
 // The status and charge of a successful write.
 std::pair<int, double> WriteOutcome(store::WriteKind kind, const store::WriteResult& w,

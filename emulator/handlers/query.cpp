@@ -39,20 +39,24 @@ std::string NormalisedText(const sql::Query& q) { return sql::ToShape(q); }
 // filter against a single partition key ... do not need to set the header"; the Go SDK's
 // TestSinglePartitionQueryInline, the Python SDK's test_none_options).
 bool PinnedToOnePartitionKey(const sql::Query& ast, const QueryBody& body, const store::Container& c) {
-  auto ranges = query::QueryRanges(ast, body.params, c.partition_key());
+  auto ranges = query::QueryRanges(ast, body.params, c.partition_key(), c.settings()->geometry);
   return ranges.size() == 1 && ranges[0].max_inclusive && ranges[0].min == ranges[0].max;
 }
 
 // The plan's queryInfo decides: the client merges the partitions' results of DISTINCT, TOP,
 // OFFSET/LIMIT, ORDER BY, GROUP BY or aggregates (QueryPlan::NeedsClientMerge).
 void CheckGatewayServable(const sql::Query& ast, const QueryBody& body, const store::Container& c) {
-  const query::QueryPlan plan = query::BuildQueryPlan(ast, body.params, c.partition_key(), c.settings()->vectors.get());
+  const auto settings = c.settings();
+  const query::QueryPlan plan =
+      query::BuildQueryPlan(ast, body.params, c.partition_key(), settings->vectors.get(), false, settings->geometry);
   if (!plan.NeedsClientMerge()) return;
   RefuseWithPlan(query::QueryPlanJson(plan));
 }
 
 void RefuseWithPlan(const sql::Query& ast, const QueryBody& body, const store::Container& c) {
-  RefuseWithPlan(query::QueryPlanJson(ast, body.params, c.partition_key(), c.settings()->vectors.get()));
+  const auto settings = c.settings();
+  RefuseWithPlan(
+      query::QueryPlanJson(ast, body.params, c.partition_key(), settings->vectors.get(), false, settings->geometry));
 }
 
 [[noreturn]] void RefuseWithPlan(std::string plan) {
@@ -88,9 +92,9 @@ struct Metrics {
 //   decodeURIComponent and the .NET SDK's IndexMetricsInfo with UrlDecode (the shape the Azure
 //   Databases extension for VS Code shows as the service's second format).
 std::string IndexUtilizationHeader(const query::Plan& plan, const store::IndexingPolicy& policy, int64_t now_ms,
-                                   query::Udfs* udfs, bool v2) {
+                                   query::Udfs* udfs, bool geometry, bool v2) {
   query::Arena arena;
-  query::EvalContext cx{arena, query::FunctionContext{arena, now_ms, udfs}, {}, nullptr, nullptr};
+  query::EvalContext cx{arena, query::FunctionContext{arena, now_ms, udfs, geometry}, {}, nullptr, nullptr};
   std::string spec;
   bool exact = false;
   if (auto lookup = query::ChooseIndexLookup(plan, policy, cx)) {
@@ -201,7 +205,9 @@ Result QueryPlan(Services& s, RequestContext& ctx) {
   if (auto features = ctx.Header(headers::kSupportedQueryFeatures)) {
     for (auto f : util::Split(*features, ',')) skip_rewrite = skip_rewrite || util::Trim(f) == "HybridSearchSkipOrderByRewrite";
   }
-  r.body = query::QueryPlanJson(*ast, body.params, c->partition_key(), c->settings()->vectors.get(), skip_rewrite);
+  const auto settings = c->settings();
+  r.body = query::QueryPlanJson(*ast, body.params, c->partition_key(), settings->vectors.get(), skip_rewrite,
+                                settings->geometry);
   r.charge = 0;
   return r;
 }
@@ -237,6 +243,7 @@ Result QueryDocuments(Services& s, RequestContext& ctx) {
   query::Scope scope;
   scope.now_seconds = s.clock.UnixSeconds();
   scope.default_ttl = settings->default_ttl;
+  scope.indexed_only = settings->indexing.mode != "none";
   if (s.config.query_indexes) scope.indexing = &settings->indexing;
   scope.parallel = {s.config.query_threads, s.config.query_parallel_min_items, s.config.query_parallel_part_items};
   const bool scoped =
@@ -251,7 +258,7 @@ Result QueryDocuments(Services& s, RequestContext& ctx) {
   if (routed.all) {
     // The gateway sends the query only to the ranges its partition-key filter allows.
     std::vector<store::PhysicalPartition*> narrowed;
-    for (const auto& range : query::QueryRanges(*ast, body.params, c->partition_key())) {
+    for (const auto& range : query::QueryRanges(*ast, body.params, c->partition_key(), settings->geometry)) {
       std::vector<store::PhysicalPartition*> parts;
       if (range.max_inclusive) {
         parts.push_back(&c->PartitionForEpk(range.min));
@@ -277,6 +284,7 @@ Result QueryDocuments(Services& s, RequestContext& ctx) {
   req.query_text = sql::ToStringWithoutWhere(*ast);
   req.now_ms = s.clock.UnixMs();
   req.udfs = &udfs;
+  req.geometry = settings->geometry;
   // The service ends a page after 5 s of work (with a continuation); ORDER BY, DISTINCT, GROUP BY
   // and aggregates hold their rows within a memory budget.
   req.budget.deadline = started + std::chrono::milliseconds(s.config.query_page_timeout_ms);
@@ -321,10 +329,10 @@ Result QueryDocuments(Services& s, RequestContext& ctx) {
   }
   if (ctx.BoolHeader(headers::kPopulateIndexMetricsV2)) {
     r.headers.emplace_back(headers::kIndexUtilization,
-                           IndexUtilizationHeader(*plan, settings->indexing, req.now_ms, &udfs, /*v2=*/true));
+                           IndexUtilizationHeader(*plan, settings->indexing, req.now_ms, &udfs, settings->geometry, /*v2=*/true));
   } else if (ctx.BoolHeader(headers::kPopulateIndexMetrics)) {
     r.headers.emplace_back(headers::kIndexUtilization,
-                           IndexUtilizationHeader(*plan, settings->indexing, req.now_ms, &udfs, /*v2=*/false));
+                           IndexUtilizationHeader(*plan, settings->indexing, req.now_ms, &udfs, settings->geometry, /*v2=*/false));
   }
   return r;
 }

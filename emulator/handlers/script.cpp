@@ -407,6 +407,7 @@ class ScriptHost : public scripting::Host {
     scope.partition_key = tx_.pk();
     scope.now_seconds = now;
     scope.default_ttl = settings_->default_ttl;
+    scope.indexed_only = settings_->indexing.mode != "none";
     scope.view = &items;
     query::PageRequest req;
     req.max_items = PageSize(options);
@@ -414,6 +415,7 @@ class ScriptHost : public scripting::Host {
     req.query_text = text;
     req.now_ms = s_.clock.UnixMs();
     req.udfs = &udfs;
+    req.geometry = settings_->geometry;
     // The script's end, the query page's time and memory, and the request's cancellation: a page
     // that reaches them answers what it has with a continuation, as the script's own pages do.
     req.budget.deadline =

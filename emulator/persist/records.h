@@ -42,6 +42,7 @@ struct ItemFields {
     f("et", it.etag);
     f("rid", it.rid);
     f("ttl", it.ttl);  // absent when the item has none
+    f("ux", it.unindexed);  // left out of the index (x-ms-indexing-directive)
   }
 };
 

@@ -1,6 +1,8 @@
 // A container's settings from its JSON: a create or replace body, or the stored document.
 #include "query/container_settings.h"
 
+#include <string_view>
+
 #include "common/errors.h"
 #include "query/computed_properties.h"
 #include "store/ttl.h"
@@ -76,6 +78,9 @@ store::ContainerSettings ContainerSettingsFromJson(const json::Value& body) {
   }
   auto geo = body.FindMember("geospatialConfig");
   if (geo != body.MemberEnd() && geo->value.IsObject()) {
+    auto type = geo->value.FindMember("type");
+    st.geometry = type != geo->value.MemberEnd() && type->value.IsString() &&
+                  std::string_view(type->value.GetString(), type->value.GetStringLength()) == "Geometry";
     st.extra.AddMember("geospatialConfig", json::Value(geo->value, a), a);
   } else {
     json::Value v(rapidjson::kObjectType);

@@ -208,7 +208,7 @@ Page ExecutePageHolding(const Plan& plan, const Scope& given_scope, const PageRe
   ResumePage(p, given_scope);
   const Scope& scope = *p.scope;
   Arena& arena = *p.state->arena;
-  EvalContext cx{arena, FunctionContext{arena, request.now_ms, request.udfs}, {}, nullptr, nullptr};
+  EvalContext cx{arena, FunctionContext{arena, request.now_ms, request.udfs, request.geometry}, {}, nullptr, nullptr};
   cx.env.resize(std::max<size_t>(plan.slot_count, 1));
   // An ORDER BY page that walks its index returns rows as a streaming one does.
   p.walk = WalkPath(plan, scope, p.resume, cx);

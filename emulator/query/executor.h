@@ -25,6 +25,9 @@ struct Scope {
   std::vector<uint64_t> floors;
   int64_t now_seconds = 0;                   // for TTL
   std::optional<int64_t> default_ttl;
+  // The container indexes (consistent mode): items left out of its index (store::Item::unindexed)
+  // are not read. In mode none every query scans, and sees every item.
+  bool indexed_only = false;
   // Instead of the partitions' items: these, in feed order (a script's view of its logical
   // partition, its own uncommitted writes included). Scope::partitions then names the one
   // partition they belong to.
@@ -49,6 +52,7 @@ struct PageRequest {
   std::string query_text;    // binds the continuation to its query
   int64_t now_ms = 0;        // the instant date-time functions see
   Udfs* udfs = nullptr;      // the container's user-defined functions
+  bool geometry = false;     // the container's geospatialConfig type is Geometry (planar spatial functions)
   // Time, memory and cancellation (eval.h): a page that reaches the deadline ends with what it has
   // and a continuation, as the service's pages end after 5 s; default: unbounded. A query that
   // collects (ORDER BY, GROUP BY, DISTINCT, aggregates) answers an empty page with a continuation

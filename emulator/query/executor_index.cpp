@@ -112,7 +112,7 @@ bool AggregateFromIndex(RunState& run, Collector& collector) {
     }
     counted.push_back(std::move(c));
   }
-  const store::ItemPolicy item_policy{scope.default_ttl, std::nullopt};
+  const store::ItemPolicy item_policy{scope.default_ttl, std::nullopt, scope.indexed_only};
   for (const auto* part : scope.partitions) {
     if (!part->AllLive(scope.now_seconds, item_policy)) return false;
   }
@@ -184,7 +184,7 @@ void RunWalk(RunState& run, const Walk& walk, std::optional<OutRow>& stopped) {
   PageFacts& facts = run.facts;
   const Source& root = plan.sources.front();
   const bool desc = walk.descending;
-  const store::ItemPolicy item_policy{scope.default_ttl, std::nullopt};
+  const store::ItemPolicy item_policy{scope.default_ttl, std::nullopt, scope.indexed_only};
   std::string resume_key;
   if (resume && resume->has_row) {
     for (size_t i = 0; i < walk.columns.size() && i < resume->keys.size(); ++i) {

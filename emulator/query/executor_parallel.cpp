@@ -87,7 +87,7 @@ std::optional<ParallelDone> CollectInParallel(RunState& run, Collector& collecto
     try {
       Arena& arena = *r.arena;
       r.collector = std::make_unique<Collector>(plan);
-      EvalContext wcx{arena, FunctionContext{arena, cx.fn.now_ms, nullptr}, cx.env, nullptr, nullptr};
+      EvalContext wcx{arena, FunctionContext{arena, cx.fn.now_ms, nullptr, cx.fn.geometry}, cx.env, nullptr, nullptr};
       std::optional<BudgetCheck> check;
       if (budget != nullptr) {
         check.emplace(share, arena);

@@ -3,6 +3,7 @@
 // scope row by row and streams its rows or collects them (EmitCollected orders what it collected).
 #include <algorithm>
 #include <functional>
+#include <vector>
 
 #include "common/errors.h"
 #include "query/executor_internal.h"
@@ -164,8 +165,17 @@ PartitionReader::PartitionReader(const Scope& scope, size_t pi, const std::optio
 
 std::vector<store::ItemPtr> PartitionReader::Next(size_t max) {
   const Scope& s = *scope_;
-  auto chunk = s.view            ? ViewChunk(*s.view, after_, max)
-               : candidates_     ? part_->ItemsBySeq(*candidates_, next_, max, s.now_seconds, policy_)
+  if (s.view) {
+    // A script's view holds its logical partition whole: what the index left out stays unread.
+    while (true) {
+      auto chunk = ViewChunk(*s.view, after_, max);
+      if (chunk.empty()) return chunk;
+      after_ = chunk.back()->seq;
+      if (policy_.indexed_only) std::erase_if(chunk, [](const store::ItemPtr& item) { return item->unindexed; });
+      if (!chunk.empty()) return chunk;
+    }
+  }
+  auto chunk = candidates_     ? part_->ItemsBySeq(*candidates_, next_, max, s.now_seconds, policy_)
                : s.partition_key ? part_->FeedOfKey(*s.partition_key, after_, max, s.now_seconds, policy_)
                                  : part_->Feed(after_, max, s.now_seconds, policy_);
   if (!chunk.empty()) after_ = chunk.back()->seq;
@@ -366,7 +376,7 @@ struct RowScan {
     PartitionReads reads;
     if (scope.indexing != nullptr && scope.view == nullptr) reads.lookup = ChooseIndexLookup(plan, *scope.indexing, cx);
     if (!streaming && scope.indexing != nullptr && scope.view == nullptr) reads.vector_top = ChooseVectorTop(plan, cx);
-    reads.policy = store::ItemPolicy{scope.default_ttl, std::nullopt};
+    reads.policy = store::ItemPolicy{scope.default_ttl, std::nullopt, scope.indexed_only};
     reads.readers.resize(scope.partitions.size());
     size_t first = start != nullptr ? start->part : 0;
     // A page that starts a partition (seq 0: the previous page ended at the end of the one before)

@@ -422,7 +422,7 @@ std::vector<RankComponent> RankComponents(const Query& q, const json::Value* par
 // HybridSearchSkipOrderByRewrite among the client's features, the components are ORDER BY queries
 // with the filter placeholder; with it, plain TOP queries the SDK only collects.
 QueryPlan HybridPlan(const Query& q, const json::Value* params, const store::PartitionKeyDefinition& pk,
-                     const store::VectorPolicy* vectors, bool skip_order_by_rewrite) {
+                     const store::VectorPolicy* vectors, bool skip_order_by_rewrite, bool geometry) {
   if (q.group_by.size() || q.distinct)
     throw At(q.loc, "SC2240", "ORDER BY RANK cannot be combined with GROUP BY or DISTINCT.");
   if (q.select == sql::SelectKind::kValue ? ContainsAggregate(*q.value) : false)
@@ -471,7 +471,7 @@ QueryPlan HybridPlan(const Query& q, const json::Value* params, const store::Par
   const std::string score_list = "[" + Join(scores, ", ") + "]";
 
   QueryPlan plan;
-  plan.ranges = QueryRanges(q, params, pk);
+  plan.ranges = QueryRanges(q, params, pk, geometry);
   HybridSearchInfo& hybrid = plan.hybrid.emplace();
   std::vector<std::string> statistics;
   for (const auto& c : components) {
@@ -733,11 +733,11 @@ bool QueryInfo::NeedsClientMerge() const {
 }
 
 QueryPlan BuildQueryPlan(const sql::Query& q, const json::Value* params, const store::PartitionKeyDefinition& pk,
-                         const store::VectorPolicy* vectors, bool hybrid_skip_order_by_rewrite) {
+                         const store::VectorPolicy* vectors, bool hybrid_skip_order_by_rewrite, bool geometry) {
   const sql::PlanNumberStyle plan_numbers;
   CheckQueryFunctions(q);
   CheckSubqueryClauses(q);
-  if (q.order_by_rank) return HybridPlan(q, params, pk, vectors, hybrid_skip_order_by_rewrite);
+  if (q.order_by_rank) return HybridPlan(q, params, pk, vectors, hybrid_skip_order_by_rewrite, geometry);
   QueryPlan plan;
   QueryInfo& info = plan.info.emplace();
   if (q.top) info.top = ResolveCount(*q.top, params, "TOP", CountCeiling::kSdkPlan);
@@ -746,7 +746,7 @@ QueryPlan BuildQueryPlan(const sql::Query& q, const json::Value* params, const s
   Shape shape = CheckShape(q);
 
   // The ranges: no FROM reads nothing; otherwise the keys the WHERE clause allows.
-  plan.ranges = QueryRanges(q, params, pk);
+  plan.ranges = QueryRanges(q, params, pk, geometry);
   const std::vector<EpkRange>& ranges = plan.ranges;
   const bool single_point = ranges.size() == 1 && !ranges[0].min.empty() && ranges[0].min == ranges[0].max;
   if (q.from.empty()) info.top = info.offset = info.limit = std::nullopt;
@@ -798,8 +798,8 @@ std::string QueryPlanJson(const QueryPlan& plan) {
 }
 
 std::string QueryPlanJson(const sql::Query& q, const json::Value* params, const store::PartitionKeyDefinition& pk,
-                          const store::VectorPolicy* vectors, bool hybrid_skip_order_by_rewrite) {
-  return QueryPlanJson(BuildQueryPlan(q, params, pk, vectors, hybrid_skip_order_by_rewrite));
+                          const store::VectorPolicy* vectors, bool hybrid_skip_order_by_rewrite, bool geometry) {
+  return QueryPlanJson(BuildQueryPlan(q, params, pk, vectors, hybrid_skip_order_by_rewrite, geometry));
 }
 
 }  // namespace cosmos::query

@@ -26,9 +26,10 @@ struct EpkRange {
 
 // The EPK ranges a query can touch: narrowed by equality / IN filters on the partition key (or
 // a prefix of a hierarchical key); ["", "FF") when the filter does not narrow; one empty point
-// range for a query without FROM.
+// range for a query without FROM; one empty point range for a filter that is constantly false.
+// `geometry`: the container's geospatialConfig type is Geometry (constant spatial calls are planar).
 std::vector<EpkRange> QueryRanges(const sql::Query& query, const json::Value* params,
-                                  const store::PartitionKeyDefinition& pk);
+                                  const store::PartitionKeyDefinition& pk, bool geometry = false);
 
 // queryInfo: what a client needs to merge the results of a query's partition key ranges, and the
 // query each range runs. Also the shape of each component query of a hybrid search.
@@ -79,15 +80,18 @@ struct QueryPlan {
 // The plan of a query. Throws CosmosError 400 for queries the service refuses to plan.
 // `vectors`: the container's vector embedding policy (the direction of ORDER BY VectorDistance).
 // `hybrid_skip_order_by_rewrite`: the client lists HybridSearchSkipOrderByRewrite among its
-// supported query features (ORDER BY RANK components are then plain TOP queries).
+// supported query features (ORDER BY RANK components are then plain TOP queries). `geometry`: the
+// container's geospatialConfig type is Geometry (QueryRanges).
 QueryPlan BuildQueryPlan(const sql::Query& query, const json::Value* params, const store::PartitionKeyDefinition& pk,
-                         const store::VectorPolicy* vectors = nullptr, bool hybrid_skip_order_by_rewrite = false);
+                         const store::VectorPolicy* vectors = nullptr, bool hybrid_skip_order_by_rewrite = false,
+                         bool geometry = false);
 
 // The plan as the service's JSON.
 std::string QueryPlanJson(const QueryPlan& plan);
 
 // BuildQueryPlan, as JSON.
 std::string QueryPlanJson(const sql::Query& query, const json::Value* params, const store::PartitionKeyDefinition& pk,
-                          const store::VectorPolicy* vectors = nullptr, bool hybrid_skip_order_by_rewrite = false);
+                          const store::VectorPolicy* vectors = nullptr, bool hybrid_skip_order_by_rewrite = false,
+                          bool geometry = false);
 
 }  // namespace cosmos::query

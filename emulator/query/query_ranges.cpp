@@ -93,8 +93,9 @@ ConstantValue FromJson(const json::Value& v) {
 }
 
 // The value of a constant expression; nullopt when it cannot be computed (the caller then assumes
-// nothing). Undefined results come back with defined = false.
-std::optional<ConstantValue> Evaluate(const Expr& e, const json::Value* params) {
+// nothing). Undefined results come back with defined = false. `geometry`: the spatial functions are
+// planar (the container's geospatialConfig type is Geometry).
+std::optional<ConstantValue> Evaluate(const Expr& e, const json::Value* params, bool geometry) {
   // Parameters and literals need no engine.
   if (e.kind == ExprKind::kParameter) {
     auto v = FindParameter(params, e.name);
@@ -130,7 +131,7 @@ std::optional<ConstantValue> Evaluate(const Expr& e, const json::Value* params) 
   try {
     Arena arena;
     auto plan = Bind(*parsed, params, arena);
-    EvalContext cx{arena, FunctionContext{arena, 0}, std::vector<Val>(static_cast<size_t>(plan->slot_count)), nullptr, nullptr};
+    EvalContext cx{arena, FunctionContext{arena, 0, nullptr, geometry}, std::vector<Val>(static_cast<size_t>(plan->slot_count)), nullptr, nullptr};
     const Val v = Eval(plan->value, cx);
     if (v.IsUndefined()) return ConstantValue{};
     return FromJson(v.json());
@@ -215,11 +216,12 @@ KeySet Or(const KeySet& a, const KeySet& b) {
 // paths, IS_BOOL/IS_NULL, ABS, ARRAY_CONTAINS) on the partition key paths under AND and OR.
 class RangeFinder {
  public:
-  RangeFinder(const store::PartitionKeyDefinition& pk, const json::Value* params) : pk_(pk), params_(params) {}
+  RangeFinder(const store::PartitionKeyDefinition& pk, const json::Value* params, bool geometry)
+      : pk_(pk), params_(params), geometry_(geometry) {}
 
   KeySet Extract(const Expr& e, const std::string& root) {
     if (IsConstant(e)) {
-      auto c = Evaluate(e, params_);
+      auto c = Evaluate(e, params_, geometry_);
       if (!c) return All();
       return c->is_true ? All() : None();
     }
@@ -252,7 +254,7 @@ class RangeFinder {
       case ExprKind::kLike: {
         auto path = PkPath(*e.args[0], root);
         if (e.negated || !path || !IsConstant(*e.args[1])) break;
-        auto pattern = Evaluate(*e.args[1], params_);
+        auto pattern = Evaluate(*e.args[1], params_, geometry_);
         if (!pattern || pattern->component.kind != PkComponent::Kind::kString) break;
         if (auto literal = LikeLiteral(pattern->component.text, e.escape)) {
           return Points(*path, {PkComponent::String(*literal)});
@@ -280,10 +282,10 @@ class RangeFinder {
           auto path = PkPath(*e.args[1], root);
           if (!path || !IsConstant(*e.args[0])) break;
           if (e.args.size() > 2) {
-            auto partial = Evaluate(*e.args[2], params_);
+            auto partial = Evaluate(*e.args[2], params_, geometry_);
             if (!partial || !partial->defined || partial->component.kind != PkComponent::Kind::kFalse) break;
           }
-          auto array = Evaluate(*e.args[0], params_);
+          auto array = Evaluate(*e.args[0], params_, geometry_);
           if (!array || !array->is_array) break;
           return Points(*path, array->elements);
         }
@@ -331,7 +333,7 @@ class RangeFinder {
 
   // path = constant. Arrays and objects are no key value: the service narrows them to undefined.
   KeySet Equal(size_t path, const Expr& value) const {
-    auto c = Evaluate(value, params_);
+    auto c = Evaluate(value, params_, geometry_);
     if (!c) return All();
     if (!c->defined) return None();
     return Points(path, {c->component});
@@ -339,7 +341,7 @@ class RangeFinder {
 
   // ABS(path) = n: the key is n or -n.
   KeySet Absolute(size_t path, const Expr& value) const {
-    auto c = Evaluate(value, params_);
+    auto c = Evaluate(value, params_, geometry_);
     if (!c) return All();
     if (!c->defined || c->component.kind != PkComponent::Kind::kNumber || c->component.number < 0) return None();
     return Points(path, {PkComponent::Number(-c->component.number), PkComponent::Number(c->component.number)});
@@ -379,6 +381,7 @@ class RangeFinder {
 
   const store::PartitionKeyDefinition& pk_;
   const json::Value* params_;
+  const bool geometry_;
 };
 
 // The EPK ranges of a key set under the container's partition key definition.
@@ -420,12 +423,12 @@ std::vector<EpkRange> ToRanges(const KeySet& keys, const store::PartitionKeyDefi
 }  // namespace
 
 std::vector<EpkRange> QueryRanges(const sql::Query& q, const json::Value* params,
-                                  const store::PartitionKeyDefinition& pk) {
+                                  const store::PartitionKeyDefinition& pk, bool geometry) {
   if (q.from.empty()) return {EpkRange{"", "", true, true}};
   KeySet keys = All();
   const sql::FromItem& first = q.from.front();
   if (q.where && first.path && !first.iterator && first.path->kind == ExprKind::kName) {
-    keys = RangeFinder(pk, params).Extract(*q.where, detail::RootAlias(q));
+    keys = RangeFinder(pk, params, geometry).Extract(*q.where, detail::RootAlias(q));
   }
   return ToRanges(keys, pk);
 }

@@ -370,4 +370,22 @@ int IndexingPolicy::CountTerms(const json::Value& doc) const {
   return terms;
 }
 
+std::optional<IndexingDirective> ParseIndexingDirective(std::string_view text) {
+  std::string lower(text);
+  for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower == "default") return IndexingDirective::kDefault;
+  if (lower == "include") return IndexingDirective::kInclude;
+  if (lower == "exclude") return IndexingDirective::kExclude;
+  return std::nullopt;
+}
+
+bool IndexingPolicy::IndexesWrite(IndexingDirective directive) const {
+  switch (directive) {
+    case IndexingDirective::kInclude: return true;
+    case IndexingDirective::kExclude: return false;
+    case IndexingDirective::kDefault: break;
+  }
+  return mode == "none" || automatic;
+}
+
 }  // namespace cosmos::store

@@ -3,12 +3,20 @@
 // docs/indexing.md.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "json/json.h"
 
 namespace cosmos::store {
+
+// A write's x-ms-indexing-directive (a batch operation's "indexingDirective").
+enum class IndexingDirective { kDefault, kInclude, kExclude };
+// "Default", "Include" or "Exclude" in any case (the JavaScript SDK sends them lower-case); nullopt
+// for anything else.
+std::optional<IndexingDirective> ParseIndexingDirective(std::string_view text);
 
 struct IndexingPolicy {
   std::string mode = "consistent";  // "consistent" | "none" ("lazy" is accepted as consistent by the service)
@@ -37,6 +45,10 @@ struct IndexingPolicy {
   // Whether a composite index serves ORDER BY over exactly these paths with these directions: same
   // paths in the same sequence, every direction equal to the index's or every one reversed.
   bool HasCompositeFor(const std::vector<std::vector<std::string>>& paths, const std::vector<bool>& descending) const;
+  // Whether an item written with `directive` enters the index: Include does, Exclude does not,
+  // Default follows `automatic` (false: opt-in indexing, only Include enters). In mode none nothing
+  // is indexed and queries scan every item, so only Exclude marks an item as left out.
+  bool IndexesWrite(IndexingDirective directive) const;
 };
 
 }  // namespace cosmos::store

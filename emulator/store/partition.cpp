@@ -166,6 +166,7 @@ void PhysicalPartition::Remove(std::unordered_map<std::string, ItemPtr>::iterato
   }
   for (auto& [name, slot] : indexes_) slot.index->Remove(item);
   if (auto at = ExpiresAt(item, expiry_ttl_)) expiry_.erase({*at, it->first});
+  if (item.unindexed) --unindexed_;
   by_key_.erase(it);
 }
 
@@ -180,6 +181,8 @@ void PhysicalPartition::Store(const std::string& key, const ItemPtr& current, It
     if (current) IndexUnique(*current, false);
     IndexUnique(*item, true);
   }
+  if (current && current->unindexed) --unindexed_;
+  if (item->unindexed) ++unindexed_;
   if (current) {
     by_lsn_.erase(current->lsn);
     logical.erase(current->lsn);
@@ -252,6 +255,7 @@ std::optional<std::vector<uint64_t>> PhysicalPartition::VectorCandidates(
       auto at = ExpiresAt(item, policy.default_ttl);
       if (at && *at <= now) return false;
     }
+    if (policy.indexed_only && item.unindexed) return false;
     return !admit || admit(item);
   });
 }
@@ -274,7 +278,7 @@ std::vector<ItemPtr> PhysicalPartition::ItemsBySeq(const std::vector<uint64_t>& 
   std::vector<ItemPtr> out;
   for (; next < seqs.size() && (max_items == 0 || out.size() < max_items); ++next) {
     auto it = by_seq_.find(seqs[next]);
-    if (it == by_seq_.end() || !IsLive(it->second, now, policy.default_ttl)) continue;  // gone since the lookup
+    if (it == by_seq_.end() || !Visible(it->second, now, policy)) continue;  // gone since the lookup
     out.push_back(it->second);
   }
   return out;
@@ -290,7 +294,7 @@ std::vector<PhysicalPartition::IndexHit> PhysicalPartition::IndexWalk(
   // Takes the entry's item when it is live; false once the page is full.
   auto take = [&](const PathIndex::Entry& e) {
     auto it = by_seq_.find(e.seq);
-    if (it != by_seq_.end() && IsLive(it->second, now, policy.default_ttl)) out.push_back({e.key, it->second});
+    if (it != by_seq_.end() && Visible(it->second, now, policy)) out.push_back({e.key, it->second});
     return out.size() < max_items;
   };
   if (!descending) {
@@ -323,6 +327,8 @@ size_t PhysicalPartition::IndexCount(const DocPath& path, const std::vector<KeyR
 
 bool PhysicalPartition::AllLive(int64_t now, const ItemPolicy& policy) const {
   std::shared_lock lock(mu_);
+  // Counts that include items left out of the index are not what such a reader sees.
+  if (policy.indexed_only && unindexed_ > 0) return false;
   // The expiry index follows the default it was built for; another one is not known here.
   if (policy.default_ttl != expiry_ttl_) return by_key_.empty();
   return expiry_.empty() || expiry_.begin()->first > now;
@@ -397,7 +403,7 @@ std::vector<ItemPtr> PhysicalPartition::FeedOfKey(const std::string& pk, uint64_
   if (found == by_pk_seq_.end()) return out;
   for (auto it = found->second.upper_bound(after_seq); it != found->second.end(); ++it) {
     auto item = by_seq_.find(*it);
-    if (item == by_seq_.end() || !IsLive(item->second, now, policy.default_ttl)) continue;
+    if (item == by_seq_.end() || !Visible(item->second, now, policy)) continue;
     out.push_back(item->second);
     if (max_items && out.size() >= max_items) break;
   }
@@ -416,7 +422,7 @@ bool PhysicalPartition::HasLiveItems(const std::string& pk, int64_t now, const I
   if (found == by_pk_seq_.end()) return false;
   for (uint64_t seq : found->second) {
     auto item = by_seq_.find(seq);
-    if (item != by_seq_.end() && IsLive(item->second, now, policy.default_ttl)) return true;
+    if (item != by_seq_.end() && Visible(item->second, now, policy)) return true;
   }
   return false;
 }
@@ -689,7 +695,7 @@ std::vector<ItemPtr> PhysicalPartition::Feed(uint64_t after_seq, size_t max_item
       __builtin_prefetch(at + 16);
       ++ahead;
     }
-    if (!IsLive(it->second, now, policy.default_ttl)) continue;
+    if (!Visible(it->second, now, policy)) continue;
     out.push_back(it->second);
     if (max_items && out.size() >= max_items) break;
   }
@@ -792,6 +798,7 @@ void PhysicalPartition::RestoreState(State state, const ItemPolicy& policy) {
     indexes_.clear();
   }
   expiry_.clear();
+  unindexed_ = 0;
   unique_index_.clear();
   expiry_ttl_ = policy.default_ttl;
   by_key_.reserve(state.items.size());

@@ -61,6 +61,10 @@ struct Item {
   std::string epk;  // effective partition key: places the item on the range ring
   std::string rid;
   std::string etag;  // quoted, as in _etag
+  // Left out of the index (written with x-ms-indexing-directive Exclude, or Default under a policy
+  // with automatic false): point reads, the read feed and the change feed see it, queries of a
+  // consistent-mode container do not (ItemPolicy::indexed_only).
+  bool unindexed = false;
 
   // The document being built (an empty value until set), before Seal.
   json::Document& Draft();
@@ -115,6 +119,9 @@ struct ItemPolicy {
   std::optional<int64_t> retention_seconds;  // how long the all-versions-and-deletes log keeps
                                              // changes; nullopt: no changeFeedPolicy, the account's
                                              // retention (kAccountLogRetentionSeconds) applies
+  // Only items in the index are seen (a query of a container in consistent mode): those left out
+  // of it (Item::unindexed) are skipped.
+  bool indexed_only = false;
 };
 
 // The account's retention of the all-versions-and-deletes log, for containers without a
@@ -474,6 +481,10 @@ class PhysicalPartition {
   static std::optional<int64_t> ExpiresAt(const Item& item, std::optional<int64_t> default_ttl);
   static ItemPtr Live(const ItemPtr& item, int64_t now, std::optional<int64_t> default_ttl);
   static bool IsLive(const ItemPtr& item, int64_t now, std::optional<int64_t> default_ttl);
+  // Live, and not left out of the index when the reader sees only indexed items.
+  static bool Visible(const ItemPtr& item, int64_t now, const ItemPolicy& policy) {
+    return IsLive(item, now, policy.default_ttl) && !(policy.indexed_only && item->unindexed);
+  }
   // Under the exclusive lock: the next LSN; the expiry index brought to `default_ttl`; the log
   // switched on or off and pruned to the retention window; a change recorded.
   uint64_t NextLsn();
@@ -531,6 +542,7 @@ class PhysicalPartition {
   mutable std::map<std::string, IndexSlot> indexes_;
   mutable std::atomic<uint64_t> index_clock_{0};
   std::set<std::pair<int64_t, std::string>> expiry_;  // (expires at, key) of items with a TTL
+  size_t unindexed_ = 0;                              // stored items left out of the index
   std::optional<int64_t> expiry_ttl_;                 // the container default expiry_ follows
   std::deque<Change> log_;                            // all versions and deletes, while kept
   bool logging_ = false;
@@ -626,6 +638,7 @@ struct ContainerSettings {
   std::shared_ptr<const FullTextPolicy> full_text;  // fullTextPolicy; null when the body gave none
   std::shared_ptr<const ComputedProperties> computed;  // computedProperties; null when none are defined
   json::Document extra;               // other properties kept as given (conflictResolutionPolicy, ...)
+  bool geometry = false;              // geospatialConfig.type is Geometry: the spatial functions are planar
 
   ItemPolicy items() const {
     ItemPolicy p{default_ttl, std::nullopt};

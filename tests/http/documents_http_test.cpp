@@ -574,18 +574,6 @@ TEST_F(DocumentsTest, ReplaceWithAnotherIdRenamesTheItem) {
   EXPECT_EQ(Read("d2").status(), 404);
 }
 
-TEST_F(DocumentsTest, IndexingDirectiveExcludeIs501) {
-  // The service leaves such an item out of the index (queries do not find it); the emulator does not,
-  // so it refuses the directive instead of ignoring it. Default and Include index as the policy does.
-  auto excluded = Create(R"({"id":"x","pk":"a"})", kPkA, {{"x-ms-indexing-directive", "Exclude"}});
-  EXPECT_EQ(excluded.status(), 501) << excluded;
-  EXPECT_EQ(excluded.Code(), "NotImplemented");
-  EXPECT_EQ(Read("x").status(), 404);
-  ASSERT_EQ(Create(R"({"id":"y","pk":"a"})", kPkA, {{"x-ms-indexing-directive", "Include"}}).status(), 201);
-  EXPECT_EQ(Replace("y", R"({"id":"y","pk":"a","v":1})", kPkA, {{"x-ms-indexing-directive", "exclude"}}).status(), 501);
-  EXPECT_EQ(Replace("y", R"({"id":"y","pk":"a","v":1})", kPkA, {{"x-ms-indexing-directive", "Default"}}).status(), 200);
-}
-
 TEST_F(DocumentsTest, RenameKeepsItsOwnUniqueKeyValues) {
   ASSERT_EQ(Post("/dbs/db1/colls",
                  R"({"id":"u","partitionKey":{"paths":["/pk"],"kind":"Hash"},"uniqueKeyPolicy":{"uniqueKeys":[{"paths":["/email"]}]}})")

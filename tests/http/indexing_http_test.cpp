@@ -298,6 +298,145 @@ TEST_F(IndexingTest, SpatialIndexAddsAWriteTermAndServesSpatialFilters) {
   EXPECT_EQ(std::stod(Query("geo", q).Charge()), QueryModel({}, kb_geo));
 }
 
+// ---- geometry containers (geospatialConfig type Geometry) --------------------------------------
+
+TEST_F(IndexingTest, GeometryContainersComputeOnThePlane) {
+  const std::string spatial =
+      R"({"spatialIndexes":[{"path":"/loc/*","types":["Point","Polygon"],)"
+      R"("boundingBox":{"xmin":-10,"ymin":-10,"xmax":5000,"ymax":5000}}]})";
+  ASSERT_EQ(CreateColl("flat", spatial, R"(,"geospatialConfig":{"type":"Geometry"})").status(), 201);
+  ASSERT_EQ(CreateColl("earth", "").status(), 201);
+  for (const char* coll : {"flat", "earth"}) {
+    ASSERT_EQ(Doc(coll, R"({"id":"o","pk":"p","loc":{"type":"Point","coordinates":[0,0]}})").status(), 201);
+    ASSERT_EQ(Doc(coll, R"({"id":"far","pk":"p","loc":{"type":"Point","coordinates":[3000,4000]}})").status(), 201);
+  }
+  const std::string distance =
+      "SELECT VALUE ST_DISTANCE(c.loc, {'type': 'Point', 'coordinates': [3, 4]}) FROM c WHERE c.id = 'o'";
+  auto flat = Query("flat", distance);
+  ASSERT_EQ(flat.status(), 200) << flat;
+  EXPECT_EQ(flat.Json()["Documents"][0].GetDouble(), 5);  // Euclidean, in the coordinates' unit
+  auto earth = Query("earth", distance);
+  ASSERT_EQ(earth.status(), 200) << earth;
+  EXPECT_NEAR(earth.Json()["Documents"][0].GetDouble(), 554059, 1);  // meters on the WGS-84 ellipsoid
+  // Coordinates beyond longitude and latitude ranges are valid geometry (not geography).
+  const std::string valid = "SELECT VALUE ST_ISVALID(c.loc) FROM c WHERE c.id = 'far'";
+  EXPECT_EQ(Query("flat", valid).Json()["Documents"][0].GetBool(), true);
+  EXPECT_EQ(Query("earth", valid).Json()["Documents"][0].GetBool(), false);
+  // Straight polygon edges: (0, 40) lies in the box on the plane, not on the earth.
+  const std::string within =
+      "SELECT VALUE ST_WITHIN({'type': 'Point', 'coordinates': [0, 40]}, {'type': 'Polygon', 'coordinates': "
+      "[[[-60, 20], [70, 20], [70, 70], [-60, 70], [-60, 20]]]}) FROM c WHERE c.id = 'o'";
+  EXPECT_EQ(Query("flat", within).Json()["Documents"][0].GetBool(), true);
+  EXPECT_EQ(Query("earth", within).Json()["Documents"][0].GetBool(), false);
+  // A filter and the plan's constant folding see the same model.
+  auto near = Query("flat", "SELECT VALUE c.id FROM c WHERE ST_DISTANCE(c.loc, {'type': 'Point', 'coordinates': "
+                            "[3000, 4004]}) < 5");
+  ASSERT_EQ(near.status(), 200) << near;
+  EXPECT_EQ(Ids(near), (std::vector<std::string>{"far"}));
+  const std::string folded =
+      "SELECT * FROM c WHERE NOT ST_WITHIN({'type': 'Point', 'coordinates': [0, 40]}, {'type':'Polygon',"
+      "'coordinates':[[[-60,20], [70,20], [70,70], [-60,70], [-60,20]]]})";
+  auto plan = Query("flat", folded, {{"x-ms-cosmos-is-query-plan-request", "True"}});
+  ASSERT_EQ(plan.status(), 200) << plan;
+  EXPECT_NE(plan.body().find(R"("queryRanges":[{"min":"","max":"","isMinInclusive":true,"isMaxInclusive":true}])"),
+            std::string::npos)
+      << plan;
+  auto earth_plan = Query("earth", folded, {{"x-ms-cosmos-is-query-plan-request", "True"}});
+  EXPECT_NE(earth_plan.body().find(R"("queryRanges":[{"min":"","max":"FF")"), std::string::npos) << earth_plan;
+}
+
+// ---- x-ms-indexing-directive ------------------------------------------------------------------
+
+TEST_F(IndexingTest, AnItemWrittenWithExcludeIsLeftOutOfQueriesOnly) {
+  ASSERT_EQ(CreateColl("c1", "").status(), 201);
+  ASSERT_EQ(Doc("c1", R"({"id":"a","pk":"p","orderId":"order1"})").status(), 201);
+  auto excluded = CreateDoc("db1", "c1", R"({"id":"x","pk":"p","orderId":"order2"})", R"(["p"])",
+                            {{"x-ms-indexing-directive", "Exclude"}});
+  ASSERT_EQ(excluded.status(), 201) << excluded;
+  // Nothing is indexed for it: the write has no index terms.
+  EXPECT_EQ(std::stod(excluded.Charge()), CreateModel(StoredKb("c1", "x"), 0));
+  // No query finds it, with or without a filter (Microsoft's IndexManagement samples query on its
+  // orderId and expect nothing).
+  for (const char* q : {"SELECT * FROM c WHERE c.orderId = 'order2'", "SELECT * FROM c WHERE c.id = 'x'",
+                        "SELECT * FROM c", "SELECT * FROM c ORDER BY c.orderId", "SELECT VALUE c.id FROM c"}) {
+    auto r = Query("c1", q);
+    ASSERT_EQ(r.status(), 200) << q << r;
+    EXPECT_EQ(Ids(r), q == std::string("SELECT * FROM c WHERE c.orderId = 'order2'") ||
+                              q == std::string("SELECT * FROM c WHERE c.id = 'x'")
+                          ? std::vector<std::string>{}
+                          : std::vector<std::string>{"a"})
+        << q;
+  }
+  auto count = Query("c1", "SELECT VALUE COUNT(1) FROM c");
+  ASSERT_EQ(count.status(), 200) << count;
+  EXPECT_EQ(count.Json()["Documents"][0].GetInt(), 1);
+  // Within its logical partition too.
+  auto scoped = Query("c1", "SELECT * FROM c", {{"x-ms-documentdb-partitionkey", R"(["p"])"}});
+  EXPECT_EQ(Ids(scoped), (std::vector<std::string>{"a"}));
+  // The item is there: point reads, the read feed and the change feed see it.
+  EXPECT_EQ(Get(std::string(kColls) + "/c1/docs/x", {{"x-ms-documentdb-partitionkey", R"(["p"])"}}).status(), 200);
+  EXPECT_EQ(Ids(Get(std::string(kColls) + "/c1/docs")), (std::vector<std::string>{"a", "x"}));
+  EXPECT_EQ(Ids(Get(std::string(kColls) + "/c1/docs", {{"A-IM", "Incremental feed"}})),
+            (std::vector<std::string>{"a", "x"}));
+
+  // A later write without the directive indexes it as the policy does; another Exclude (any case,
+  // as the JavaScript SDK sends it) leaves it out again; a patch follows its own directive.
+  const std::string doc_x = std::string(kColls) + "/c1/docs/x";
+  const Headers pk = {{"x-ms-documentdb-partitionkey", R"(["p"])"}};
+  ASSERT_EQ(Put(doc_x, R"({"id":"x","pk":"p","orderId":"order2"})", pk).status(), 200);
+  EXPECT_EQ(Ids(Query("c1", "SELECT * FROM c WHERE c.orderId = 'order2'")), (std::vector<std::string>{"x"}));
+  Headers exclude = pk;
+  exclude.emplace_back("x-ms-indexing-directive", "exclude");
+  ASSERT_EQ(Put(doc_x, R"({"id":"x","pk":"p","orderId":"order2"})", exclude).status(), 200);
+  EXPECT_EQ(Ids(Query("c1", "SELECT * FROM c WHERE c.orderId = 'order2'")), (std::vector<std::string>{}));
+  const std::string set_n = R"({"operations":[{"op":"set","path":"/n","value":1}]})";
+  ASSERT_EQ(Patch(doc_x, set_n, exclude).status(), 200);
+  EXPECT_EQ(Ids(Query("c1", "SELECT * FROM c WHERE c.n = 1")), (std::vector<std::string>{}));
+  ASSERT_EQ(Patch(doc_x, set_n, pk).status(), 200);
+  EXPECT_EQ(Ids(Query("c1", "SELECT * FROM c WHERE c.n = 1")), (std::vector<std::string>{"x"}));
+  // Upsert and a batch operation carry it as well.
+  auto upsert = CreateDoc("db1", "c1", R"({"id":"u","pk":"p"})", R"(["p"])",
+                          {{"x-ms-indexing-directive", "Exclude"}, {"x-ms-documentdb-is-upsert", "true"}});
+  ASSERT_EQ(upsert.status(), 201) << upsert;
+  auto batch = Post(std::string(kColls) + "/c1/docs",
+                    R"([{"operationType":"Create","resourceBody":{"id":"b","pk":"p"},"indexingDirective":"Exclude"}])",
+                    {{"x-ms-cosmos-is-batch-request", "True"},
+                     {"x-ms-cosmos-batch-atomic", "True"},
+                     {"x-ms-documentdb-partitionkey", R"(["p"])"},
+                     {"content-type", "application/json"}});
+  ASSERT_EQ(batch.status(), 200) << batch;
+  EXPECT_EQ(Ids(Query("c1", "SELECT * FROM c")), (std::vector<std::string>{"a", "x"}));
+  // Any other value is refused.
+  auto bad = CreateDoc("db1", "c1", R"({"id":"y","pk":"p"})", R"(["p"])", {{"x-ms-indexing-directive", "Sometimes"}});
+  EXPECT_EQ(bad.status(), 400) << bad;
+  EXPECT_EQ(Get(std::string(kColls) + "/c1/docs/y", pk).status(), 404);
+}
+
+TEST_F(IndexingTest, IncludeOptsInUnderAutomaticFalseAndModeNoneScansEverything) {
+  // Opt-in indexing (automatic false): only Include enters the index (the IndexManagement samples'
+  // "manual indexing").
+  ASSERT_EQ(CreateColl("manual", R"({"automatic":false})").status(), 201);
+  ASSERT_EQ(Doc("manual", R"({"id":"d","pk":"p","orderId":"o"})").status(), 201);
+  ASSERT_EQ(CreateDoc("db1", "manual", R"({"id":"i","pk":"p","orderId":"o"})", R"(["p"])",
+                      {{"x-ms-indexing-directive", "Include"}})
+                .status(),
+            201);
+  EXPECT_EQ(Ids(Query("manual", "SELECT * FROM c WHERE c.orderId = 'o'")), (std::vector<std::string>{"i"}));
+  EXPECT_EQ(Ids(Get(std::string(kColls) + "/manual/docs")), (std::vector<std::string>{"d", "i"}));
+  // Mode none indexes nothing and every query scans the documents: Include and Exclude are
+  // accepted, and every item is found.
+  ASSERT_EQ(CreateColl("none", R"({"indexingMode":"none"})").status(), 201);
+  for (const char* d : {"Include", "Exclude", "Default"}) {
+    auto r = CreateDoc("db1", "none", std::string(R"({"id":")") + d + R"(","pk":"p"})", R"(["p"])",
+                       {{"x-ms-indexing-directive", d}});
+    ASSERT_EQ(r.status(), 201) << r;
+    EXPECT_EQ(std::stod(r.Charge()), CreateModel(StoredKb("none", d), 0)) << d;
+  }
+  EXPECT_EQ(Ids(Query("none", "SELECT * FROM c")), (std::vector<std::string>{"Include", "Exclude", "Default"}));
+  EXPECT_EQ(Ids(Query("none", "SELECT * FROM c WHERE c.id = 'Exclude'", {{"x-ms-documentdb-query-enable-scan", "true"}})),
+            (std::vector<std::string>{"Exclude"}));
+}
+
 // ---- replace: charges follow the new policy at once ---------------------------------------------
 
 TEST_F(IndexingTest, ReplacedPolicyDrivesTheNextWriteAndQueryCharges) {

@@ -255,6 +255,37 @@ TEST_F(PersistenceTest, NewResourcesAfterARestartReuseNoIdOrEtag) {
   EXPECT_EQ(lsn_of(lsn_after), lsn_of(lsn_before) + 1);
 }
 
+// An item written with x-ms-indexing-directive: Exclude stays out of the index after a restart, from
+// the log and from a snapshot; a later write without the directive brings it back.
+TEST_F(PersistenceTest, AnItemLeftOutOfTheIndexStaysOutAfterARestart) {
+  Start();
+  ASSERT_EQ(DoPost("/dbs", R"({"id":"d1"})").status(), 201);
+  ASSERT_EQ(DoPost("/dbs/d1/colls", R"({"id":"c1","partitionKey":{"paths":["/pk"]}})").status(), 201);
+  ASSERT_EQ(DoPost("/dbs/d1/colls/c1/docs", R"({"id":"a","pk":"p","o":1})", Pk("[\"p\"]")).status(), 201);
+  Headers exclude = Pk("[\"p\"]");
+  exclude.emplace_back("x-ms-indexing-directive", "Exclude");
+  ASSERT_EQ(DoPost("/dbs/d1/colls/c1/docs", R"({"id":"x","pk":"p","o":1})", exclude).status(), 201);
+  auto found = [&] {
+    auto r = DoPost("/dbs/d1/colls/c1/docs", R"({"query":"SELECT VALUE c.id FROM c WHERE c.o = 1"})",
+                    {{"x-ms-documentdb-isquery", "True"},
+                     {"content-type", "application/query+json"},
+                     {"x-ms-documentdb-partitionkey", "[\"p\"]"}});
+    EXPECT_EQ(r.status(), 200) << r;
+    return json::Write(r.Json()["Documents"]);
+  };
+  EXPECT_EQ(found(), R"(["a"])");
+  Start();  // from the log
+  EXPECT_EQ(found(), R"(["a"])");
+  EXPECT_EQ(DoGet("/dbs/d1/colls/c1/docs/x", Pk("[\"p\"]")).status(), 200);
+  inst_->persistence->Checkpoint();
+  Start();  // from the snapshot
+  EXPECT_EQ(found(), R"(["a"])");
+  ASSERT_EQ(Do(bh::verb::put, "/dbs/d1/colls/c1/docs/x", R"({"id":"x","pk":"p","o":1})", Pk("[\"p\"]")).status(), 200);
+  EXPECT_EQ(found(), R"(["a","x"])");
+  Start();
+  EXPECT_EQ(found(), R"(["a","x"])");
+}
+
 TEST_F(PersistenceTest, TimeToLiveDeletesAreRecorded) {
   Start();
   ASSERT_EQ(DoPost("/dbs", R"({"id":"d"})").status(), 201);

@@ -45,6 +45,9 @@ struct FunctionContext {
   // query sees this same instant.
   int64_t now_ms = 0;
   Udfs* udfs = nullptr;
+  // The container's geospatialConfig type is Geometry: the spatial functions work on the plane
+  // (spatial_plane.h) instead of the earth.
+  bool geometry = false;
 };
 
 using ScalarFunction = Val (*)(FunctionContext& ctx, std::span<const Val> args);

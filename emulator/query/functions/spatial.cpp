@@ -16,6 +16,9 @@
 // clockwise ring means the rest of the earth, as documented), and a polygon is the region left of all of
 // its rings, so holes are clockwise rings inside the exterior ring. A MultiPolygon is the union of its
 // parts, which must not overlap (they may touch at points).
+//
+// In a container whose geospatialConfig type is Geometry (FunctionContext::geometry) the same functions
+// work on the plane instead: spatial_plane.h.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -24,6 +27,7 @@
 #include <limits>
 #include <numbers>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -32,6 +36,7 @@
 #include <vector>
 
 #include "query/functions/function.h"
+#include "query/functions/spatial_plane.h"
 #include "query/functions/spatial_sphere.h"
 
 namespace cosmos::query {
@@ -619,41 +624,81 @@ std::optional<double> Area(const Shape& s) {
 // The functions
 
 bool Usable(const Parsed& p) { return p.ok && p.reason.empty(); }
+bool Usable(const plane::Parsed& p) { return p.ok && p.reason.empty(); }
+
+// The two arguments in the planar model (a geometry container), when both are valid.
+std::optional<std::pair<plane::Shape, plane::Shape>> PlanarPair(std::span<const Val> args) {
+  if (!args[0].IsObject() || !args[1].IsObject()) return std::nullopt;
+  plane::Parsed x = plane::Parse(args[0].json()), y = plane::Parse(args[1].json());
+  if (!Usable(x) || !Usable(y)) return std::nullopt;
+  return std::pair{std::move(x.shape), std::move(y.shape)};
+}
+
+plane::Parsed PlanarOne(Val v) { return v.IsObject() ? plane::Parse(v.json()) : plane::Parsed{}; }
 
 Val StDistance(FunctionContext& ctx, std::span<const Val> args) {
+  if (ctx.geometry) {
+    auto p = PlanarPair(args);
+    return p ? ctx.arena.Number(plane::Distance(p->first, p->second)) : Val();
+  }
   Parsed x = ParseGeometry(args[0]), y = ParseGeometry(args[1]);
   if (!Usable(x) || !Usable(y)) return Val();
   return ctx.arena.Number(Distance(x.shape, y.shape));
 }
 
-Val StWithin(FunctionContext&, std::span<const Val> args) {
+Val StWithin(FunctionContext& ctx, std::span<const Val> args) {
+  if (ctx.geometry) {
+    auto p = PlanarPair(args);
+    return p ? Arena::Bool(plane::Within(p->first, p->second)) : Val();
+  }
   Parsed x = ParseGeometry(args[0]), y = ParseGeometry(args[1]);
   if (!Usable(x) || !Usable(y)) return Val();
   return Arena::Bool(Within(x.shape, y.shape));
 }
 
-Val StIntersects(FunctionContext&, std::span<const Val> args) {
+Val StIntersects(FunctionContext& ctx, std::span<const Val> args) {
+  if (ctx.geometry) {
+    auto p = PlanarPair(args);
+    return p ? Arena::Bool(plane::Intersects(p->first, p->second)) : Val();
+  }
   Parsed x = ParseGeometry(args[0]), y = ParseGeometry(args[1]);
   if (!Usable(x) || !Usable(y)) return Val();
   return Arena::Bool(Intersects(x.shape, y.shape));
 }
 
-Val StIsValid(FunctionContext&, std::span<const Val> args) {
-  Parsed x = ParseGeometry(args[0]);
-  if (!x.ok) return Val();
-  return Arena::Bool(x.reason.empty());
+// Whether the argument is a supported GeoJSON object, and the reason it is invalid ("" when valid).
+std::optional<std::string> Validity(FunctionContext& ctx, Val v) {
+  if (ctx.geometry) {
+    plane::Parsed x = PlanarOne(v);
+    if (!x.ok) return std::nullopt;
+    return x.reason;
+  }
+  Parsed x = ParseGeometry(v);
+  if (!x.ok) return std::nullopt;
+  return x.reason;
+}
+
+Val StIsValid(FunctionContext& ctx, std::span<const Val> args) {
+  auto reason = Validity(ctx, args[0]);
+  if (!reason) return Val();
+  return Arena::Bool(reason->empty());
 }
 
 Val StIsValidDetailed(FunctionContext& ctx, std::span<const Val> args) {
-  Parsed x = ParseGeometry(args[0]);
-  if (!x.ok) return Val();
+  auto reason = Validity(ctx, args[0]);
+  if (!reason) return Val();
   json::Value* obj = ctx.arena.NewObject();
-  ctx.arena.Set(obj, "valid", Arena::Bool(x.reason.empty()));
-  if (!x.reason.empty()) ctx.arena.Set(obj, "reason", ctx.arena.String(x.reason));
+  ctx.arena.Set(obj, "valid", Arena::Bool(reason->empty()));
+  if (!reason->empty()) ctx.arena.Set(obj, "reason", ctx.arena.String(*reason));
   return Val(obj);
 }
 
 Val StArea(FunctionContext& ctx, std::span<const Val> args) {
+  if (ctx.geometry) {
+    plane::Parsed x = PlanarOne(args[0]);
+    if (!Usable(x)) return Val();
+    return ctx.arena.Number(plane::Area(x.shape));
+  }
   Parsed x = ParseGeometry(args[0]);
   if (!Usable(x)) return Val();
   auto area = Area(x.shape);

@@ -1,7 +1,8 @@
 // The indexing policy through @azure/cosmos: created, read back and replaced exactly; composite ORDER BY
 // served with the index and refused without it; ORDER BY on an excluded path refused; indexing mode
 // none (filters need enableScanInQuery); spatial indexes in write and query charges; write charges
-// follow the indexed paths. Charges are the request-unit model of docs/request-units.md.
+// follow the indexed paths; indexing directives (Microsoft's IndexManagement sample); geometry
+// containers on the plane. Charges are the request-unit model of docs/request-units.md.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {
@@ -233,5 +234,63 @@ describe("index metrics", () => {
     });
     const unasked = await run(container, "SELECT * FROM c WHERE c.city = 'c1'");
     assert.equal(unasked.indexMetrics, "{}");
+  });
+});
+
+// Microsoft's IndexManagement sample (samples/v3/javascript/IndexManagement.js): an item created
+// with indexingDirective "exclude" is not found by a query on its properties, yet item.read() finds
+// it; with automatic indexing off, an item created with "include" is found.
+describe("indexing directives", () => {
+  it("exclude leaves an item out of queries, not out of reads; include opts in under automatic false", async () => {
+    const { container, resource } = await newContainer();
+    const { item } = await container.items.create({ id: "item1", pk: "p", foo: "bar" }, { indexingDirective: "exclude" });
+    const querySpec = { query: "SELECT * FROM root r WHERE r.foo=@foo", parameters: [{ name: "@foo", value: "bar" }] };
+    assert.deepEqual((await run(container, querySpec)).resources, []);
+    assert.deepEqual((await run(container, "SELECT VALUE COUNT(1) FROM c")).resources, [0]);
+    assert.equal((await item.read()).statusCode, 200);
+    // Written again without the directive, it is indexed as the policy says.
+    await item.replace({ id: "item1", pk: "p", foo: "bar" });
+    assert.deepEqual((await run(container, querySpec)).resources.map((d) => d.id), ["item1"]);
+
+    await container.replace({ id: resource.id, partitionKey: resource.partitionKey, indexingPolicy: { automatic: false } });
+    await container.items.create({ id: "item2", pk: "p", foo: "bar" }, { indexingDirective: "include" });
+    await container.items.create({ id: "item3", pk: "p", foo: "bar" });
+    assert.deepEqual((await run(container, querySpec)).resources.map((d) => d.id), ["item1", "item2"]);
+  });
+});
+
+describe("geometry containers", () => {
+  it("ST_DISTANCE, ST_WITHIN and ST_ISVALID compute on the plane", async () => {
+    const res = await db.containers.create({
+      id: uid("g"),
+      partitionKey: { paths: ["/pk"] },
+      geospatialConfig: { type: "Geometry" },
+      indexingPolicy: {
+        spatialIndexes: [
+          { path: "/loc/*", types: ["Point", "Polygon"], boundingBox: { xmin: -100, ymin: -100, xmax: 100, ymax: 5000 } },
+        ],
+      },
+    });
+    assert.equal(res.resource.geospatialConfig.type, "Geometry");
+    const container = res.container;
+    await container.items.create({ id: "o", pk: "p", loc: { type: "Point", coordinates: [0, 0] } });
+    const value = async (q) => (await run(container, q)).resources[0];
+    assert.equal(await value("SELECT VALUE ST_DISTANCE(c.loc, {'type': 'Point', 'coordinates': [3, 4]}) FROM c"), 5);
+    assert.equal(
+      await value(
+        "SELECT VALUE ST_WITHIN({'type': 'Point', 'coordinates': [0, 40]}, {'type': 'Polygon', 'coordinates': " +
+          "[[[-60, 20], [70, 20], [70, 70], [-60, 70], [-60, 20]]]}) FROM c",
+      ),
+      true,
+    );
+    assert.equal(
+      await value("SELECT VALUE ST_ISVALID({'type': 'Point', 'coordinates': [20, 4000]}) FROM c"),
+      true,
+    );
+    const near = await run(
+      container,
+      "SELECT VALUE c.id FROM c WHERE ST_DISTANCE(c.loc, {'type': 'Point', 'coordinates': [3, 4]}) <= 5",
+    );
+    assert.deepEqual(near.resources, ["o"]);
   });
 });

@@ -1,7 +1,7 @@
 """The indexing policy through the v3 Python SDK: created, read back and replaced exactly; composite
 ORDER BY served with the index and refused without it; ORDER BY on an excluded path refused;
 indexing mode none (filters need enableScanInQuery); spatial indexes in write and query charges;
-write charges follow the indexed paths. Charges are the request-unit model of docs/request-units.md."""
+write charges follow the indexed paths; x-ms-indexing-directive; geometry containers. Charges are the request-unit model of docs/request-units.md."""
 import os
 import re
 import sys
@@ -144,6 +144,33 @@ class IndexingTest(EmulatorTestCase):
         plain_charge = self.charge()
         self.assertCharge(plain_charge, query_charge([], plain_stored))
         self.assertLess(float(geo_charge), float(plain_charge))
+
+    # -- x-ms-indexing-directive (Microsoft's IndexManagement samples) ------------------------------
+
+    def test_exclude_leaves_an_item_out_of_queries_and_include_opts_in(self):
+        link, _ = self.container()
+        self.client.CreateItem(link, {"id": "doc1", "pk": "p", "orderId": "order1"})
+        self.client.CreateItem(link, {"id": "doc2", "pk": "p", "orderId": "order2"}, {"indexingDirective": "Exclude"})
+        self.assertEqual(self.run_query(link, "SELECT VALUE r.id FROM r WHERE r.orderId = 'order2'"), [])
+        self.assertEqual(self.run_query(link, "SELECT VALUE r.id FROM r"), ["doc1"])
+        read = self.client.ReadItem(link + "/docs/doc2", {"partitionKey": "p"})
+        self.assertEqual(read["orderId"], "order2")
+        manual, _ = self.container({"automatic": False})
+        self.client.CreateItem(manual, {"id": "doc1", "pk": "p", "orderId": "o"})
+        self.client.CreateItem(manual, {"id": "doc2", "pk": "p", "orderId": "o"}, {"indexingDirective": "Include"})
+        self.assertEqual(self.run_query(manual, "SELECT VALUE r.id FROM r WHERE r.orderId = 'o'"), ["doc2"])
+
+    # -- geometry containers -------------------------------------------------------------------------
+
+    def test_geometry_container_distances_are_planar(self):
+        link, coll = self.new_container(
+            geospatialConfig={"type": "Geometry"},
+            indexingPolicy={"spatialIndexes": [{"path": "/loc/*", "types": ["Point"],
+                                                "boundingBox": {"xmin": -10, "ymin": -10, "xmax": 10, "ymax": 10}}]})
+        self.assertEqual(coll["geospatialConfig"], {"type": "Geometry"})
+        self.client.CreateItem(link, {"id": "o", "pk": "p", "loc": {"type": "Point", "coordinates": [0, 0]}})
+        q = "SELECT VALUE ST_DISTANCE(c.loc, {'type': 'Point', 'coordinates': [3, 4]}) FROM c"
+        self.assertEqual(self.run_query(link, q), [5])
 
     # -- write charges -----------------------------------------------------------------------------
 

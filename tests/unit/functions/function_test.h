@@ -23,8 +23,9 @@ class FunctionTest : public ::testing::Test {
     return Val(d);
   }
 
-  // The context a function sees: this fixture's arena and `now_ms_` as the query's start time.
-  FunctionContext Context() { return FunctionContext{arena_, now_ms_}; }
+  // The context a function sees: this fixture's arena, `now_ms_` as the query's start time and
+  // `geometry_` as the container's geospatial type (true: Geometry).
+  FunctionContext Context() { return FunctionContext{arena_, now_ms_, nullptr, geometry_}; }
 
   // Calls a registered function as the engine does: unknown names fail the test, and the argument
   // count must be one the registry allows.
@@ -45,6 +46,7 @@ class FunctionTest : public ::testing::Test {
 
   Arena arena_;
   int64_t now_ms_ = 0;
+  bool geometry_ = false;
   // Each argument's document on a small pool, as the store keeps items: a default document's first
   // chunk is 64 KB, and the sampling tests parse tens of thousands of arguments (2.6 GB of address
   // space; under ThreadSanitizer, more mappings than the kernel allows a process).

@@ -630,5 +630,96 @@ TEST_F(SpatialTest, LargeGeometriesStayFast) {
   EXPECT_LT(seconds, 5.0);
 }
 
+// ---- a geometry container (geospatialConfig type Geometry): the plane ----
+
+class PlanarSpatialTest : public SpatialTest {
+ protected:
+  PlanarSpatialTest() { geometry_ = true; }
+};
+
+TEST_F(PlanarSpatialTest, DistancesAreEuclidean) {
+  EXPECT_EQ(Dist(Pt(0, 0), Pt(3, 4)), 5);
+  // In the coordinates' own unit, whatever their size: no longitude or latitude range.
+  EXPECT_EQ(Dist(Pt(-1000, 2000), Pt(2000, -2000)), 5000);
+  EXPECT_DOUBLE_EQ(Dist(Pt(1, 5), Line({{0, 0}, {4, 0}})), 5);
+  EXPECT_DOUBLE_EQ(Dist(Pt(7, 4), Line({{0, 0}, {4, 0}})), 5);
+  EXPECT_DOUBLE_EQ(Dist(Pt(10, 1), Poly({Box(0, 0, 4, 4)})), 6);
+  EXPECT_EQ(Dist(Pt(1, 1), Poly({Box(0, 0, 4, 4)})), 0);
+  // Inside a hole: the distance to the hole's edge.
+  EXPECT_DOUBLE_EQ(Dist(Pt(5, 5), Poly({Box(0, 0, 10, 10), BoxCw(3, 3, 7, 7)})), 2);
+  EXPECT_DOUBLE_EQ(Dist(Poly({Box(0, 0, 1, 1)}), Poly({Box(4, 5, 6, 6)})), 5);
+  EXPECT_DOUBLE_EQ(Dist(Line({{0, 3}, {10, 3}}), Line({{5, 0}, {5, -2}})), 3);
+  // The baseline's constant: planar, the distance is a few units (the earth gives 66 km and more).
+  EXPECT_LT(Dist("{\"type\":\"Polygon\",\"coordinates\":[[[35,10],[45,45],[15,40],[10,20],[35,10]],"
+                 "[[20,30],[35,35],[30,20],[20,30]]]}",
+                 Pt(30, 10)),
+            10);
+}
+
+TEST_F(PlanarSpatialTest, EdgesAreStraightSegments) {
+  // The query-plan baselines' cases: on the earth the edge from (-60,20) to (70,20) bulges north past
+  // latitude 40 at longitude 0; on the plane it is the line y = 20.
+  const std::string box = Poly({Coords({{-60, 20}, {70, 20}, {70, 70}, {-60, 70}, {-60, 20}})});
+  EXPECT_EQ(Within(Pt(0, 40), box), "true");
+  EXPECT_EQ(Intersects(Line({{0, 0}, {0, 40}}), box), "true");
+  EXPECT_EQ(Intersects(Line({{0, 0}, {0, 19}}), box), "false");
+  EXPECT_EQ(Within(Pt(0, 20), box), "false");  // on the boundary
+  EXPECT_EQ(Intersects(Pt(0, 20), box), "true");
+}
+
+TEST_F(PlanarSpatialTest, RingOrientationDoesNotMatter) {
+  // The first ring is the exterior whichever way it turns (no "rest of the earth").
+  EXPECT_EQ(Within(Pt(1, 1), Poly({BoxCw(0, 0, 4, 4)})), "true");
+  EXPECT_EQ(Within(Pt(9, 9), Poly({BoxCw(0, 0, 4, 4)})), "false");
+  EXPECT_EQ(Within(Pt(5, 5), Poly({Box(0, 0, 10, 10), Box(3, 3, 7, 7)})), "false");  // in the hole
+  EXPECT_EQ(Within(Pt(1, 1), Poly({Box(0, 0, 10, 10), Box(3, 3, 7, 7)})), "true");
+  EXPECT_DOUBLE_EQ(Num("ST_AREA", {J(Poly({BoxCw(0, 0, 4, 3)}))}), 12);
+  EXPECT_DOUBLE_EQ(Num("ST_AREA", {J(Poly({Box(0, 0, 10, 10), Box(3, 3, 7, 7)}))}), 84);
+  EXPECT_DOUBLE_EQ(Num("ST_AREA", {J(Multi({Poly({Box(0, 0, 1, 1)}), Poly({Box(2, 2, 4, 4)})}))}), 5);
+}
+
+TEST_F(PlanarSpatialTest, LinesAndPolygonsWithin) {
+  const std::string square = Poly({Box(0, 0, 10, 10)});
+  EXPECT_EQ(Within(Line({{1, 1}, {9, 9}}), square), "true");
+  EXPECT_EQ(Within(Line({{1, 1}, {11, 9}}), square), "false");
+  EXPECT_EQ(Within(Line({{0, 0}, {10, 0}}), square), "false");  // along the boundary only
+  EXPECT_EQ(Within(Line({{2, 0}, {3, 0}}), Line({{0, 0}, {10, 0}})), "true");
+  EXPECT_EQ(Within(Poly({Box(2, 2, 4, 4)}), square), "true");
+  EXPECT_EQ(Within(square, square), "true");
+  EXPECT_EQ(Within(Poly({Box(2, 2, 12, 4)}), square), "false");
+  EXPECT_EQ(Within(Poly({Box(2, 2, 4, 4)}), Poly({Box(0, 0, 10, 10), Box(1, 1, 5, 5)})), "false");
+  EXPECT_EQ(Within(Poly({Box(6, 6, 8, 8)}), Poly({Box(0, 0, 10, 10), Box(1, 1, 5, 5)})), "true");
+  EXPECT_EQ(Within(Pt(5, 0), Line({{0, 0}, {10, 0}})), "true");
+  EXPECT_EQ(Within(Pt(0, 0), Line({{0, 0}, {10, 0}})), "false");  // an end point is boundary
+}
+
+TEST_F(PlanarSpatialTest, ValidityWithoutCoordinateRanges) {
+  // The baseline's constant: invalid as geography (latitudes beyond 90), valid as geometry.
+  const std::string big =
+      Poly({Coords({{-1000, 1000}, {1000, 1000}, {1000, 4000}, {-1000, 4000}, {-1000, 1000}})});
+  EXPECT_EQ(Run("ST_ISVALID", {J(big)}), "true");
+  EXPECT_EQ(Valid(big), "{\"valid\":true}");
+  EXPECT_EQ(Run("ST_ISVALID", {J(Pt(20000, -500))}), "true");
+  // A bow tie crosses itself.
+  EXPECT_EQ(Valid(Poly({Coords({{0, 0}, {4, 4}, {4, 0}, {0, 4}, {0, 0}})})),
+            "{\"valid\":false,\"reason\":\"Not valid because polygon ring (1) intersects itself or some other "
+            "ring.\"}");
+  // A hole outside the exterior, and one crossing it.
+  EXPECT_EQ(Run("ST_ISVALID", {J(Poly({Box(0, 0, 4, 4), Box(5, 5, 6, 6)}))}), "false");
+  EXPECT_EQ(Run("ST_ISVALID", {J(Poly({Box(0, 0, 4, 4), Box(3, 3, 6, 6)}))}), "false");
+  EXPECT_EQ(Run("ST_ISVALID", {J(Poly({Box(0, 0, 4, 4), Box(1, 1, 2, 2)}))}), "true");
+  // Overlapping parts of a MultiPolygon; parts that touch at a corner are fine.
+  EXPECT_EQ(Run("ST_ISVALID", {J(Multi({Poly({Box(0, 0, 4, 4)}), Poly({Box(2, 2, 6, 6)})}))}), "false");
+  EXPECT_EQ(Run("ST_ISVALID", {J(Multi({Poly({Box(0, 0, 4, 4)}), Poly({Box(4, 4, 6, 6)})}))}), "true");
+  // The same structural reasons as the geography checks.
+  EXPECT_EQ(Run("ST_ISVALID", {J(Poly({Coords({{0, 0}, {1, 0}, {0, 0}})}))}), "false");
+  EXPECT_EQ(Run("ST_ISVALID", {J(Poly({Coords({{0, 0}, {1, 0}, {1, 1}, {0, 1}})}))}), "false");
+  EXPECT_EQ(Run("ST_ISVALID", {J(Line({{1, 1}, {1, 1}}))}), "false");
+  // An invalid argument makes the other functions undefined, as with geography.
+  EXPECT_EQ(Run("ST_DISTANCE", {J(Poly({Coords({{0, 0}, {4, 4}, {4, 0}, {0, 4}, {0, 0}})})), J(Pt(0, 0))}),
+            "undefined");
+  EXPECT_EQ(Run("ST_WITHIN", {J("{\"type\":\"Circle\",\"coordinates\":[0,0]}"), J(Pt(0, 0))}), "undefined");
+}
+
 }  // namespace
 }  // namespace cosmos::query
