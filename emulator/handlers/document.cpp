@@ -13,6 +13,7 @@
 #include "json/cosmos_binary.h"
 #include "query/condition.h"
 #include "store/ttl.h"
+#include "util/clock.h"
 #include "util/util.h"
 
 namespace cosmos::handlers {
@@ -68,7 +69,7 @@ store::ItemPtr FinishItem(Services& s, const store::Container& c, std::shared_pt
                           uint64_t lsn, size_t max_bytes) {
   auto& draft = item->Draft();
   auto& a = draft.GetAllocator();
-  item->ts = s.clock.UnixSeconds();
+  item->set_written(s.clock.Now());
   item->etag = s.account.NewEtag(item->ts);
   item->rid = c.ItemRid(seq);
   item->seq = seq;
@@ -105,13 +106,13 @@ Target TargetOf(store::ContainerPtr c, const store::PartitionKeyValue& key) {
 PartitionWrite Direct(Services& s, const Target& t) {
   return [&s, &t](store::WriteKind kind, const std::string& id, const store::Preconditions& pre,
                   const store::PhysicalPartition::Maker& make) {
-    return t.partition->Write(kind, t.pk, id, pre, s.clock.UnixSeconds(), t.settings->items(), make);
+    return t.partition->Write(kind, t.pk, id, pre, s.clock.Now(), t.settings->items(), make);
   };
 }
 
 PartitionWrite Into(Services& s, store::Transaction& tx) {
   return [&s, &tx](store::WriteKind kind, const std::string& id, const store::Preconditions& pre,
-                   const store::PhysicalPartition::Maker& make) { return tx.Write(kind, id, pre, s.clock.UnixSeconds(), make); };
+                   const store::PhysicalPartition::Maker& make) { return tx.Write(kind, id, pre, s.clock.Now(), make); };
 }
 
 CheckedItem CheckItemWrite(const store::PartitionKeyDefinition& def, const json::Value& doc,
@@ -170,7 +171,7 @@ store::ItemPtr MakePatchedItem(Services& s, const store::Item& current, const js
   item->id = current.id;
   item->pk = current.pk;
   item->epk = current.epk;
-  item->ts = s.clock.UnixSeconds();
+  item->set_written(s.clock.Now());
   item->etag = s.account.NewEtag(item->ts);
   item->rid = current.rid;
   item->seq = current.seq;
@@ -364,7 +365,7 @@ Result UpsertDocument(Services& s, RequestContext& ctx) { return CreateOrUpsert(
 
 Result ReadDocument(Services& s, RequestContext& ctx) {
   Target t = ResolveTarget(s, ctx);
-  auto item = t.partition->Read(t.pk, ctx.Param("id"), s.clock.UnixSeconds(), t.settings->items());
+  auto item = t.partition->Read(t.pk, ctx.Param("id"), s.clock.Now(), t.settings->items());
   if (!item) {
     auto e = errors::NotFound();
     e.charge = charge::PointReadNotFound();
@@ -430,7 +431,7 @@ Result ReadDocumentFeed(Services& s, RequestContext& ctx) {
   uint64_t after = resume.after;
   std::vector<std::string> items;
   double kb = 0;
-  const int64_t now = s.clock.UnixSeconds();
+  const util::Instant now = s.clock.Now();
   std::optional<std::string> next;
   const FeedBudget budget(s, ctx);
   size_t bytes = 0;

@@ -235,7 +235,7 @@ Result QueryDocuments(Services& s, RequestContext& ctx) {
 
   const query::IndexUse use = query::AnalyzeIndexUse(*plan, settings->indexing);
   query::Scope scope;
-  scope.now_seconds = s.clock.UnixSeconds();
+  scope.now = s.clock.Now();
   scope.default_ttl = settings->default_ttl;
   if (s.config.query_indexes) scope.indexing = &settings->indexing;
   scope.parallel = {s.config.query_threads, s.config.query_parallel_min_items, s.config.query_parallel_part_items};

@@ -11,6 +11,7 @@ import {
   createCharge,
   deleteCharge,
   docPath,
+  emulatorClock,
   expectError,
   kbOf,
   pkHeader,
@@ -409,6 +410,35 @@ describe("time to live", () => {
     assert.equal((await c.item("longer", "p").read()).statusCode, 200);
     // the id is free again
     assert.equal((await c.items.create({ id: "short", pk: "p" })).statusCode, 201);
+  });
+
+  // The SDK's own ttl.spec.ts reads an item 7 s after writing it with a ttl of 8 and expects it there
+  // (which the service passes): the time to live counts from the write's millisecond, not from its
+  // whole-second _ts. Here the write lands at about x.850 s (the emulator clock moved there), and the
+  // read at _ts + 8.2 s finds the item; counting from _ts would have expired it at _ts + 8.
+  it("the time to live counts from the write to the millisecond, not from _ts", { skip: !LOCAL }, async () => {
+    const { container: c } = await db.containers.create({
+      id: uid("ttlms"),
+      partitionKey: { paths: ["/pk"] },
+      defaultTtl: -1,
+    });
+    const nowMs = async () => (await emulatorClock(ctx.env)).json.unixMs;
+    const at = await nowMs();
+    assert.equal((await emulatorClock(ctx.env, { advanceMs: (850 - (at % 1000) + 1000) % 1000 })).status, 200);
+    const before = await nowMs();
+    const { resource } = await c.items.create({ id: "t", pk: "p", ttl: 8 });
+    const after = await nowMs();
+    const ts = resource._ts;
+    assert.ok(before >= ts * 1000 + 500, `the write came late in its second (${before - ts * 1000} ms)`);
+    // _ts + 8.2 s: still there (the write was at `before` or later, so it expires at before + 8 s or later)
+    assert.equal((await emulatorClock(ctx.env, { advanceMs: ts * 1000 + 8200 - (await nowMs()) })).status, 200);
+    assert.equal((await c.item("t", "p").read()).statusCode, 200);
+    const { resources } = await c.items.query("SELECT VALUE COUNT(1) FROM c").fetchAll();
+    assert.deepEqual(resources, [1]);
+    // 8 s after the write: gone
+    const wait = after + 8000 - (await nowMs());
+    if (wait > 0) assert.equal((await emulatorClock(ctx.env, { advanceMs: wait })).status, 200);
+    assert.equal((await c.item("t", "p").read()).statusCode, 404);
   });
 
   it("an item ttl is ignored when the container has no TTL", async () => {
