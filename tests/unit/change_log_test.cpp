@@ -10,6 +10,7 @@
 #include "common/errors.h"
 #include "test_items.h"
 #include "store/store.h"
+#include "util/clock.h"
 
 namespace cosmos::store {
 namespace {
