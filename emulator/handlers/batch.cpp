@@ -10,6 +10,7 @@
 #include "handlers/items.h"
 #include "http/headers.h"
 #include "store/indexing.h"
+#include "util/clock.h"
 #include "util/util.h"
 
 namespace cosmos::handlers {
@@ -233,7 +234,7 @@ Result Atomic(Services& s, RequestContext& ctx, store::ContainerPtr c) {
   }
   Target t = TargetOf(c, key);
   Admit(s, ctx, t.c, {t.partition});
-  const int64_t now = s.clock.UnixSeconds();
+  const util::Instant now = s.clock.Now();
   auto tx = t.partition->Begin(t.pk, t.settings->items());
   auto write = Into(s, *tx);
   auto read = [&](const std::string& id) { return tx->Read(id, now); };
@@ -295,7 +296,7 @@ Result NonAtomic(Services& s, RequestContext& ctx, store::ContainerPtr c) {
   // Throughput is spent operation by operation: each one may be throttled on its own.
   Admit(s, ctx, c, {partition}, /*check_budget=*/false);
   ctx.usage.consumed = true;
-  const int64_t now = s.clock.UnixSeconds();
+  const util::Instant now = s.clock.Now();
   std::vector<OpResult> results(ops.Size());
   bool stopped = false;
   std::optional<CosmosError> throttled;  // once the budget is spent, the rest of the request waits alike

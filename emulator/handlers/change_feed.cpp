@@ -15,6 +15,7 @@
 #include "handlers/common.h"
 #include "handlers/handlers.h"
 #include "http/headers.h"
+#include "util/clock.h"
 #include "util/util.h"
 
 namespace cosmos::handlers {
@@ -173,7 +174,7 @@ Result ReadChangeFeed(Services& s, RequestContext& ctx) {
   Admit(s, ctx, c, routed.partitions);
   const auto& parts = routed.partitions;
   const auto policy = c->settings()->items();
-  const int64_t now = s.clock.UnixSeconds();
+  const util::Instant now = s.clock.Now();
   // Expired items become TTL deletes (with their LSNs) before anyone reads the log.
   if (mode == Mode::kAllVersionsAndDeletes) {
     for (auto* p : parts) p->ExpireItems(now, policy, /*start_log=*/true);
@@ -204,14 +205,19 @@ Result ReadChangeFeed(Services& s, RequestContext& ctx) {
         for (auto& ch : page.entries) got.emplace_back(AllVersionsEntry(*c, ch), ch.lsn);
         resume_lsn = page.resume_lsn;
       }
-      for (auto& [doc, lsn] : got) {
-        if (!docs.empty() && bytes + doc.size() > FeedBudget::kPageBytes) {
-          full = true;  // this change and the ones after it wait for the next page
+      // One LSN's changes at a time (a transaction's come together, as the partition's pages
+      // keep them): the etag resumes after an LSN, so a page never ends inside one.
+      for (size_t j = 0; j < got.size() && !full;) {
+        size_t end = j;
+        size_t group_bytes = 0;
+        for (; end < got.size() && got[end].second == got[j].second; ++end) group_bytes += got[end].first.size();
+        if (!docs.empty() && bytes + group_bytes > FeedBudget::kPageBytes) {
+          full = true;  // these changes and the ones after them wait for the next page
           break;
         }
-        bytes += doc.size();
-        docs.push_back(std::move(doc));
-        resume[i] = lsn;
+        for (; j < end; ++j) docs.push_back(std::move(got[j].first));
+        bytes += group_bytes;
+        resume[i] = got[end - 1].second;
       }
       if (full) break;
       resume[i] = resume_lsn;

@@ -10,6 +10,7 @@
 #include "query/executor.h"
 #include "query/parse_cache.h"
 #include "store/epk.h"
+#include "util/clock.h"
 #include "util/util.h"
 
 namespace cosmos::handlers {
@@ -387,7 +388,7 @@ http::Result QueryResources(http::Services& s, http::RequestContext& ctx, const 
   auto ast = query::ParseQuery(body.text);
   query::Arena constants;
   auto plan = query::Bind(*ast, body.params, constants);
-  const int64_t now = s.clock.UnixSeconds();
+  const util::Instant now = s.clock.Now();
   store::PhysicalPartition part("0", "", "FF");
   for (const auto& [id, text] : resources) {
     part.Write(store::WriteKind::kCreate, id, id, store::Preconditions{}, now, store::ItemPolicy{},
@@ -406,7 +407,7 @@ http::Result QueryResources(http::Services& s, http::RequestContext& ctx, const 
   }
   query::Scope scope;
   scope.partitions.push_back(&part);
-  scope.now_seconds = now;
+  scope.now = now;
   query::PageRequest req;
   req.max_items = MaxItemCount(ctx).value_or(100).value_or(SIZE_MAX);
   if (auto h = ctx.Header(headers::kContinuation); h && !h->empty()) req.continuation = std::string(*h);

@@ -8,6 +8,7 @@
 #include "handlers/handlers.h"
 #include "http/headers.h"
 #include "query/container_settings.h"
+#include "util/clock.h"
 #include "util/util.h"
 
 namespace cosmos::handlers {
@@ -65,7 +66,7 @@ struct PartitionUsage {
   size_t distinct_keys = 0;
 };
 std::vector<PartitionUsage> PartitionUsages(Services& s, const store::Container& c) {
-  const int64_t now = s.clock.UnixSeconds();
+  const util::Instant now = s.clock.Now();
   const auto policy = c.settings()->items();
   std::vector<PartitionUsage> out;
   for (auto* p : c.partitions()) {

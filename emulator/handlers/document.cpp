@@ -14,6 +14,7 @@
 #include "query/condition.h"
 #include "store/indexing.h"
 #include "store/ttl.h"
+#include "util/clock.h"
 #include "util/util.h"
 
 namespace cosmos::handlers {
@@ -71,7 +72,7 @@ store::ItemPtr FinishItem(Services& s, const store::Container& c, std::shared_pt
   item->unindexed = !c.settings()->indexing.IndexesWrite(directive);
   auto& draft = item->Draft();
   auto& a = draft.GetAllocator();
-  item->ts = s.clock.UnixSeconds();
+  item->set_written(s.clock.Now());
   item->etag = s.account.NewEtag(item->ts);
   item->rid = c.ItemRid(seq);
   item->seq = seq;
@@ -118,13 +119,13 @@ Target TargetOf(store::ContainerPtr c, const store::PartitionKeyValue& key) {
 PartitionWrite Direct(Services& s, const Target& t) {
   return [&s, &t](store::WriteKind kind, const std::string& id, const store::Preconditions& pre,
                   const store::PhysicalPartition::Maker& make) {
-    return t.partition->Write(kind, t.pk, id, pre, s.clock.UnixSeconds(), t.settings->items(), make);
+    return t.partition->Write(kind, t.pk, id, pre, s.clock.Now(), t.settings->items(), make);
   };
 }
 
 PartitionWrite Into(Services& s, store::Transaction& tx) {
   return [&s, &tx](store::WriteKind kind, const std::string& id, const store::Preconditions& pre,
-                   const store::PhysicalPartition::Maker& make) { return tx.Write(kind, id, pre, s.clock.UnixSeconds(), make); };
+                   const store::PhysicalPartition::Maker& make) { return tx.Write(kind, id, pre, s.clock.Now(), make); };
 }
 
 CheckedItem CheckItemWrite(const store::PartitionKeyDefinition& def, const json::Value& doc,
@@ -183,7 +184,7 @@ store::ItemPtr MakePatchedItem(Services& s, const store::Item& current, const js
   item->id = current.id;
   item->pk = current.pk;
   item->epk = current.epk;
-  item->ts = s.clock.UnixSeconds();
+  item->set_written(s.clock.Now());
   item->etag = s.account.NewEtag(item->ts);
   item->rid = current.rid;
   item->seq = current.seq;
@@ -373,7 +374,7 @@ Result UpsertDocument(Services& s, RequestContext& ctx) { return CreateOrUpsert(
 
 Result ReadDocument(Services& s, RequestContext& ctx) {
   Target t = ResolveTarget(s, ctx);
-  auto item = t.partition->Read(t.pk, ctx.Param("id"), s.clock.UnixSeconds(), t.settings->items());
+  auto item = t.partition->Read(t.pk, ctx.Param("id"), s.clock.Now(), t.settings->items());
   if (!item) {
     auto e = errors::NotFound();
     e.charge = charge::PointReadNotFound();
@@ -441,7 +442,7 @@ Result ReadDocumentFeed(Services& s, RequestContext& ctx) {
   uint64_t after = resume.after;
   std::vector<std::string> items;
   double kb = 0;
-  const int64_t now = s.clock.UnixSeconds();
+  const util::Instant now = s.clock.Now();
   std::optional<std::string> next;
   const FeedBudget budget(s, ctx);
   size_t bytes = 0;

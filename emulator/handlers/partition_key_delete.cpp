@@ -21,7 +21,7 @@ Result DeleteAllItemsForPartitionKey(Services& s, RequestContext& ctx) {
   const store::PartitionKeyValue key = HeaderKey(ctx, *c);
   store::PhysicalPartition& part = c->PartitionFor(key);
   Admit(s, ctx, c, {&part});
-  auto done = part.DeleteLogicalPartition(key.Canonical(), s.clock.UnixSeconds(), c->settings()->items());
+  auto done = part.DeleteLogicalPartition(key.Canonical(), s.clock.Now(), c->settings()->items());
   Result r;
   r.status = 200;
   ItemHeaders(r, ctx, *c, part, done.lsn);

@@ -241,7 +241,7 @@ Result QueryDocuments(Services& s, RequestContext& ctx) {
 
   const query::IndexUse use = query::AnalyzeIndexUse(*plan, settings->indexing);
   query::Scope scope;
-  scope.now_seconds = s.clock.UnixSeconds();
+  scope.now = s.clock.Now();
   scope.default_ttl = settings->default_ttl;
   scope.indexed_only = settings->indexing.mode != "none";
   if (s.config.query_indexes) scope.indexing = &settings->indexing;

@@ -18,6 +18,7 @@
 #include "json/json.h"
 #include "query/parse_cache.h"
 #include "scripting/engine.h"
+#include "util/clock.h"
 #include "util/util.h"
 
 namespace cosmos::handlers {
@@ -242,7 +243,7 @@ class ScriptHost : public scripting::Host {
 
   // The item a document link names: dbs/<db>/colls/<coll>/docs/<id> or the _self form (null when
   // there is none in the logical partition).
-  store::ItemPtr Resolve(const std::string& raw, int64_t now) const {
+  store::ItemPtr Resolve(const std::string& raw, util::Instant now) const {
     const std::string link = Trim(raw);
     const size_t slash = link.rfind('/');
     if (slash == std::string::npos || link.size() < 6) throw LinkError{"Invalid document link: \"" + raw + "\"."};
@@ -268,7 +269,7 @@ class ScriptHost : public scripting::Host {
 
   std::string WriteDocument(store::WriteKind kind, const std::string& link, const json::Value& args,
                             const json::Value& options) {
-    const int64_t now = s_.clock.UnixSeconds();
+    const util::Instant now = s_.clock.Now();
     store::ItemPtr target;
     if (kind == store::WriteKind::kReplace) {
       target = Resolve(link, now);
@@ -296,7 +297,7 @@ class ScriptHost : public scripting::Host {
   }
 
   std::string ReadDocument(const std::string& link, const json::Value& options) {
-    auto item = Resolve(link, s_.clock.UnixSeconds());
+    auto item = Resolve(link, s_.clock.Now());
     if (!item) throw WithCharge(errors::NotFound(), charge::PointReadNotFound());
     inner_ += charge::PointRead({item->kb(), 0});
     auto inm = options.FindMember("ifNoneMatch");
@@ -308,7 +309,7 @@ class ScriptHost : public scripting::Host {
   }
 
   std::string DeleteDocument(const std::string& link, const json::Value& options) {
-    const int64_t now = s_.clock.UnixSeconds();
+    const util::Instant now = s_.clock.Now();
     auto current = Resolve(link, now);
     if (!current) throw WithCharge(errors::NotFound(), charge::RejectedWrite());
     return ChargedWrite([&] {
@@ -354,7 +355,7 @@ class ScriptHost : public scripting::Host {
     double kb = 0;
     std::optional<std::string> next;
     size_t bytes = 0;
-    for (const auto& item : tx_.Items(s_.clock.UnixSeconds())) {
+    for (const auto& item : tx_.Items(s_.clock.Now())) {
       if (item->seq <= after) continue;
       // A page ends full, at the response size limit, or at the script's end (with what it has).
       if (n == page_size || (n > 0 && (bytes >= kFeedPageBytes || std::chrono::steady_clock::now() >= deadline_))) {
@@ -400,12 +401,12 @@ class ScriptHost : public scripting::Host {
                               {&udfs, settings_->vectors.get(), settings_->full_text.get(), settings_->computed.get()});
     const auto& plan = bound->plan;
     const query::IndexUse use = query::AnalyzeIndexUse(*plan, settings_->indexing);
-    const int64_t now = s_.clock.UnixSeconds();
+    const util::Instant now = s_.clock.Now();
     auto items = tx_.Items(now);
     query::Scope scope;
     scope.partitions = {&tx_.partition()};
     scope.partition_key = tx_.pk();
-    scope.now_seconds = now;
+    scope.now = now;
     scope.default_ttl = settings_->default_ttl;
     scope.indexed_only = settings_->indexing.mode != "none";
     scope.view = &items;
@@ -613,7 +614,7 @@ Result ExecuteStoredProcedure(Services& s, RequestContext& ctx) {
     if (log) err.headers.push_back(*log);
     throw err;  // the transaction rolls back as it goes
   }
-  const uint64_t lsn = tx->Commit(s.clock.UnixSeconds());
+  const uint64_t lsn = tx->Commit(s.clock.Now());
   tx.reset();
   Result r;
   r.body = out.response_body.value_or("\"\"");
@@ -681,7 +682,7 @@ TriggeredWrite RunTriggered(Services& s, RequestContext& ctx, const store::Conta
                             const std::string& pk, const std::string& epk, const Triggers& triggers, store::WriteKind op,
                             const std::string& id, const json::Value* body, const TransactionalWrite& write) {
   auto tx = p.Begin(pk, c->settings()->items());
-  const int64_t now = s.clock.UnixSeconds();
+  const util::Instant now = s.clock.Now();
   const bool exists = tx->Read(id, now) != nullptr;
   for (const auto& t : {triggers.pre, triggers.post}) {
     if (t && !Fires(t->trigger_operation, op, exists)) {
@@ -735,7 +736,7 @@ TriggeredWrite RunTriggered(Services& s, RequestContext& ctx, const store::Conta
     auto result = run(triggers.post, scripting::Kind::kPostTrigger);
     out.response = result.response_body;
   }
-  out.lsn = tx->Commit(s.clock.UnixSeconds());
+  out.lsn = tx->Commit(s.clock.Now());
   return out;
 }
 

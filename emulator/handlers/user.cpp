@@ -130,7 +130,7 @@ store::PermissionScope ResolveResource(Services& s, const store::Database& db, c
   }
   if (scope.kind == "docs") {
     // The item with that rid, in whichever partition it lives: the token names exactly it.
-    auto item = c->FindItemByRid(child, s.clock.UnixSeconds());
+    auto item = c->FindItemByRid(child, s.clock.Now());
     if (!item) return nothing;
     scope.child_id = item->id;
     scope.pk = item->pk;

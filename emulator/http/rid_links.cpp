@@ -37,7 +37,7 @@ std::vector<std::string> ResolveRidPath(Services& s, const std::vector<std::stri
     const std::string& child = segments[4];
     const std::string& rid = segments[5];
     if (child == "docs") {
-      auto item = c->FindItemByRid(rid, s.clock.UnixSeconds());
+      auto item = c->FindItemByRid(rid, s.clock.Now());
       if (!item) throw handlers::MetadataNotFound();
       out[5] = item->id;
     } else if (auto kind = store::ScriptKindOfPath(child)) {

@@ -39,6 +39,7 @@ struct ItemFields {
     f("s", it.seq);
     f("l", it.lsn);
     f("ts", it.ts);
+    f("ms", it.ts_ms);  // the write's milliseconds into that second; absent when 0 (and in older files)
     f("et", it.etag);
     f("rid", it.rid);
     f("ttl", it.ttl);  // absent when the item has none
@@ -155,6 +156,10 @@ struct FieldWriter {
     w.Key(key);
     w.Bool(v);
   }
+  // A small count that reads 0 when absent: left out when it is 0.
+  void operator()(const char* key, uint16_t v) const {
+    if (v != 0) (*this)(key, static_cast<uint64_t>(v));
+  }
   void operator()(const char* key, const std::optional<int64_t>& v) const {
     if (v) (*this)(key, *v);
   }
@@ -167,7 +172,8 @@ uint64_t GetU64(const json::Value& v, const char* key);
 bool GetBool(const json::Value& v, const char* key, bool otherwise);
 
 // Reads each field it is given from the JSON object `v`; Unreadable when a field is missing or of
-// another type (a boolean left out reads false, an optional number left out stays empty).
+// another type (a boolean left out reads false, a small count left out 0, an optional number left
+// out stays empty).
 struct FieldReader {
   const json::Value& v;
   void operator()(const char* key, std::string& out) const { out = GetStr(v, key); }
@@ -175,6 +181,13 @@ struct FieldReader {
   void operator()(const char* key, int& out) const { out = static_cast<int>(GetInt(v, key)); }
   void operator()(const char* key, uint64_t& out) const { out = GetU64(v, key); }
   void operator()(const char* key, bool& out) const { out = GetBool(v, key, false); }
+  void operator()(const char* key, uint16_t& out) const {
+    out = 0;
+    if (!v.HasMember(key)) return;
+    const uint64_t n = GetU64(v, key);
+    if (n > 0xffff) throw Unreadable(std::string("\"") + key + "\" is out of range");
+    out = static_cast<uint16_t>(n);
+  }
   void operator()(const char* key, std::optional<int64_t>& out) const {
     if (v.HasMember(key)) out = GetInt(v, key);
   }

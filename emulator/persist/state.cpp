@@ -5,7 +5,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <span>
+#include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "persist/records.h"
 #include "query/container_settings.h"
@@ -69,18 +72,11 @@ std::string SplitRecord(const std::string& coll, const store::RangeSplit& sp) {
   return std::string(buf.GetString(), buf.GetSize());
 }
 
-std::string ItemRecord(const store::PhysicalPartition& p, const store::Change& c) {
-  rapidjson::StringBuffer buf;
-  JsonWriter w(buf);
+// What a change did to which item: its kind, partition key and id, the id it had before (a
+// replace that renamed it), its new image's fields.
+void ChangeFields(JsonWriter& w, const store::Change& c) {
   const store::Item& subject = c.current ? *c.current : *c.previous;
-  w.StartObject();
-  Str(w, "t", "i");
-  Str(w, "c", p.owner_rid());
-  Str(w, "r", p.range_id());
-  U64(w, "l", c.lsn);
   Str(w, "k", KindCode(c.kind));
-  Int(w, "at", c.crts);
-  if (c.ttl_expired) Bool(w, "x", true);
   Str(w, "pk", subject.pk);
   Str(w, "id", subject.id);
   // A replace that renamed the item: the id it had, whose key recovery moves it from.
@@ -89,9 +85,38 @@ std::string ItemRecord(const store::PhysicalPartition& p, const store::Change& c
     w.Key("img");
     ItemFields(w, *c.current);
   }
+}
+
+// "i": one change of a partition; "g": the changes of one transaction (one LSN, one time), in
+// order, so that recovery applies all of them or none. The new images' texts follow the header,
+// one a line, in the order of the changes that have one.
+std::string ItemRecord(const store::PhysicalPartition& p, std::span<const store::Change> changes) {
+  rapidjson::StringBuffer buf;
+  JsonWriter w(buf);
+  const store::Change& first = changes.front();
+  w.StartObject();
+  Str(w, "t", changes.size() == 1 ? "i" : "g");
+  Str(w, "c", p.owner_rid());
+  Str(w, "r", p.range_id());
+  U64(w, "l", first.lsn);
+  Int(w, "at", first.crts);
+  if (changes.size() == 1) {
+    if (first.ttl_expired) Bool(w, "x", true);
+    ChangeFields(w, first);
+  } else {
+    w.Key("ops");
+    w.StartArray();
+    for (const auto& c : changes) {
+      w.StartObject();
+      ChangeFields(w, c);
+      w.EndObject();
+    }
+    w.EndArray();
+  }
   w.EndObject();
   std::string out(buf.GetString(), buf.GetSize());
-  if (c.current) {
+  for (const auto& c : changes) {
+    if (!c.current) continue;
     out.push_back('\n');
     c.current->AppendText(out);
   }
@@ -480,6 +505,27 @@ void Persistence::Recovery::ApplyItem(const Parts& p, std::string_view record, u
   }
   store::PhysicalPartition* part = c->PartitionById(GetStr(h, "r"));
   if (!part) throw Unreadable("partition key range " + GetStr(h, "r") + " of container " + crid + " does not exist");
+  if (GetStr(h, "t") == "g") {  // one transaction's changes
+    std::vector<store::PhysicalPartition::Replayed> changes;
+    size_t next = 0;
+    const auto& ops = Member(h, "ops");
+    if (!ops.IsArray() || ops.Empty()) throw Unreadable("a transaction without its changes");
+    for (const auto& op : ops.GetArray()) {
+      store::PhysicalPartition::Replayed r;
+      r.pk = GetStr(op, "pk");
+      r.id = GetStr(op, "id");
+      if (op.HasMember("was")) r.was = GetStr(op, "was");
+      if (KindOf(GetStr(op, "k")) != store::ChangeKind::kDelete) {
+        if (next >= p.texts.size()) throw Unreadable("a transaction's change without its item");
+        r.image = ReadItem(Member(op, "img"), p.texts[next++]);
+        account.NoteEtag(r.image->etag);
+      }
+      changes.push_back(std::move(r));
+    }
+    if (next != p.texts.size()) throw Unreadable("a transaction with more items than changes");
+    part->ReplayGroup(GetU64(h, "l"), changes, GetInt(h, "at"), c->settings()->items());
+    return;
+  }
   const bool deleted = KindOf(GetStr(h, "k")) == store::ChangeKind::kDelete;
   store::ItemPtr image;
   if (!deleted) {
@@ -495,7 +541,7 @@ void Persistence::Recovery::Apply(std::string_view record, uint64_t seq) {
   Parts p = Split(record);
   const std::string type = GetStr(p.header, "t");
   if (type != "v" && type != "h") FlushPartition();
-  if (type == "i") {
+  if (type == "i" || type == "g") {
     ApplyItem(p, record, seq);
   } else if (type == "d") {
     ApplyDatabase(p.header, seq);
@@ -611,8 +657,8 @@ uint64_t Persistence::Write(const std::string& payload) {
   return seq;
 }
 
-void Persistence::ItemChanged(const store::PhysicalPartition& p, const store::Change& change) {
-  Write(ItemRecord(p, change));
+void Persistence::ItemsChanged(const store::PhysicalPartition& p, std::span<const store::Change> changes) {
+  if (!changes.empty()) Write(ItemRecord(p, changes));
 }
 
 void Persistence::RangesSplit(const std::string& container_rid, const store::RangeSplit& split) {

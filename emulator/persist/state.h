@@ -2,9 +2,9 @@
 // (persist/log.h), snapshots of the whole state, and recovery at start. docs/persistence.md
 // describes the records.
 //
-// Items are recorded by the store as they change (store::Journal::ItemChanged, under the
-// partition's lock, in LSN order); the account's roles by the HTTP layer when they are replaced
-// (AccountChanged); a database's metadata (its offer, containers, scripts, users,
+// Items are recorded by the store as they change (store::Journal::ItemsChanged: one record per
+// change, or per transaction, under the partition's lock, in LSN order); the account's roles by the
+// HTTP layer when they are replaced (AccountChanged); a database's metadata (its offer, containers, scripts, users,
 // permissions, client encryption keys) is recorded whole by the HTTP pipeline after each request
 // that changed it (DatabaseChanged), and the pipeline waits for the records of a request to be
 // durable before it answers (AwaitDurable).
@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <span>
 #include <string>
 #include <thread>
 
@@ -56,7 +57,7 @@ class Persistence final : public store::Journal {
   Persistence(const Persistence&) = delete;
   Persistence& operator=(const Persistence&) = delete;
 
-  void ItemChanged(const store::PhysicalPartition& p, const store::Change& change) override;
+  void ItemsChanged(const store::PhysicalPartition& p, std::span<const store::Change> changes) override;
   void DatabaseChanged(const std::string& id) override;
   void RangesSplit(const std::string& container_rid, const store::RangeSplit& split) override;
   void AccountChanged() override;

@@ -11,6 +11,7 @@
 #include "query/eval.h"
 #include "query/plan.h"
 #include "store/store.h"
+#include "util/clock.h"
 
 namespace cosmos::query {
 
@@ -23,7 +24,7 @@ struct Scope {
   // continuation made before a split: the parent's children keep its items' sequence numbers, and
   // the pages before the split returned those up to it.
   std::vector<uint64_t> floors;
-  int64_t now_seconds = 0;                   // for TTL
+  util::Instant now;                         // for TTL (the emulator clock, to the millisecond)
   std::optional<int64_t> default_ttl;
   // The container indexes (consistent mode): items left out of its index (store::Item::unindexed)
   // are not read. In mode none every query scans, and sees every item.

@@ -114,7 +114,7 @@ bool AggregateFromIndex(RunState& run, Collector& collector) {
   }
   const store::ItemPolicy item_policy{scope.default_ttl, std::nullopt, scope.indexed_only};
   for (const auto* part : scope.partitions) {
-    if (!part->AllLive(scope.now_seconds, item_policy)) return false;
+    if (!part->AllLive(scope.now, item_policy)) return false;
   }
   std::vector<Accumulator>& accs = collector.SingleGroup(cx);
   const std::vector<store::KeyRange> defined{{store::TagKey(store::OrderTag::kNull), true, std::nullopt, true, false}};
@@ -137,7 +137,7 @@ bool AggregateFromIndex(RunState& run, Collector& collector) {
       }
       const bool max = c.kind == Agg::kMax;
       auto hits = part.IndexWalk(*c.path, max, max ? std::nullopt : std::optional(after_undefined), 1,
-                                 scope.now_seconds, item_policy);
+                                 scope.now, item_policy);
       if (!hits.empty()) accs[i].Add(Val(store::Resolve(hits.front().item->body, *c.path)), cx.arena);
     }
     if (!scope.partition_key || rows > 0) facts.partitions_touched.push_back(pi);
@@ -218,7 +218,7 @@ void RunWalk(RunState& run, const Walk& walk, std::optional<OutRow>& stopped) {
   auto head = [&](size_t pi) -> const store::PhysicalPartition::IndexHit* {
     PartCursor& c = cursors[pi];
     if (c.at == c.hits.size() && !c.done) {
-      c.hits = scope.partitions[pi]->IndexWalk(walk.columns, desc, c.after, c.batch, scope.now_seconds, item_policy);
+      c.hits = scope.partitions[pi]->IndexWalk(walk.columns, desc, c.after, c.batch, scope.now, item_policy);
       c.at = 0;
       c.done = c.hits.size() < c.batch;
       c.batch = std::min<size_t>(c.batch * 4, 1024);
@@ -293,7 +293,7 @@ void RunWalk(RunState& run, const Walk& walk, std::optional<OutRow>& stopped) {
   }
   for (size_t pi = 0; pi < scope.partitions.size(); ++pi) {
     if (scope.partition_key &&
-        !scope.partitions[pi]->HasLiveItems(*scope.partition_key, scope.now_seconds, item_policy)) {
+        !scope.partitions[pi]->HasLiveItems(*scope.partition_key, scope.now, item_policy)) {
       continue;
     }
     facts.partitions_touched.push_back(pi);

@@ -158,7 +158,7 @@ PartitionReader::PartitionReader(const Scope& scope, size_t pi, const std::optio
         [this, vector_top](const store::Item& item) {
           return Admits(item) && (!vector_top->filter || vector_top->filter(item));
         },
-        scope.now_seconds, policy_);
+        scope.now, policy_);
     if (found) candidates_ = std::make_shared<const std::vector<uint64_t>>(std::move(*found));
   }
 }
@@ -175,16 +175,16 @@ std::vector<store::ItemPtr> PartitionReader::Next(size_t max) {
       if (!chunk.empty()) return chunk;
     }
   }
-  auto chunk = candidates_     ? part_->ItemsBySeq(*candidates_, next_, max, s.now_seconds, policy_)
-               : s.partition_key ? part_->FeedOfKey(*s.partition_key, after_, max, s.now_seconds, policy_)
-                                 : part_->Feed(after_, max, s.now_seconds, policy_);
+  auto chunk = candidates_     ? part_->ItemsBySeq(*candidates_, next_, max, s.now, policy_)
+               : s.partition_key ? part_->FeedOfKey(*s.partition_key, after_, max, s.now, policy_)
+                                 : part_->Feed(after_, max, s.now, policy_);
   if (!chunk.empty()) after_ = chunk.back()->seq;
   return chunk;
 }
 
 void PartitionReader::NoteTouched(PageFacts& facts, size_t pi, bool touched) const {
   if (!touched && candidates_ && scope_->partition_key && !scope_->view)
-    touched = part_->HasLiveItems(*scope_->partition_key, scope_->now_seconds, policy_);
+    touched = part_->HasLiveItems(*scope_->partition_key, scope_->now, policy_);
   if (!touched && scope_->partition_key) return;
   auto& list = facts.partitions_touched;
   if (std::find(list.begin(), list.end(), pi) == list.end()) list.push_back(pi);

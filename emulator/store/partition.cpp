@@ -2,13 +2,20 @@
 // indexes, writes and transactions, the change log, expiry, and the images recovery restores.
 // (Containers, databases, offers and the account: store.cpp.)
 #include <algorithm>
+#include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
 
 #include "common/errors.h"
 #include "store/epk.h"
 #include "store/store.h"
+#include "util/clock.h"
 #include "util/util.h"
 
 namespace cosmos::store {
@@ -39,23 +46,26 @@ std::optional<int64_t> PhysicalPartition::ExpiresAt(const Item& item, std::optio
   if (!default_ttl) return std::nullopt;  // TTL off on the container: nothing expires
   const int64_t ttl = item.ttl ? *item.ttl : *default_ttl;
   if (ttl < 0) return std::nullopt;
-  return item.ts + ttl;
+  // From the write's own time, to the millisecond: an item written at 10.95 s with a ttl of 8 is
+  // there until 18.95 s (the JS SDK's TTL tests check it 7 s after the write, which the service
+  // passes; counting from its whole-second _ts would end it at 18 s).
+  return item.written().ms + ttl * 1000;
 }
 
-bool PhysicalPartition::IsLive(const ItemPtr& item, int64_t now, std::optional<int64_t> default_ttl) {
+bool PhysicalPartition::IsLive(const ItemPtr& item, util::Instant now, std::optional<int64_t> default_ttl) {
   if (!item) return false;
   if (!default_ttl) return true;  // (without reading the item)
   auto at = ExpiresAt(*item, default_ttl);
-  return !(at && *at <= now);
+  return !(at && *at <= now.ms);
 }
 
-ItemPtr PhysicalPartition::Live(const ItemPtr& item, int64_t now, std::optional<int64_t> default_ttl) {
+ItemPtr PhysicalPartition::Live(const ItemPtr& item, util::Instant now, std::optional<int64_t> default_ttl) {
   if (!item) return item;
   auto at = ExpiresAt(*item, default_ttl);
-  return at && *at <= now ? nullptr : item;
+  return at && *at <= now.ms ? nullptr : item;
 }
 
-ItemPtr PhysicalPartition::Read(const std::string& pk, const std::string& id, int64_t now,
+ItemPtr PhysicalPartition::Read(const std::string& pk, const std::string& id, util::Instant now,
                                 const ItemPolicy& policy) const {
   std::shared_lock lock(mu_);
   auto it = by_key_.find(Key(pk, id));
@@ -123,8 +133,15 @@ void PhysicalPartition::KeepLog(int64_t now, const ItemPolicy& policy, bool star
 }
 
 void PhysicalPartition::Record(Change change) {
-  if (journal_) journal_->ItemChanged(*this, change);
+  if (journal_) journal_->ItemsChanged(*this, std::span<const Change>(&change, 1));
   if (logging_) log_.push_back(std::move(change));
+}
+
+void PhysicalPartition::RecordGroup(std::vector<Change> changes) {
+  if (journal_) journal_->ItemsChanged(*this, changes);
+  if (logging_) {
+    for (auto& change : changes) log_.push_back(std::move(change));
+  }
 }
 
 void PhysicalPartition::IndexUnique(const Item& item, bool add) {
@@ -155,9 +172,9 @@ void PhysicalPartition::Remove(std::unordered_map<std::string, ItemPtr>::iterato
   const Item& item = *it->second;
   IndexUnique(item, false);
   by_seq_.erase(item.seq);
-  by_lsn_.erase(item.lsn);
+  by_lsn_.erase(LsnKey{item.lsn, item.seq});
   if (auto pk = by_pk_lsn_.find(item.pk); pk != by_pk_lsn_.end()) {
-    pk->second.erase(item.lsn);
+    pk->second.erase(LsnKey{item.lsn, item.seq});
     if (pk->second.empty()) by_pk_lsn_.erase(pk);
   }
   if (auto pk = by_pk_seq_.find(item.pk); pk != by_pk_seq_.end()) {
@@ -184,21 +201,23 @@ void PhysicalPartition::Store(const std::string& key, const ItemPtr& current, It
   if (current && current->unindexed) --unindexed_;
   if (item->unindexed) ++unindexed_;
   if (current) {
-    by_lsn_.erase(current->lsn);
-    logical.erase(current->lsn);
+    by_lsn_.erase(LsnKey{current->lsn, current->seq});
+    logical.erase(LsnKey{current->lsn, current->seq});
     if (auto at = ExpiresAt(*current, expiry_ttl_)) expiry_.erase({*at, key});
   }
   if (auto at = ExpiresAt(*item, expiry_ttl_)) expiry_.emplace(*at, new_key);
-  // LSNs and new sequence numbers only grow: placed at the end without a walk down the tree.
-  auto put = [](ItemsByNumber& m, uint64_t k, const ItemPtr& v) {
+  // LSNs and new sequence numbers only grow: placed at the end without a walk down the tree (the
+  // items of one transaction share an LSN, and may go before the last one by sequence number).
+  auto put = [](auto& m, const auto& k, const ItemPtr& v) {
     if (m.empty() || m.rbegin()->first < k) {
       m.emplace_hint(m.end(), k, v);
     } else {
       m[k] = v;
     }
   };
-  put(by_lsn_, item->lsn, item);
-  put(logical, item->lsn, item);
+  const LsnKey at{item->lsn, item->seq};
+  put(by_lsn_, at, item);
+  put(logical, at, item);
   put(by_seq_, item->seq, item);
   if (!current) {
     auto& own = by_pk_seq_[item->pk];
@@ -245,7 +264,7 @@ std::shared_ptr<const PathIndex> PhysicalPartition::PathIndexOf(const IndexColum
 }
 
 std::optional<std::vector<uint64_t>> PhysicalPartition::VectorCandidates(
-    const DocPath& path, const VectorQuery& q, size_t k, const std::function<bool(const Item&)>& admit, int64_t now,
+    const DocPath& path, const VectorQuery& q, size_t k, const std::function<bool(const Item&)>& admit, util::Instant now,
     const ItemPolicy& policy) const {
   std::shared_lock lock(mu_);
   auto index = std::static_pointer_cast<const VectorIndex>(
@@ -253,7 +272,7 @@ std::optional<std::vector<uint64_t>> PhysicalPartition::VectorCandidates(
   return index->Candidates(q, k, [&](const Item& item) {
     if (policy.default_ttl) {
       auto at = ExpiresAt(item, policy.default_ttl);
-      if (at && *at <= now) return false;
+      if (at && *at <= now.ms) return false;
     }
     if (policy.indexed_only && item.unindexed) return false;
     return !admit || admit(item);
@@ -273,7 +292,7 @@ std::optional<std::vector<uint64_t>> PhysicalPartition::IndexLookup(const DocPat
 }
 
 std::vector<ItemPtr> PhysicalPartition::ItemsBySeq(const std::vector<uint64_t>& seqs, size_t& next, size_t max_items,
-                                                   int64_t now, const ItemPolicy& policy) const {
+                                                   util::Instant now, const ItemPolicy& policy) const {
   std::shared_lock lock(mu_);
   std::vector<ItemPtr> out;
   for (; next < seqs.size() && (max_items == 0 || out.size() < max_items); ++next) {
@@ -286,7 +305,7 @@ std::vector<ItemPtr> PhysicalPartition::ItemsBySeq(const std::vector<uint64_t>& 
 
 std::vector<PhysicalPartition::IndexHit> PhysicalPartition::IndexWalk(
     const IndexColumns& columns, bool descending, const std::optional<std::pair<std::string, uint64_t>>& after,
-    size_t max_items, int64_t now, const ItemPolicy& policy) const {
+    size_t max_items, util::Instant now, const ItemPolicy& policy) const {
   std::shared_lock lock(mu_);
   std::vector<IndexHit> out;
   const auto index = PathIndexOf(columns);
@@ -325,13 +344,13 @@ size_t PhysicalPartition::IndexCount(const DocPath& path, const std::vector<KeyR
   return PathIndexOf(path)->Count(ranges);
 }
 
-bool PhysicalPartition::AllLive(int64_t now, const ItemPolicy& policy) const {
+bool PhysicalPartition::AllLive(util::Instant now, const ItemPolicy& policy) const {
   std::shared_lock lock(mu_);
   // Counts that include items left out of the index are not what such a reader sees.
   if (policy.indexed_only && unindexed_ > 0) return false;
   // The expiry index follows the default it was built for; another one is not known here.
   if (policy.default_ttl != expiry_ttl_) return by_key_.empty();
-  return expiry_.empty() || expiry_.begin()->first > now;
+  return expiry_.empty() || expiry_.begin()->first > now.ms;
 }
 
 size_t PhysicalPartition::PathIndexCount() const {
@@ -396,7 +415,7 @@ std::vector<DocPath> PhysicalPartition::SampledScalarPaths(size_t sample) const 
 }
 
 std::vector<ItemPtr> PhysicalPartition::FeedOfKey(const std::string& pk, uint64_t after_seq, size_t max_items,
-                                                  int64_t now, const ItemPolicy& policy) const {
+                                                  util::Instant now, const ItemPolicy& policy) const {
   std::shared_lock lock(mu_);
   std::vector<ItemPtr> out;
   auto found = by_pk_seq_.find(pk);
@@ -416,7 +435,7 @@ size_t PhysicalPartition::CountOfKey(const std::string& pk) const {
   return found == by_pk_seq_.end() ? 0 : found->second.size();
 }
 
-bool PhysicalPartition::HasLiveItems(const std::string& pk, int64_t now, const ItemPolicy& policy) const {
+bool PhysicalPartition::HasLiveItems(const std::string& pk, util::Instant now, const ItemPolicy& policy) const {
   std::shared_lock lock(mu_);
   auto found = by_pk_seq_.find(pk);
   if (found == by_pk_seq_.end()) return false;
@@ -427,19 +446,19 @@ bool PhysicalPartition::HasLiveItems(const std::string& pk, int64_t now, const I
   return false;
 }
 
-void PhysicalPartition::ExpireItems(int64_t now, const ItemPolicy& policy, bool start_log) {
+void PhysicalPartition::ExpireItems(util::Instant now, const ItemPolicy& policy, bool start_log) {
   JournalHold hold(journal_);
   std::unique_lock lock(mu_);
-  if (start_log) KeepLog(now, policy, /*start=*/true);
+  if (start_log) KeepLog(now.seconds(), policy, /*start=*/true);
   ExpireLocked(now, policy);
 }
 
-void PhysicalPartition::ExpireLocked(int64_t now, const ItemPolicy& policy) {
+void PhysicalPartition::ExpireLocked(util::Instant now, const ItemPolicy& policy) {
   IndexExpiry(policy.default_ttl);
-  KeepLog(now, policy);
-  while (!expiry_.empty() && expiry_.begin()->first <= now) {
+  KeepLog(now.seconds(), policy);
+  while (!expiry_.empty() && expiry_.begin()->first <= now.ms) {
     auto it = by_key_.find(expiry_.begin()->second);
-    Record({lsn_ + 1, ChangeKind::kDelete, nullptr, it->second, now, true});  // first: see Apply
+    Record({lsn_ + 1, ChangeKind::kDelete, nullptr, it->second, now.seconds(), true});  // first: see Apply
     NextLsn();
     Remove(it);
   }
@@ -490,13 +509,13 @@ std::unique_ptr<Transaction> PhysicalPartition::Begin(const std::string& pk, con
   return std::unique_ptr<Transaction>(new Transaction(*this, pk, policy));
 }
 
-std::vector<ItemPtr> PhysicalPartition::LogicalItemsLocked(const std::string& pk, int64_t now,
+std::vector<ItemPtr> PhysicalPartition::LogicalItemsLocked(const std::string& pk, util::Instant now,
                                                            std::optional<int64_t> default_ttl) const {
   std::vector<ItemPtr> out;
   auto found = by_pk_lsn_.find(pk);
   if (found == by_pk_lsn_.end()) return out;
   out.reserve(found->second.size());
-  for (const auto& [lsn, item] : found->second) {
+  for (const auto& [at, item] : found->second) {
     if (IsLive(item, now, default_ttl)) out.push_back(item);
   }
   return out;
@@ -508,12 +527,12 @@ Transaction::~Transaction() {
   part_.released_.notify_all();
 }
 
-ItemPtr Transaction::Read(const std::string& id, int64_t now) const {
+ItemPtr Transaction::Read(const std::string& id, util::Instant now) const {
   if (auto it = overlay_.find(id); it != overlay_.end()) return PhysicalPartition::Live(it->second, now, policy_.default_ttl);
   return part_.Read(pk_, id, now, policy_);
 }
 
-std::vector<ItemPtr> Transaction::Items(int64_t now) const {
+std::vector<ItemPtr> Transaction::Items(util::Instant now) const {
   std::vector<ItemPtr> items;
   {
     std::shared_lock lock(part_.mu_);
@@ -529,14 +548,14 @@ std::vector<ItemPtr> Transaction::Items(int64_t now) const {
   return items;
 }
 
-ItemPtr Transaction::ReadByRid(const std::string& rid, int64_t now) const {
+ItemPtr Transaction::ReadByRid(const std::string& rid, util::Instant now) const {
   for (const auto& item : Items(now)) {
     if (item->rid == rid) return item;
   }
   return nullptr;
 }
 
-WriteResult Transaction::Write(WriteKind kind, const std::string& id, const Preconditions& pre, int64_t now,
+WriteResult Transaction::Write(WriteKind kind, const std::string& id, const Preconditions& pre, util::Instant now,
                                const Maker& make) {
   ItemPtr current = Read(id, now);
   PhysicalPartition::CheckWrite(kind, current, pre);
@@ -567,7 +586,7 @@ WriteResult Transaction::Write(WriteKind kind, const std::string& id, const Prec
   return result;
 }
 
-void Transaction::CheckUnique(const Item& item, int64_t now, const std::string& previous_id) const {
+void Transaction::CheckUnique(const Item& item, util::Instant now, const std::string& previous_id) const {
   if (!part_.unique_) return;
   const auto tuples = part_.unique_->Tuples(item.body);
   auto taken = [&](const Item& other) {
@@ -594,26 +613,50 @@ void Transaction::CheckUnique(const Item& item, int64_t now, const std::string& 
   }
 }
 
-uint64_t Transaction::Commit(int64_t now) {
+uint64_t Transaction::Commit(util::Instant now) {
   JournalHold hold(part_.journal_);
   std::unique_lock lock(part_.mu_);
   if (done_) return part_.lsn_;
   part_.ExpireLocked(now, policy_);
+  // Every change first, each against the version the ones before it left (`after`: key -> image,
+  // null once deleted), all with the next LSN; then recorded as one unit, then applied.
+  const uint64_t lsn = part_.lsn_ + 1;
+  std::vector<Change> changes;
+  std::vector<std::string> keys;  // the stored version each change replaces or deletes
+  std::unordered_map<std::string, ItemPtr> after;
   for (auto& op : ops_) {
     const std::string key = PhysicalPartition::Key(pk_, op.id);
-    auto it = part_.by_key_.find(key);
-    if (!op.item && it == part_.by_key_.end()) continue;  // deleted, and expired while the script ran
-    // Staged images were made by this transaction and are published only now: setting their
-    // LSN (the one Apply assigns) is the last change they see.
-    if (op.item) const_cast<Item&>(*op.item).lsn = part_.lsn_ + 1;
-    part_.Apply(it, key, op.item, now);
+    ItemPtr current;
+    if (auto seen = after.find(key); seen != after.end()) {
+      current = seen->second;
+    } else if (auto it = part_.by_key_.find(key); it != part_.by_key_.end()) {
+      current = it->second;
+    }
+    if (!op.item && !current) continue;  // deleted, and expired while the script ran
+    // Staged images were made by this transaction and are published only now: setting their LSN
+    // is the last change they see.
+    if (op.item) const_cast<Item&>(*op.item).lsn = lsn;
+    const ChangeKind kind = !op.item ? ChangeKind::kDelete : current ? ChangeKind::kReplace : ChangeKind::kCreate;
+    changes.push_back({lsn, kind, op.item, current, now.seconds(), false});
+    keys.push_back(key);
+    if (op.item && op.item->id != op.id) {  // renamed: it moves to the key of its new id
+      after[key] = nullptr;
+      after[PhysicalPartition::Key(pk_, op.item->id)] = op.item;
+    } else {
+      after[key] = op.item;
+    }
   }
   done_ = true;
+  if (changes.empty()) return part_.lsn_;
+  // Recorded first, as Apply does: when the journal cannot write the record nothing changes.
+  part_.RecordGroup(changes);
+  part_.NextLsn();
+  for (size_t i = 0; i < changes.size(); ++i) part_.ApplyRecorded(keys[i], changes[i]);
   return part_.lsn_;
 }
 
 WriteResult PhysicalPartition::Write(WriteKind kind, const std::string& pk, const std::string& id,
-                                     const Preconditions& pre, int64_t now, const ItemPolicy& policy,
+                                     const Preconditions& pre, util::Instant now, const ItemPolicy& policy,
                                      const Maker& make) {
   JournalHold hold(journal_);
   auto lock = LockToWrite(hold, pk);
@@ -639,7 +682,7 @@ WriteResult PhysicalPartition::Write(WriteKind kind, const std::string& pk, cons
   return result;
 }
 
-PhysicalPartition::LogicalDelete PhysicalPartition::DeleteLogicalPartition(const std::string& pk, int64_t now,
+PhysicalPartition::LogicalDelete PhysicalPartition::DeleteLogicalPartition(const std::string& pk, util::Instant now,
                                                                          const ItemPolicy& policy) {
   JournalHold hold(journal_);
   auto lock = LockToWrite(hold, pk);
@@ -650,7 +693,7 @@ PhysicalPartition::LogicalDelete PhysicalPartition::DeleteLogicalPartition(const
     // Copied first: each delete takes its item out of the index being walked.
     std::vector<ItemPtr> items;
     items.reserve(found->second.size());
-    for (const auto& [lsn, item] : found->second) items.push_back(item);
+    for (const auto& [at, item] : found->second) items.push_back(item);
     for (const auto& item : items) {
       const std::string key = Key(pk, item->id);
       auto it = by_key_.find(key);
@@ -664,13 +707,13 @@ PhysicalPartition::LogicalDelete PhysicalPartition::DeleteLogicalPartition(const
 }
 
 uint64_t PhysicalPartition::Apply(std::unordered_map<std::string, ItemPtr>::iterator it, const std::string& key,
-                                  ItemPtr item, int64_t now) {
+                                  ItemPtr item, util::Instant now) {
   ItemPtr current = it == by_key_.end() ? nullptr : it->second;
   // Recorded first: when the journal cannot write the record (the disk refuses it) it throws and
   // nothing has changed here, so the partition never holds a change that was not acknowledged.
   const uint64_t lsn = lsn_ + 1;
   const ChangeKind kind = !item ? ChangeKind::kDelete : current ? ChangeKind::kReplace : ChangeKind::kCreate;
-  Record({lsn, kind, item, current, now, false});
+  Record({lsn, kind, item, current, now.seconds(), false});
   NextLsn();
   if (!item) {
     Remove(it);
@@ -680,7 +723,16 @@ uint64_t PhysicalPartition::Apply(std::unordered_map<std::string, ItemPtr>::iter
   return lsn;
 }
 
-std::vector<ItemPtr> PhysicalPartition::Feed(uint64_t after_seq, size_t max_items, int64_t now,
+void PhysicalPartition::ApplyRecorded(const std::string& key, const Change& change) {
+  auto it = by_key_.find(key);
+  if (!change.current) {
+    if (it != by_key_.end()) Remove(it);
+    return;
+  }
+  Store(key, it == by_key_.end() ? nullptr : it->second, change.current);
+}
+
+std::vector<ItemPtr> PhysicalPartition::Feed(uint64_t after_seq, size_t max_items, util::Instant now,
                                              const ItemPolicy& policy) const {
   std::shared_lock lock(mu_);
   std::vector<ItemPtr> out;
@@ -703,24 +755,26 @@ std::vector<ItemPtr> PhysicalPartition::Feed(uint64_t after_seq, size_t max_item
 }
 
 ChangePage<ItemPtr> PhysicalPartition::LatestChanges(uint64_t after_lsn, size_t max_items, const ItemFilter& keep,
-                                                     int64_t now, const ItemPolicy& policy,
+                                                     util::Instant now, const ItemPolicy& policy,
                                                      const std::string* pk) const {
   std::shared_lock lock(mu_);
   ChangePage<ItemPtr> page;
   page.resume_lsn = lsn_;
-  static const ItemsByNumber kNone;
-  const ItemsByNumber* index = &by_lsn_;
+  static const ItemsByLsn kNone;
+  const ItemsByLsn* index = &by_lsn_;
   if (pk) {
     auto found = by_pk_lsn_.find(*pk);
     index = found == by_pk_lsn_.end() ? &kNone : &found->second;
   }
-  for (auto it = index->upper_bound(after_lsn); it != index->end(); ++it) {
+  std::optional<uint64_t> last;  // once the page is full: the LSN whose items it still takes
+  for (auto it = index->upper_bound(LsnKey{after_lsn, UINT64_MAX}); it != index->end(); ++it) {
     const ItemPtr& item = it->second;
+    if (last && item->lsn != *last) break;
     if (!IsLive(item, now, policy.default_ttl) || !keep(*item)) continue;
     page.entries.push_back(item);
-    if (page.entries.size() == max_items) {
+    if (!last && page.entries.size() == max_items) {
+      last = item->lsn;
       page.resume_lsn = item->lsn;
-      break;
     }
   }
   return page;
@@ -744,12 +798,14 @@ ChangePage<Change> PhysicalPartition::AllChanges(uint64_t after_lsn, size_t max_
   page.resume_lsn = lsn_;
   auto first = std::upper_bound(log_.begin(), log_.end(), after_lsn,
                                 [](uint64_t lsn, const Change& c) { return lsn < c.lsn; });
+  std::optional<uint64_t> last;  // once the page is full: the LSN whose changes it still takes
   for (auto it = first; it != log_.end(); ++it) {
+    if (last && it->lsn != *last) break;
     if (!keep(it->current ? *it->current : *it->previous)) continue;
     page.entries.push_back(*it);
-    if (page.entries.size() == max_items) {
+    if (!last && page.entries.size() == max_items) {
+      last = it->lsn;
       page.resume_lsn = it->lsn;
-      break;
     }
   }
   return page;
@@ -766,8 +822,8 @@ uint64_t PhysicalPartition::StartLsn(int64_t since, bool all_versions) const {
     }
     return lsn_;
   }
-  for (const auto& [lsn, item] : by_lsn_) {
-    if (item->ts >= since) return lsn - 1;
+  for (const auto& [at, item] : by_lsn_) {
+    if (item->ts >= since) return at.first - 1;
   }
   return lsn_;
 }
@@ -821,11 +877,27 @@ void PhysicalPartition::Replay(uint64_t lsn, ItemPtr image, const std::string& p
   if (lsn <= lsn_) return;
   IndexExpiry(policy.default_ttl);
   KeepLog(crts, policy);
+  lsn_ = lsn;
+  NoteLsn(lsn);
+  ReplayLocked(lsn, std::move(image), pk, id, crts, ttl_expired, was);
+}
+
+void PhysicalPartition::ReplayGroup(uint64_t lsn, const std::vector<Replayed>& changes, int64_t crts,
+                                    const ItemPolicy& policy) {
+  std::unique_lock lock(mu_);
+  if (lsn <= lsn_) return;  // the whole transaction is in the state already
+  IndexExpiry(policy.default_ttl);
+  KeepLog(crts, policy);
+  lsn_ = lsn;
+  NoteLsn(lsn);
+  for (const auto& c : changes) ReplayLocked(lsn, c.image, c.pk, c.id, crts, false, c.was);
+}
+
+void PhysicalPartition::ReplayLocked(uint64_t lsn, ItemPtr image, const std::string& pk, const std::string& id,
+                                     int64_t crts, bool ttl_expired, const std::string& was) {
   const std::string key = Key(pk, was.empty() ? id : was);
   auto it = by_key_.find(key);
   ItemPtr current = it == by_key_.end() ? nullptr : it->second;
-  lsn_ = lsn;
-  NoteLsn(lsn);
   if (!image) {
     if (it != by_key_.end()) Remove(it);
     if (current && logging_) log_.push_back({lsn, ChangeKind::kDelete, nullptr, std::move(current), crts, ttl_expired});

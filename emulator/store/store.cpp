@@ -9,6 +9,7 @@
 
 #include "common/errors.h"
 #include "store/epk.h"
+#include "util/clock.h"
 #include "util/util.h"
 
 namespace cosmos::store {
@@ -406,7 +407,7 @@ std::string Container::ItemRid(uint64_t seq) const {
   return RidEncode(bytes);
 }
 
-ItemPtr Container::FindItemByRid(const std::string& rid, int64_t now) const {
+ItemPtr Container::FindItemByRid(const std::string& rid, util::Instant now) const {
   // An item's rid carries the sequence number it was created with (ItemRid), so an item not
   // replaced since is the first of the feed from there; one replaced since moved on, and is found
   // by walking the feed.

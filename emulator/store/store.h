@@ -14,10 +14,12 @@
 #include <pthread.h>
 #include <set>
 #include <shared_mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include <absl/container/btree_map.h>
@@ -52,9 +54,10 @@ struct Item {
   // What a scan reads of every item comes first, in the cache line of the shared pointer's counts.
   json::Value body;  // the document; read-only once sealed (it lives in `block_`)
   uint64_t seq = 0;  // creation order within the partition (read-feed order)
-  int64_t ts = 0;
+  int64_t ts = 0;  // when it was written: the Unix second (its _ts) ...
   std::optional<int64_t> ttl;  // the item's own "ttl" property, when it has one
   uint32_t size = 0;           // bytes of the JSON text (what AppendText writes), set by Seal
+  uint16_t ts_ms = 0;          // ... and the milliseconds into that second (its time to live counts from there)
   uint64_t lsn = 0;  // the partition's log sequence number of the write that made this version
   std::string id;
   std::string pk;   // canonical partition key text
@@ -81,6 +84,13 @@ struct Item {
     return out;
   }
   double kb() const { return static_cast<double>(size) / 1024.0; }
+  // When it was written, to the millisecond.
+  util::Instant written() const { return util::Instant::FromMs(ts * 1000 + ts_ms); }
+  // Sets `ts` and `ts_ms` from one clock reading.
+  void set_written(util::Instant at) {
+    ts = at.seconds();
+    ts_ms = static_cast<uint16_t>(at.ms - ts * 1000);
+  }
 
   // Bytes the document takes in its block (for tests and the memory figures).
   size_t block_bytes() const { return block_bytes_; }
@@ -95,8 +105,12 @@ struct Item {
   uint32_t block_bytes_ = 0;
 };
 using ItemPtr = std::shared_ptr<const Item>;
-// Items by a number that only grows (sequence number, LSN): a B-tree, a few bytes per entry.
+// Items by a number that only grows (sequence number): a B-tree, a few bytes per entry.
 using ItemsByNumber = absl::btree_map<uint64_t, ItemPtr>;
+// Items by the LSN of their latest version, then sequence number: the writes of one transaction
+// (a transactional batch, a stored procedure) share one LSN.
+using LsnKey = std::pair<uint64_t, uint64_t>;  // (lsn, seq)
+using ItemsByLsn = absl::btree_map<LsnKey, ItemPtr>;
 
 // What a write did, for the response and the charge.
 struct WriteResult {
@@ -129,7 +143,8 @@ struct ItemPolicy {
 // documentation of change feed modes), 7 days in the default tier.
 inline constexpr int64_t kAccountLogRetentionSeconds = 7 * 24 * 3600;
 
-// One entry of the all-versions-and-deletes log. Upserts log as creates or replaces.
+// One entry of the all-versions-and-deletes log. Upserts log as creates or replaces. The changes
+// of one transaction share their LSN.
 enum class ChangeKind { kCreate, kReplace, kDelete };
 struct Change {
   uint64_t lsn = 0;
@@ -143,7 +158,8 @@ struct Change {
 // Which items of a partition a feed reads (a logical partition, an EPK range, or all).
 using ItemFilter = std::function<bool(const Item&)>;
 
-// A change feed page: what it returns and the LSN the next page continues after.
+// A change feed page: what it returns and the LSN the next page continues after. A page never
+// ends inside the changes of one LSN (one transaction's): it takes them all, however many.
 template <typename T>
 struct ChangePage {
   std::vector<T> entries;
@@ -168,16 +184,17 @@ struct RangeSplit {
 };
 
 // Where a persistent account writes its changes (persist/state.h implements it; null for an
-// account that lives in memory only). The store calls ItemChanged for every change of a
+// account that lives in memory only). The store calls ItemsChanged for every commit of a
 // journaled partition, under that partition's exclusive lock, in LSN order; the HTTP pipeline
 // calls DatabaseChanged after a request that changed a database's resources, and AwaitDurable
 // before it answers.
 class Journal {
  public:
   virtual ~Journal() = default;
-  // Records one change (an item created, replaced or deleted, TTL deletes included). Throws when
-  // the record cannot be written: the change must then not be acknowledged.
-  virtual void ItemChanged(const PhysicalPartition& p, const Change& change) = 0;
+  // Records one commit as one unit: one change (an item created, replaced or deleted, TTL deletes
+  // included), or the changes of a transaction, which share their LSN, in order. Throws when the
+  // record cannot be written: the changes must then not be acknowledged.
+  virtual void ItemsChanged(const PhysicalPartition& p, std::span<const Change> changes) = 0;
   // Records database `id` as it now is (its offer, containers, scripts, users, permissions and
   // client encryption keys), or its deletion when it no longer exists.
   virtual void DatabaseChanged(const std::string& id) = 0;
@@ -249,8 +266,9 @@ struct RuBucket {
   int64_t promised_ms = 0;  // the latest retry time handed out with a 429
 };
 
-// A stored procedure's or trigger's view of one logical partition. Reads see the transaction's
-// own writes; writes are staged and applied together by Commit, each with its own LSN, or dropped
+// A stored procedure's, trigger's or transactional batch's view of one logical partition. Reads
+// see the transaction's own writes; writes are staged and applied together by Commit, all with one
+// LSN (as the service commits a transaction: Microsoft's Python SDK's test_batch_lsn), or dropped
 // when the transaction ends without one. One transaction per logical partition at a time: Begin
 // waits for the previous one to end, and direct writes to that logical partition wait too, so a
 // script sees only committed state and nothing changes under it.
@@ -262,16 +280,17 @@ class Transaction {
 
   const std::string& pk() const { return pk_; }
   PhysicalPartition& partition() const { return part_; }
-  ItemPtr Read(const std::string& id, int64_t now) const;
-  ItemPtr ReadByRid(const std::string& rid, int64_t now) const;
+  ItemPtr Read(const std::string& id, util::Instant now) const;
+  ItemPtr ReadByRid(const std::string& rid, util::Instant now) const;
   // The logical partition's live items, in feed (creation) order.
-  std::vector<ItemPtr> Items(int64_t now) const;
+  std::vector<ItemPtr> Items(util::Instant now) const;
   // As PhysicalPartition::Write, staged. The result's lsn is 0 until Commit.
   using Maker = std::function<ItemPtr(const ItemPtr& current, uint64_t seq, uint64_t lsn)>;
-  WriteResult Write(WriteKind kind, const std::string& id, const Preconditions& pre, int64_t now, const Maker& make);
+  WriteResult Write(WriteKind kind, const std::string& id, const Preconditions& pre, util::Instant now, const Maker& make);
   bool empty() const { return ops_.empty(); }  // nothing staged
-  // Applies every staged write in order; returns the partition's LSN after the last one.
-  uint64_t Commit(int64_t now);
+  // Applies every staged write in order, all with the partition's next LSN, recorded as one unit;
+  // returns the partition's LSN after them (unchanged when nothing was staged).
+  uint64_t Commit(util::Instant now);
 
  private:
   friend class PhysicalPartition;
@@ -280,7 +299,7 @@ class Transaction {
   // 409 when another item of the logical partition, staged or committed, holds one of `item`'s
   // unique-key values.
   // (`previous_id`: the id the item had before a rename, whose values are its own.)
-  void CheckUnique(const Item& item, int64_t now, const std::string& previous_id) const;
+  void CheckUnique(const Item& item, util::Instant now, const std::string& previous_id) const;
   struct Op {
     std::string id;  // the id the item had (a rename's new one is item->id)
     ItemPtr item;    // the new image; null for deletes
@@ -324,7 +343,7 @@ class PhysicalPartition {
   // Frees what a range that was split still holds (its children hold the items now).
   void Retire();
 
-  ItemPtr Read(const std::string& pk, const std::string& id, int64_t now, const ItemPolicy& policy) const;
+  ItemPtr Read(const std::string& pk, const std::string& id, util::Instant now, const ItemPolicy& policy) const;
   uint64_t lsn() const;
 
   // Applies one write under the partition lock, after deleting the items whose time to live has
@@ -332,27 +351,27 @@ class PhysicalPartition {
   // image (null when absent) and the values (seq, lsn) the partition assigns.
   using Maker = std::function<ItemPtr(const ItemPtr& current, uint64_t seq, uint64_t lsn)>;
   WriteResult Write(WriteKind kind, const std::string& pk, const std::string& id, const Preconditions& pre,
-                    int64_t now, const ItemPolicy& policy, const Maker& make);
+                    util::Instant now, const ItemPolicy& policy, const Maker& make);
 
   // Deletes the items whose time to live ran out by `now`, in expiry order, each with its own LSN
   // (logged as a TTL delete). Brings the all-versions log in line with the policy. Writes and
   // change-feed reads call it first. `start_log`: an all-versions read, which starts the log of a
   // partition whose container has no changeFeedPolicy (the log of one with a policy starts with it).
-  void ExpireItems(int64_t now, const ItemPolicy& policy, bool start_log = false);
+  void ExpireItems(util::Instant now, const ItemPolicy& policy, bool start_log = false);
 
   // Items in feed order with seq > after_seq, at most max_items (0 = all).
-  std::vector<ItemPtr> Feed(uint64_t after_seq, size_t max_items, int64_t now, const ItemPolicy& policy) const;
+  std::vector<ItemPtr> Feed(uint64_t after_seq, size_t max_items, util::Instant now, const ItemPolicy& policy) const;
   size_t Count() const;
   // The sequence numbers of the first and the last item stored (nullopt: none), for splitting a
   // scan of the partition into parts.
   std::optional<std::pair<uint64_t, uint64_t>> SeqSpan() const;
   // The same for the items of logical partition `pk` only (read through its own sequence index).
-  std::vector<ItemPtr> FeedOfKey(const std::string& pk, uint64_t after_seq, size_t max_items, int64_t now,
+  std::vector<ItemPtr> FeedOfKey(const std::string& pk, uint64_t after_seq, size_t max_items, util::Instant now,
                                  const ItemPolicy& policy) const;
   // How many items (live or expired) logical partition `pk` holds here.
   size_t CountOfKey(const std::string& pk) const;
   // Whether logical partition `pk` has a live item here.
-  bool HasLiveItems(const std::string& pk, int64_t now, const ItemPolicy& policy) const;
+  bool HasLiveItems(const std::string& pk, util::Instant now, const ItemPolicy& policy) const;
 
   // Path indexes (path_index.h), built the first time a query asks for a path and kept in step
   // with every change from then on (at most kMaxPathIndexes per partition; the least recently
@@ -364,13 +383,13 @@ class PhysicalPartition {
                                                    size_t cap) const;
   // The live items among `seqs` (ascending), from position `next` on, at most max_items; `next`
   // moves past the ones read.
-  std::vector<ItemPtr> ItemsBySeq(const std::vector<uint64_t>& seqs, size_t& next, size_t max_items, int64_t now,
+  std::vector<ItemPtr> ItemsBySeq(const std::vector<uint64_t>& seqs, size_t& next, size_t max_items, util::Instant now,
                                   const ItemPolicy& policy) const;
   // How many entries of the index of `path` fall in `ranges` (which must not overlap).
   size_t IndexCount(const DocPath& path, const std::vector<KeyRange>& ranges) const;
   // Whether every item stored is live at `now` (none waits for its expiry to delete it): counts of
   // the stored items are then counts of what queries see.
-  bool AllLive(int64_t now, const ItemPolicy& policy) const;
+  bool AllLive(util::Instant now, const ItemPolicy& policy) const;
   // How many path and vector indexes the partition keeps now.
   size_t PathIndexCount() const;
   // The names (IndexName) of the path and composite indexes the partition keeps now, in name order.
@@ -390,7 +409,7 @@ class PhysicalPartition {
   // for `q` by the vectors at `path` (and of those whose distance is undefined); nullopt when the
   // index cannot narrow the search.
   std::optional<std::vector<uint64_t>> VectorCandidates(const DocPath& path, const VectorQuery& q, size_t k,
-                                                        const std::function<bool(const Item&)>& admit, int64_t now,
+                                                        const std::function<bool(const Item&)>& admit, util::Instant now,
                                                         const ItemPolicy& policy) const;
   // The live items in the order of the index of `columns` (one path, or a composite index's
   // paths and directions: path_index.h), from just after entry (key, seq) of that order (nullopt:
@@ -402,22 +421,25 @@ class PhysicalPartition {
   };
   std::vector<IndexHit> IndexWalk(const IndexColumns& columns, bool descending,
                                   const std::optional<std::pair<std::string, uint64_t>>& after, size_t max_items,
-                                  int64_t now, const ItemPolicy& policy) const;
+                                  util::Instant now, const ItemPolicy& policy) const;
   std::vector<IndexHit> IndexWalk(const DocPath& path, bool descending,
                                   const std::optional<std::pair<std::string, uint64_t>>& after, size_t max_items,
-                                  int64_t now, const ItemPolicy& policy) const {
+                                  util::Instant now, const ItemPolicy& policy) const {
     return IndexWalk(IndexColumns{IndexColumn{path, false}}, descending, after, max_items, now, policy);
   }
 
   // Latest-version change feed: every item changed after `after_lsn`, once, at its latest
-  // version, in LSN order; only those `keep` accepts; at most max_items. resume_lsn: the last
-  // item's LSN when the page filled, else the partition's LSN (everything up to it was seen).
+  // version, in LSN order; only those `keep` accepts; at most max_items, and then the rest of the
+  // last one's LSN (a transaction's items come together, as the service's PageSizeHint documents).
+  // resume_lsn: the last item's LSN when the page filled, else the partition's LSN (everything up
+  // to it was seen).
   // `pk`: read only that logical partition, through its own LSN index (a page costs what it
   // returns, however large the partition).
-  ChangePage<ItemPtr> LatestChanges(uint64_t after_lsn, size_t max_items, const ItemFilter& keep, int64_t now,
+  ChangePage<ItemPtr> LatestChanges(uint64_t after_lsn, size_t max_items, const ItemFilter& keep, util::Instant now,
                                     const ItemPolicy& policy, const std::string* pk = nullptr) const;
   // All-versions-and-deletes feed: every logged change after `after_lsn` that `keep` accepts
-  // (deletes are matched on the deleted version), in LSN order, at most max_items. Throws 400 when
+  // (deletes are matched on the deleted version), in LSN order, at most max_items and then the rest
+  // of the last one's LSN. Throws 400 when
   // the container keeps no log, or `after_lsn` lies before what the log still holds (outside the
   // retention window).
   ChangePage<Change> AllChanges(uint64_t after_lsn, size_t max_items, const ItemFilter& keep) const;
@@ -434,7 +456,7 @@ class PhysicalPartition {
     size_t deleted = 0;
     uint64_t lsn = 0;
   };
-  LogicalDelete DeleteLogicalPartition(const std::string& pk, int64_t now, const ItemPolicy& policy);
+  LogicalDelete DeleteLogicalPartition(const std::string& pk, util::Instant now, const ItemPolicy& policy);
 
   // Opens a transaction on logical partition `pk`, waiting while another holds it.
   std::unique_ptr<Transaction> Begin(const std::string& pk, const ItemPolicy& policy);
@@ -464,6 +486,15 @@ class PhysicalPartition {
   // at or below the partition's LSN is already in its state and is skipped.
   void Replay(uint64_t lsn, ItemPtr image, const std::string& pk, const std::string& id, int64_t crts,
               bool ttl_expired, const ItemPolicy& policy, const std::string& was = "");
+  // The same for the changes of one transaction, which share `lsn`: applied in order, or all
+  // skipped.
+  struct Replayed {
+    ItemPtr image;
+    std::string pk;
+    std::string id;
+    std::string was;
+  };
+  void ReplayGroup(uint64_t lsn, const std::vector<Replayed>& changes, int64_t crts, const ItemPolicy& policy);
 
 
  private:
@@ -472,26 +503,35 @@ class PhysicalPartition {
   // Create/replace/delete/upsert rules and the if-match precondition against `current`.
   static void CheckWrite(WriteKind kind, const ItemPtr& current, const Preconditions& pre);
   // The live items of logical partition `pk` (shared lock held by the caller).
-  std::vector<ItemPtr> LogicalItemsLocked(const std::string& pk, int64_t now, std::optional<int64_t> default_ttl) const;
+  std::vector<ItemPtr> LogicalItemsLocked(const std::string& pk, util::Instant now, std::optional<int64_t> default_ttl) const;
   // Waits (exclusive lock held) until no transaction holds `pk`.
   void AwaitUnreserved(std::unique_lock<std::shared_mutex>& lock, const std::string& pk);
   // The exclusive lock, with `hold` held and no transaction holding `pk`. The wait for a
   // transaction happens without the journal's gate (the transaction's commit needs it).
   std::unique_lock<std::shared_mutex> LockToWrite(JournalHold& hold, const std::string& pk);
+  // When `item` expires (Unix milliseconds: its write time to the millisecond plus its time to
+  // live), or nullopt.
   static std::optional<int64_t> ExpiresAt(const Item& item, std::optional<int64_t> default_ttl);
-  static ItemPtr Live(const ItemPtr& item, int64_t now, std::optional<int64_t> default_ttl);
-  static bool IsLive(const ItemPtr& item, int64_t now, std::optional<int64_t> default_ttl);
+  static ItemPtr Live(const ItemPtr& item, util::Instant now, std::optional<int64_t> default_ttl);
+  static bool IsLive(const ItemPtr& item, util::Instant now, std::optional<int64_t> default_ttl);
   // Live, and not left out of the index when the reader sees only indexed items.
-  static bool Visible(const ItemPtr& item, int64_t now, const ItemPolicy& policy) {
+  static bool Visible(const ItemPtr& item, util::Instant now, const ItemPolicy& policy) {
     return IsLive(item, now, policy.default_ttl) && !(policy.indexed_only && item->unindexed);
   }
   // Under the exclusive lock: the next LSN; the expiry index brought to `default_ttl`; the log
   // switched on or off and pruned to the retention window; a change recorded.
   uint64_t NextLsn();
-  void ExpireLocked(int64_t now, const ItemPolicy& policy);
+  void ExpireLocked(util::Instant now, const ItemPolicy& policy);
   void IndexExpiry(std::optional<int64_t> default_ttl);
-  void KeepLog(int64_t now, const ItemPolicy& policy, bool start = false);
+  void KeepLog(int64_t now_seconds, const ItemPolicy& policy, bool start = false);
   void Record(Change change);
+  // Records a transaction's changes (one LSN) as one unit, then logs them.
+  void RecordGroup(std::vector<Change> changes);
+  // Under the exclusive lock, after it was recorded: `change` made to the stored version of `key`.
+  void ApplyRecorded(const std::string& key, const Change& change);
+  // One recovered change at the partition's LSN (already set).
+  void ReplayLocked(uint64_t lsn, ItemPtr image, const std::string& pk, const std::string& id, int64_t crts,
+                    bool ttl_expired, const std::string& was);
   // 400 unless the all-versions log holds every change after `after_lsn`.
   void CheckLogReaches(uint64_t after_lsn) const;
   void Remove(std::unordered_map<std::string, ItemPtr>::iterator it);
@@ -499,7 +539,7 @@ class PhysicalPartition {
   // the stored version of `key` (or end); `item`: the new image (its lsn already the next LSN),
   // null to delete.
   uint64_t Apply(std::unordered_map<std::string, ItemPtr>::iterator it, const std::string& key, ItemPtr item,
-                 int64_t now);
+                 util::Instant now);
   void Store(const std::string& key, const ItemPtr& current, ItemPtr item);
   // The index of `path`, built now when the partition has none (shared or exclusive lock held).
   std::shared_ptr<const PathIndex> PathIndexOf(const IndexColumns& columns) const;
@@ -529,8 +569,8 @@ class PhysicalPartition {
   mutable std::shared_mutex mu_;
   std::unordered_map<std::string, ItemPtr> by_key_;
   ItemsByNumber by_seq_;
-  ItemsByNumber by_lsn_;  // every stored item at the LSN of its latest version
-  std::unordered_map<std::string, ItemsByNumber> by_pk_lsn_;  // the same per logical partition
+  ItemsByLsn by_lsn_;  // every stored item at the LSN of its latest version
+  std::unordered_map<std::string, ItemsByLsn> by_pk_lsn_;  // the same per logical partition
   std::unordered_map<std::string, absl::btree_set<uint64_t>> by_pk_seq_;  // each logical partition's items by seq
   // Path indexes by PathName. Readers (shared lock) may add one, under indexes_mu_; writers
   // (exclusive lock) update them all. `used` orders them for eviction.
@@ -541,7 +581,7 @@ class PhysicalPartition {
   mutable std::mutex indexes_mu_;
   mutable std::map<std::string, IndexSlot> indexes_;
   mutable std::atomic<uint64_t> index_clock_{0};
-  std::set<std::pair<int64_t, std::string>> expiry_;  // (expires at, key) of items with a TTL
+  std::set<std::pair<int64_t, std::string>> expiry_;  // (expires at in Unix ms, key) of items with a TTL
   size_t unindexed_ = 0;                              // stored items left out of the index
   std::optional<int64_t> expiry_ttl_;                 // the container default expiry_ follows
   std::deque<Change> log_;                            // all versions and deletes, while kept
@@ -784,7 +824,7 @@ class Container {
   // The partition key range feed's etag: the container's until its first split, then the last split's.
   std::string ranges_etag() const;
   // The live item whose resource id is `rid`, in whichever partition it lives, or null.
-  ItemPtr FindItemByRid(const std::string& rid, int64_t now) const;
+  ItemPtr FindItemByRid(const std::string& rid, util::Instant now) const;
 
   // Next item resource id (16 bytes base64: container rid bytes + item sequence).
   std::string ItemRid(uint64_t seq) const;

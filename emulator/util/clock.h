@@ -9,6 +9,23 @@
 
 namespace cosmos::util {
 
+// A moment on the emulator's clock, to the millisecond: what the store measures item expiry
+// against. A whole number converts implicitly to the start of that Unix second (tests, and times
+// kept in seconds); a clock reading keeps its milliseconds (WallClock::Now, FromMs).
+struct Instant {
+  int64_t ms = 0;  // Unix milliseconds
+
+  constexpr Instant() = default;
+  constexpr Instant(int64_t unix_seconds) : ms(unix_seconds * 1000) {}  // NOLINT(google-explicit-constructor)
+  static constexpr Instant FromMs(int64_t unix_ms) {
+    Instant at;
+    at.ms = unix_ms;
+    return at;
+  }
+  // The whole Unix second it falls in (what `_ts` and the change log's times hold).
+  constexpr int64_t seconds() const { return ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000); }
+};
+
 class WallClock {
  public:
   // Follows the system clock; with `fixed_unix_ms`, stands at that instant until advanced.
@@ -16,6 +33,7 @@ class WallClock {
 
   int64_t UnixMs() const;
   int64_t UnixSeconds() const { return UnixMs() / 1000; }
+  Instant Now() const { return Instant::FromMs(UnixMs()); }
   // Moves time forward by `ms` (>= 0) for everything that reads this clock.
   void Advance(int64_t ms);
   // Moves time forward by `ms` (>= 0) unless that would take the total offset past

@@ -162,17 +162,60 @@ TEST_F(BatchTest, EveryOperationTypeWithItsOwnCharge) {
   EXPECT_EQ(Read("r").Json()["v"].GetInt(), 2);
 }
 
-// The service gives a whole batch one LSN; this emulator gives each write its own consecutive LSN,
-// as for a stored procedure's writes (docs/batch.md, "Differences from the service").
-TEST_F(BatchTest, EachWriteOfABatchTakesTheNextLsn) {
-  auto first = CreateDoc("db", "c", R"({"id":"x","pk":"a"})", R"(["a"])");
+// The service commits a whole batch with one LSN (Microsoft's Python SDK's test_batch_lsn: the
+// batch's lsn header is one past a read's before it), and the change feed returns a batch's items
+// together, past the page size if need be (the .NET SDK's ChangeFeedRequestOptions.PageSizeHint),
+// each with that LSN as its _lsn; in all versions and deletes too, each with metadata.lsn.
+TEST_F(BatchTest, AllWritesOfABatchShareOneLsn) {
+  MakeContainer("db", "logged", R"("changeFeedPolicy":{"retentionDuration":60})");
+  auto first = CreateDoc("db", "logged", R"({"id":"x","pk":"a"})", R"(["a"])");
   ASSERT_EQ(first.status(), 201);
   const int lsn = std::stoi(first.Header("lsn"));
+  const std::string cf_start = Get("/dbs/db/colls/logged/docs", {{"A-IM", "Full-Fidelity Feed"},
+                                                                  {"x-ms-cosmos-changefeed-wire-format-version", "2021-09-15"},
+                                                                  {"If-None-Match", "*"}})
+                                   .Header("etag");
   auto r = Batch(R"([{"operationType":"Create","resourceBody":{"id":"y","pk":"a"}},)"
-                 R"({"operationType":"Delete","id":"x"},{"operationType":"Upsert","resourceBody":{"id":"z","pk":"a"}}])");
+                 R"({"operationType":"Delete","id":"x"},{"operationType":"Upsert","resourceBody":{"id":"z","pk":"a"}},)"
+                 R"({"operationType":"Read","id":"y"}])",
+                 R"(["a"])", "logged");
   ASSERT_EQ(r.status(), 200) << r;
-  EXPECT_EQ(r.Header("x-ms-session-token"), "0:-1#" + std::to_string(lsn + 3));
-  EXPECT_EQ(r.Header("lsn"), std::to_string(lsn + 3));
+  EXPECT_EQ(r.Header("x-ms-session-token"), "0:-1#" + std::to_string(lsn + 1));
+  EXPECT_EQ(r.Header("lsn"), std::to_string(lsn + 1));
+  auto w = CreateDoc("db", "logged", R"({"id":"w","pk":"a"})", R"(["a"])");
+  EXPECT_EQ(w.Header("lsn"), std::to_string(lsn + 2));  // the next write goes on from it
+
+  // Latest version, a page of one: the batch's two items, then the next write.
+  const Headers latest{{"A-IM", "Incremental feed"}, {"x-ms-max-item-count", "1"}};
+  auto p1 = Get("/dbs/db/colls/logged/docs", latest);
+  ASSERT_EQ(p1.status(), 200) << p1;
+  auto d1 = p1.Json();
+  ASSERT_EQ(d1["Documents"].Size(), 2u) << p1;
+  EXPECT_EQ(p1.Header("x-ms-item-count"), "2");
+  for (auto& doc : d1["Documents"].GetArray()) EXPECT_EQ(doc["_lsn"].GetInt(), lsn + 1);
+  EXPECT_STREQ(d1["Documents"][0]["id"].GetString(), "y");
+  EXPECT_STREQ(d1["Documents"][1]["id"].GetString(), "z");
+  Headers next = latest;
+  next.emplace_back("If-None-Match", p1.Header("etag"));
+  auto p2 = Get("/dbs/db/colls/logged/docs", next);
+  ASSERT_EQ(p2.status(), 200) << p2;
+  ASSERT_EQ(p2.Json()["Documents"].Size(), 1u);
+  EXPECT_STREQ(p2.Json()["Documents"][0]["id"].GetString(), "w");
+
+  // All versions and deletes from before the batch, a page of one: its three changes together.
+  auto a1 = Get("/dbs/db/colls/logged/docs", {{"A-IM", "Full-Fidelity Feed"},
+                                              {"x-ms-cosmos-changefeed-wire-format-version", "2021-09-15"},
+                                              {"x-ms-max-item-count", "1"},
+                                              {"If-None-Match", cf_start}});
+  ASSERT_EQ(a1.status(), 200) << a1;
+  auto all = a1.Json();
+  ASSERT_EQ(all["Documents"].Size(), 3u) << a1;
+  std::vector<std::string> kinds;
+  for (auto& e : all["Documents"].GetArray()) {
+    kinds.emplace_back(e["metadata"]["operationType"].GetString());
+    EXPECT_EQ(e["metadata"]["lsn"].GetInt(), lsn + 1);
+  }
+  EXPECT_EQ(kinds, (std::vector<std::string>{"create", "delete", "create"}));
 }
 
 TEST_F(BatchTest, AReplaceWhoseBodyNamesAnotherIdRenamesTheItem) {

@@ -663,6 +663,39 @@ TEST_F(DocumentsTest, ItemTtlValidation) {
   EXPECT_EQ(Get("/dbs/db1/colls/ttl/docs/t2", {{"x-ms-documentdb-partitionkey", kPkA}}).status(), 200);
 }
 
+// An item's time to live counts from its write to the millisecond, not from its whole-second _ts
+// (the JS SDK's ttl.spec.ts reads an item 7 s after writing it with a ttl of 8 and expects it
+// there, which the service passes): written at x.950 s with a ttl of 8, it is still there at
+// _ts + 8 and until x.950 + 8, and gone from then on, in reads, queries and the read feed.
+TEST_F(DocumentsTest, ItemTtlCountsFromTheWriteToTheMillisecond) {
+  MakeContainer("db1", "ttlms", R"("defaultTtl":-1)");
+  wall_.Advance((950 - wall_.UnixMs() % 1000 + 1000) % 1000);  // now at x.950
+  auto w = CreateDoc("db1", "ttlms", R"({"id":"t","pk":"a","ttl":8})", kPkA);
+  ASSERT_EQ(w.status(), 201) << w;
+  const int64_t ts = w.Json()["_ts"].GetInt64();
+  EXPECT_EQ(ts, wall_.UnixSeconds());  // _ts stays the whole second
+  const Headers in_a{{"x-ms-documentdb-partitionkey", kPkA}};
+  auto count = [&] {  // what a query finds
+    auto q = Post("/dbs/db1/colls/ttlms/docs", R"({"query":"SELECT * FROM c"})",
+                  {{"x-ms-documentdb-isquery", "true"}, {"content-type", "application/query+json"},
+                   {"x-ms-documentdb-partitionkey", kPkA}});
+    EXPECT_EQ(q.status(), 200) << q;
+    auto d = q.Json();
+    return d.IsObject() && d.HasMember("Documents") ? static_cast<int>(d["Documents"].Size()) : -1;
+  };
+  wall_.Advance(8000 - 950);  // _ts + 8: the write was 7.05 s ago
+  ASSERT_EQ(wall_.UnixSeconds(), ts + 8);
+  EXPECT_EQ(Get("/dbs/db1/colls/ttlms/docs/t", in_a).status(), 200);
+  EXPECT_EQ(count(), 1);
+  wall_.Advance(949);  // 7.999 s after the write
+  EXPECT_EQ(Get("/dbs/db1/colls/ttlms/docs/t", in_a).status(), 200);
+  EXPECT_EQ(Get("/dbs/db1/colls/ttlms/docs").Json()["_count"].GetInt(), 1);
+  wall_.Advance(1);  // 8 s after the write
+  EXPECT_EQ(Get("/dbs/db1/colls/ttlms/docs/t", in_a).status(), 404);
+  EXPECT_EQ(count(), 0);
+  EXPECT_EQ(Get("/dbs/db1/colls/ttlms/docs").Json()["_count"].GetInt(), 0);
+}
+
 // ---- read feed ------------------------------------------------------------------------------
 
 TEST_F(DocumentsTest, EmptyFeed) {

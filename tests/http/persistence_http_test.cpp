@@ -302,6 +302,79 @@ TEST_F(PersistenceTest, TimeToLiveDeletesAreRecorded) {
   EXPECT_EQ(DoGet("/dbs/d/colls/c/docs/young", Pk("[\"p\"]")).Header("x-ms-session-token"), token);
 }
 
+// The write's milliseconds come back with the item (log record and snapshot), so a time to live
+// still counts from them after a restart: written at x.950 with a ttl of 8, there at x.950 + 7.999.
+TEST_F(PersistenceTest, AnItemsWriteTimeToTheMillisecondComesBack) {
+  Start();
+  ASSERT_EQ(DoPost("/dbs", R"({"id":"d"})").status(), 201);
+  ASSERT_EQ(DoPost("/dbs/d/colls", R"({"id":"c","partitionKey":{"paths":["/pk"]},"defaultTtl":-1})").status(), 201);
+  wall_.Advance((950 - wall_.UnixMs() % 1000 + 1000) % 1000);
+  auto made = DoPost("/dbs/d/colls/c/docs", R"({"id":"t","pk":"p","ttl":8})", Pk("[\"p\"]"));
+  ASSERT_EQ(made.status(), 201);
+  wall_.Advance(7999);
+  for (int round = 0; round < 2; ++round) {
+    Start();  // from the log, then from a snapshot
+    EXPECT_EQ(round == 0 ? inst_->report.snapshot_records : inst_->report.log_records, 0u);
+    auto read = DoGet("/dbs/d/colls/c/docs/t", Pk("[\"p\"]"));
+    EXPECT_EQ(read.status(), 200) << "round " << round;
+    EXPECT_EQ(read.body(), made.body());
+    inst_->persistence->Checkpoint();
+  }
+  wall_.Advance(1);
+  EXPECT_EQ(DoGet("/dbs/d/colls/c/docs/t", Pk("[\"p\"]")).status(), 404);
+  Start();
+  EXPECT_EQ(DoGet("/dbs/d/colls/c/docs/t", Pk("[\"p\"]")).status(), 404);
+}
+
+// A transactional batch is one record ("g") holding all its changes with their one LSN: recovery
+// applies it whole (from the log, then from a snapshot), with the LSN, the feeds and the session
+// tokens as they were.
+TEST_F(PersistenceTest, ABatchComesBackWithItsOneLsn) {
+  Start();
+  ASSERT_EQ(DoPost("/dbs", R"({"id":"d"})").status(), 201);
+  ASSERT_EQ(DoPost("/dbs/d/colls",
+                   R"({"id":"c","partitionKey":{"paths":["/pk"]},"changeFeedPolicy":{"retentionDuration":60}})")
+                .status(),
+            201);
+  ASSERT_EQ(DoPost("/dbs/d/colls/c/docs", R"({"id":"x","pk":"p"})", Pk("[\"p\"]")).status(), 201);
+  ASSERT_EQ(DoPost("/dbs/d/colls/c/docs", R"({"id":"r","pk":"p","v":1})", Pk("[\"p\"]")).status(), 201);
+  Headers batch{{"x-ms-cosmos-is-batch-request", "True"}, {"x-ms-cosmos-batch-atomic", "True"},
+                {"x-ms-documentdb-partitionkey", "[\"p\"]"}};
+  auto b = DoPost("/dbs/d/colls/c/docs",
+                  R"([{"operationType":"Create","resourceBody":{"id":"y","pk":"p"}},{"operationType":"Delete","id":"x"},)"
+                  R"({"operationType":"Replace","id":"r","resourceBody":{"id":"r2","pk":"p","v":2}},)"
+                  R"({"operationType":"Upsert","resourceBody":{"id":"y","pk":"p","v":3}}])",
+                  batch);
+  ASSERT_EQ(b.status(), 200) << b;
+  EXPECT_EQ(b.Header("lsn"), "3");
+  auto state = [&] {
+    std::string out;
+    for (const char* max : {"1", "100"}) {
+      auto r = DoGet("/dbs/d/colls/c/docs", {{"A-IM", "Incremental feed"}, {"x-ms-max-item-count", max}});
+      out += r.body() + " " + r.Header("etag") + "\n";
+      auto a = DoGet("/dbs/d/colls/c/docs", {{"A-IM", "Full-Fidelity Feed"},
+                                             {"x-ms-cosmos-changefeed-wire-format-version", "2021-09-15"},
+                                             {"If-Modified-Since", "Thu, 01 Jan 1970 00:00:01 GMT"},
+                                             {"x-ms-max-item-count", max}});
+      out += a.body() + " " + a.Header("etag") + "\n";
+    }
+    out += DoGet("/dbs/d/colls/c/docs/r2", Pk("[\"p\"]")).Header("x-ms-session-token") + "\n";
+    out += DoGet("/dbs/d/colls/c/docs").body();
+    return out;
+  };
+  const std::string before = state();
+  EXPECT_NE(before.find("\"_lsn\":3"), std::string::npos) << before;
+  for (int round = 0; round < 2; ++round) {
+    Start();  // from the log, then from a snapshot
+    EXPECT_EQ(round == 0 ? inst_->report.snapshot_records : inst_->report.log_records, 0u);
+    EXPECT_EQ(inst_->report.items, 2u);
+    EXPECT_EQ(state(), before) << "round " << round;
+    inst_->persistence->Checkpoint();
+  }
+  // The next write takes the next LSN.
+  EXPECT_EQ(DoPost("/dbs/d/colls/c/docs", R"({"id":"z","pk":"p"})", Pk("[\"p\"]")).Header("lsn"), "4");
+}
+
 TEST_F(PersistenceTest, ARenamingReplaceComesBackUnderItsNewId) {
   Start();
   ASSERT_EQ(DoPost("/dbs", R"({"id":"d"})").status(), 201);

@@ -10,6 +10,7 @@
 #include "common/errors.h"
 #include "test_items.h"
 #include "store/store.h"
+#include "util/clock.h"
 
 namespace cosmos::store {
 namespace {
@@ -306,6 +307,37 @@ TEST_F(ChangeLogTest, ExpireItemsDeletesInExpiryThenKeyOrderEachWithAnLsn) {
   // Sweeping again does nothing.
   p_.ExpireItems(1000, pol);
   EXPECT_EQ(p_.lsn(), 9u);
+}
+
+// Expiry counts from the write's own millisecond (Item::written), not from its whole-second _ts:
+// the index, liveness and the sweep all compare milliseconds of the emulator's clock.
+TEST_F(ChangeLogTest, ExpiryCountsFromTheWriteToTheMillisecond) {
+  const auto pol = Logged(3600, int64_t{-1});
+  auto at = [&](const std::string& id, int64_t ms, int64_t ttl) {
+    return p_.Write(WriteKind::kCreate, kA, id, Preconditions{}, util::Instant::FromMs(ms), pol,
+                    [&](const ItemPtr&, uint64_t seq, uint64_t lsn) {
+                      auto item = testing::TestItem(id, kA, 0, seq, lsn, ttl, "\"e\"", "");
+                      const_cast<Item&>(*item).set_written(util::Instant::FromMs(ms));
+                      return item;
+                    });
+  };
+  at("late", 100'950, 8);   // 1: _ts 100, expires at 108.950
+  at("early", 100'050, 8);  // 2: _ts 100, expires at 108.050
+  EXPECT_EQ(p_.Read(kA, "late", 100, pol)->ts, 100);
+  EXPECT_EQ(p_.Read(kA, "late", 100, pol)->ts_ms, 950);
+  EXPECT_EQ(p_.Read(kA, "late", 100, pol)->written().ms, 100'950);
+  EXPECT_NE(p_.Read(kA, "late", 108, pol), nullptr);  // _ts + ttl: still there
+  EXPECT_NE(p_.Read(kA, "early", 108, pol), nullptr);
+  EXPECT_EQ(p_.Read(kA, "early", util::Instant::FromMs(108'050), pol), nullptr);
+  EXPECT_FALSE(p_.AllLive(util::Instant::FromMs(108'050), pol));
+  EXPECT_EQ(Latest(0, 100, util::Instant::FromMs(108'949).seconds(), pol), "late@1 early@2 |2");
+  p_.ExpireItems(util::Instant::FromMs(108'949), pol);
+  EXPECT_EQ(p_.lsn(), 3u);  // early only
+  EXPECT_NE(p_.Read(kA, "late", util::Instant::FromMs(108'949), pol), nullptr);
+  EXPECT_TRUE(p_.AllLive(util::Instant::FromMs(108'949), pol));
+  p_.ExpireItems(util::Instant::FromMs(108'950), pol);
+  EXPECT_EQ(All(2), "ttl:early@3 ttl:late@4 |4");
+  EXPECT_EQ(p_.AllChanges(2, 100, kAll).entries[1].crts, 108);  // the log keeps whole seconds
 }
 
 TEST_F(ChangeLogTest, AWriteSweepsExpiredItemsFirst) {

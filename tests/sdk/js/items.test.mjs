@@ -11,6 +11,7 @@ import {
   createCharge,
   deleteCharge,
   docPath,
+  emulatorClock,
   expectError,
   kbOf,
   pkHeader,
@@ -409,6 +410,44 @@ describe("time to live", () => {
     assert.equal((await c.item("longer", "p").read()).statusCode, 200);
     // the id is free again
     assert.equal((await c.items.create({ id: "short", pk: "p" })).statusCode, 201);
+  });
+
+  // The SDK's own ttl.spec.ts reads an item 7 s after writing it with a ttl of 8 and expects it there
+  // (which the service passes): the time to live counts from the write's millisecond, not from its
+  // whole-second _ts. Here the write lands late in its second (the emulator clock moved to about
+  // x.850 s), and a read just after _ts + 8 s finds the item; counting from _ts would have expired
+  // it at _ts + 8.
+  it("the time to live counts from the write to the millisecond, not from _ts", { skip: !LOCAL }, async () => {
+    const { container: c } = await db.containers.create({
+      id: uid("ttlms"),
+      partitionKey: { paths: ["/pk"] },
+      defaultTtl: -1,
+    });
+    const nowMs = async () => (await emulatorClock(ctx.env)).json.unixMs;
+    const advance = async (ms) => assert.equal((await emulatorClock(ctx.env, { advanceMs: Math.max(0, ms) })).status, 200);
+    let ts;
+    let before;
+    let after;
+    // (requests take their time on a loaded machine: try again until the write stays in the second
+    // it started in, at least half a second into it)
+    for (let attempt = 1; ; attempt++) {
+      await advance((850 - ((await nowMs()) % 1000) + 1000) % 1000);
+      before = await nowMs();
+      const { resource } = await c.items.upsert({ id: "t", pk: "p", ttl: 8 });
+      after = await nowMs();
+      ts = resource._ts;
+      if (before >= ts * 1000 + 500) break;
+      assert.ok(attempt < 10, `no write late in its second in ${attempt} attempts`);
+    }
+    // just past _ts + 8 s: still there (the write was at `before` or later, so it expires at
+    // before + 8 s or later, at least 450 ms on)
+    await advance(ts * 1000 + 8050 - (await nowMs()));
+    assert.equal((await c.item("t", "p").read()).statusCode, 200);
+    // 8 s after the write: gone
+    await advance(after + 8000 - (await nowMs()));
+    assert.equal((await c.item("t", "p").read()).statusCode, 404);
+    const { resources } = await c.items.query("SELECT VALUE COUNT(1) FROM c").fetchAll();
+    assert.deepEqual(resources, [0]);
   });
 
   it("an item ttl is ignored when the container has no TTL", async () => {
