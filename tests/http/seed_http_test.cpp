@@ -352,7 +352,7 @@ TEST_F(SeedTest, SeedingBuildsTheIndexesQueriesWillAskFor) {
   for (int i = 0; i < 50; ++i) {
     lines += R"({"id":"i)" + std::to_string(i) + R"(","pk":"p)" + std::to_string(i % 3) + R"(","city":"c)" +
              std::to_string(i % 5) + R"(","n":)" + std::to_string(i) + R"(,"nested":{"m":true,"deeper":{"x":{"y":1}}},)" +
-             R"("arr":[1,2],"text":")" + std::string(i == 7 ? 65 : 10, 'a') + ""}\n";
+             R"("arr":[1,2],"text":")" + std::string(i == 7 ? 65 : 10, 'a') + "\"}\n";
   }
   Write("orders.jsonl", lines);
   EXPECT_EQ(Run().outcome.loaded, 50u);
