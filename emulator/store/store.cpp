@@ -190,7 +190,8 @@ void Container::PrepareIndexes(unsigned threads) const {
     }
     composites.push_back(std::move(columns));
   }
-  const LayoutHold layout = HoldLayout();
+  // No layout hold (a request may hold one already, and holds must not nest): a partition a split
+  // retires meanwhile stays alive (retired_), and its children are built by the queries that ask.
   const std::vector<PhysicalPartition*> parts = partitions();
   std::atomic<size_t> next{0};
   auto work = [&] {
