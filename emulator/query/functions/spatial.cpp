@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "query/functions/function.h"
+#include "query/functions/spatial_geojson.h"
 #include "query/functions/spatial_plane.h"
 #include "query/functions/spatial_sphere.h"
 
@@ -76,34 +77,6 @@ const json::Value* Member(const json::Value& obj, const char* name) {
   return it == obj.MemberEnd() ? nullptr : &it->value;
 }
 
-bool ReadPosition(const json::Value& v, LonLat& out) {
-  if (!v.IsArray() || v.Size() < 2 || v.Size() > 3) return false;
-  for (const auto& c : v.GetArray()) {
-    if (!c.IsNumber()) return false;
-  }
-  out = {v[0].GetDouble(), v[1].GetDouble()};
-  return true;
-}
-
-bool ReadPositions(const json::Value& v, RawRing& out) {
-  if (!v.IsArray()) return false;
-  for (const auto& p : v.GetArray()) {
-    LonLat ll;
-    if (!ReadPosition(p, ll)) return false;
-    out.push_back(ll);
-  }
-  return true;
-}
-
-bool ReadPolygon(const json::Value& v, RawPoly& out) {
-  if (!v.IsArray() || v.Empty()) return false;
-  for (const auto& r : v.GetArray()) {
-    out.emplace_back();
-    if (!ReadPositions(r, out.back())) return false;
-  }
-  return true;
-}
-
 V3 Direction(LonLat p) { return Unit(Ecef(p.lon, p.lat)); }
 
 std::string RangeReason(const std::vector<const RawRing*>& all) {
@@ -137,8 +110,6 @@ bool HasAntipodalEdge(const std::vector<V3>& v, bool ring) {
   return false;
 }
 
-std::string RingNumberText(int n) { return "(" + std::to_string(n) + ")"; }
-
 std::vector<const Arc*> Pointers(const std::vector<Arc>& arcs) {
   std::vector<const Arc*> out;
   for (const Arc& a : arcs) out.push_back(&a);
@@ -149,10 +120,9 @@ std::vector<const Arc*> Pointers(const std::vector<Arc>& arcs) {
 // occur) another ring or polygon; returns whether the walk may go on.
 bool PieceReason(int ring, Loc l, Loc beyond, std::string& reason) {
   if (l == Loc::kBoundary) {
-    reason = "Not valid because polygon ring " + RingNumberText(ring) + " intersects itself or some other ring.";
+    reason = geojson::IntersectsItself(ring);
   } else if (l == beyond) {
-    reason = "Not valid because some portion of polygon ring " + RingNumberText(ring) +
-             " lies in the interior of a polygon.";
+    reason = geojson::LiesInInterior(ring);
   }
   return reason.empty();
 }
@@ -164,25 +134,14 @@ bool RingPairReason(int ring, Loc l, std::string& reason) { return PieceReason(r
 std::string BuildPolygon(const RawPoly& raw, int first_ring, Poly& out) {
   for (size_t i = 0; i < raw.size(); ++i) {
     int number = first_ring + static_cast<int>(i);
-    std::string num = std::to_string(number);
     const RawRing& r = raw[i];
-    if (r.size() < 4) {
-      return "The Polygon input is not valid because the ring number " + num +
-             " does not have enough points. Each ring of a polygon must contain at least three points.";
-    }
-    if (!SamePoint(Direction(r.front()), Direction(r.back()))) {
-      return "The Polygon input is not valid because the start and end points of the ring number " + num +
-             " are not the same. Each ring of a polygon must have the same start and end points.";
-    }
+    if (r.size() < 4) return geojson::RingTooShort(number);
+    if (!SamePoint(Direction(r.front()), Direction(r.back()))) return geojson::RingNotClosed(number);
     Ring ring;
     ring.v = Distinct(r, true);
-    if (ring.v.size() < 3) {
-      return "The Polygon input is not valid because the ring number " + num +
-             " does not have enough distinct points. Each ring of a polygon must contain at least three distinct "
-             "points.";
-    }
+    if (ring.v.size() < 3) return geojson::RingTooFewDistinct(number);
     if (HasAntipodalEdge(ring.v, true)) {
-      return "Not valid because an edge of curve " + RingNumberText(number) +
+      return "Not valid because an edge of curve " + geojson::RingText(number) +
              " is a line or a degenerate arc with antipodal endpoints.";
     }
     for (size_t k = 0; k < ring.v.size(); ++k) {
@@ -201,12 +160,12 @@ std::string BuildPolygon(const RawPoly& raw, int first_ring, Poly& out) {
       });
     }
     if (!simple) {
-      return "Not valid because polygon ring " + RingNumberText(number) + " intersects itself or some other ring.";
+      return geojson::IntersectsItself(number);
     }
     ring.left_area = LeftArea(ring.arcs);
     ring.box = PathBox(ring.arcs);
     if (!(ring.left_area > 0 && ring.left_area < 4 * kPi)) {
-      return "Not valid because polygon ring " + RingNumberText(number) + " intersects itself or some other ring.";
+      return geojson::IntersectsItself(number);
     }
     out.rings.push_back(std::move(ring));
   }
@@ -239,7 +198,7 @@ Parsed ParseGeometry(Val v) {
   Shape& s = out.shape;
   if (t == "Point") {
     LonLat p;
-    if (!ReadPosition(*coords, p)) return out;
+    if (!geojson::ReadPosition(*coords, p)) return out;
     out.ok = true;
     RawRing one = {p};
     out.reason = RangeReason({&one});
@@ -249,16 +208,14 @@ Parsed ParseGeometry(Val v) {
   }
   if (t == "LineString") {
     RawRing line;
-    if (!ReadPositions(*coords, line)) return out;
+    if (!geojson::ReadPositions(*coords, line)) return out;
     out.ok = true;
     s.kind = Kind::kLineString;
     out.reason = RangeReason({&line});
     if (!out.reason.empty()) return out;
     s.line = Distinct(line, false);
     if (s.line.size() < 2) {
-      out.reason =
-          "The LineString input is not valid because it does not have enough distinct points. A LineString must "
-          "have at least two distinct points.";
+      out.reason = geojson::LineTooShort();
       return out;
     }
     if (HasAntipodalEdge(s.line, false)) {
@@ -277,21 +234,10 @@ Parsed ParseGeometry(Val v) {
     if (overlap) out.reason = "Not valid because of two overlapping edges in curve (1).";
     return out;
   }
+  if (t != "Polygon" && t != "MultiPolygon") return out;
   std::vector<RawPoly> raw;
-  if (t == "Polygon") {
-    raw.emplace_back();
-    if (!ReadPolygon(*coords, raw.back())) return out;
-    s.kind = Kind::kPolygon;
-  } else if (t == "MultiPolygon") {
-    if (!coords->IsArray() || coords->Empty()) return out;
-    for (const auto& p : coords->GetArray()) {
-      raw.emplace_back();
-      if (!ReadPolygon(p, raw.back())) return out;
-    }
-    s.kind = Kind::kMultiPolygon;
-  } else {
-    return out;
-  }
+  if (!geojson::ReadPolygons(*coords, t == "MultiPolygon", raw)) return out;
+  s.kind = t == "Polygon" ? Kind::kPolygon : Kind::kMultiPolygon;
   out.ok = true;
   std::vector<const RawRing*> all;
   for (const RawPoly& p : raw) {

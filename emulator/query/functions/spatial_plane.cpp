@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "query/functions/spatial_geojson.h"
+
 namespace cosmos::query::spatial::plane {
 
 namespace {
@@ -160,45 +162,9 @@ void WalkPieces(const std::vector<Edge>& path, const std::vector<Edge>& cutters,
   }
 }
 
-std::string RingText(int n) { return "(" + std::to_string(n) + ")"; }
-
-std::string IntersectsItself(int ring) {
-  return "Not valid because polygon ring " + RingText(ring) + " intersects itself or some other ring.";
-}
-
-std::string LiesInInterior(int ring) {
-  return "Not valid because some portion of polygon ring " + RingText(ring) + " lies in the interior of a polygon.";
-}
-
 using Positions = std::vector<P2>;
-
-bool ReadPosition(const json::Value& v, P2& out) {
-  if (!v.IsArray() || v.Size() < 2 || v.Size() > 3) return false;
-  for (const auto& c : v.GetArray()) {
-    if (!c.IsNumber()) return false;
-  }
-  out = {v[0].GetDouble(), v[1].GetDouble()};
-  return true;
-}
-
-bool ReadPositions(const json::Value& v, Positions& out) {
-  if (!v.IsArray()) return false;
-  for (const auto& p : v.GetArray()) {
-    P2 q;
-    if (!ReadPosition(p, q)) return false;
-    out.push_back(q);
-  }
-  return true;
-}
-
-bool ReadPolygon(const json::Value& v, std::vector<Positions>& out) {
-  if (!v.IsArray() || v.Empty()) return false;
-  for (const auto& r : v.GetArray()) {
-    out.emplace_back();
-    if (!ReadPositions(r, out.back())) return false;
-  }
-  return true;
-}
+using geojson::IntersectsItself;
+using geojson::LiesInInterior;
 
 std::vector<P2> Distinct(const Positions& raw, bool ring) {
   std::vector<P2> v;
@@ -211,21 +177,10 @@ std::vector<P2> Distinct(const Positions& raw, bool ring) {
 
 // Builds one ring and checks that it is closed, has three distinct points and is simple.
 std::string BuildRing(const Positions& raw, int number, Ring& out) {
-  const std::string num = std::to_string(number);
-  if (raw.size() < 4) {
-    return "The Polygon input is not valid because the ring number " + num +
-           " does not have enough points. Each ring of a polygon must contain at least three points.";
-  }
-  if (!(raw.front() == raw.back())) {
-    return "The Polygon input is not valid because the start and end points of the ring number " + num +
-           " are not the same. Each ring of a polygon must have the same start and end points.";
-  }
+  if (raw.size() < 4) return geojson::RingTooShort(number);
+  if (!(raw.front() == raw.back())) return geojson::RingNotClosed(number);
   out.v = Distinct(raw, true);
-  if (out.v.size() < 3) {
-    return "The Polygon input is not valid because the ring number " + num +
-           " does not have enough distinct points. Each ring of a polygon must contain at least three distinct "
-           "points.";
-  }
+  if (out.v.size() < 3) return geojson::RingTooFewDistinct(number);
   const auto edges = EdgesOf(out);
   const size_t n = edges.size();
   for (size_t i = 0; i < n; ++i) {
@@ -322,39 +277,24 @@ Parsed Parse(const json::Value& v) {
   const std::string_view t(type->value.GetString(), type->value.GetStringLength());
   Shape& s = out.shape;
   if (t == "Point") {
-    if (!ReadPosition(coords->value, s.point)) return out;
+    if (!geojson::ReadPosition(coords->value, s.point)) return out;
     s.type = Type::kPoint;
     out.ok = true;
     return out;
   }
   if (t == "LineString") {
     Positions line;
-    if (!ReadPositions(coords->value, line)) return out;
+    if (!geojson::ReadPositions(coords->value, line)) return out;
     out.ok = true;
     s.type = Type::kLineString;
     s.line = Distinct(line, false);
-    if (s.line.size() < 2) {
-      out.reason =
-          "The LineString input is not valid because it does not have enough distinct points. A LineString must "
-          "have at least two distinct points.";
-    }
+    if (s.line.size() < 2) out.reason = geojson::LineTooShort();
     return out;
   }
+  if (t != "Polygon" && t != "MultiPolygon") return out;
   std::vector<std::vector<Positions>> raw;
-  if (t == "Polygon") {
-    raw.emplace_back();
-    if (!ReadPolygon(coords->value, raw.back())) return out;
-    s.type = Type::kPolygon;
-  } else if (t == "MultiPolygon") {
-    if (!coords->value.IsArray() || coords->value.Empty()) return out;
-    for (const auto& p : coords->value.GetArray()) {
-      raw.emplace_back();
-      if (!ReadPolygon(p, raw.back())) return out;
-    }
-    s.type = Type::kMultiPolygon;
-  } else {
-    return out;
-  }
+  if (!geojson::ReadPolygons(coords->value, t == "MultiPolygon", raw)) return out;
+  s.type = t == "Polygon" ? Type::kPolygon : Type::kMultiPolygon;
   out.ok = true;
   int ring = 1;
   for (const auto& p : raw) {
