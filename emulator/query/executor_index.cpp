@@ -7,6 +7,7 @@
 
 #include "query/executor_internal.h"
 #include "store/order_key.h"
+#include "store/path_index.h"
 
 namespace cosmos::query::detail {
 
@@ -166,11 +167,8 @@ std::optional<Walk> WalkPath(const Plan& plan, const Scope& scope, const std::op
     if (own * 8 <= all) return std::nullopt;
   }
   Walk walk;
-  walk.descending = columns->front().descending;
   walk.columns = std::move(*columns);
-  if (walk.descending) {
-    for (auto& c : walk.columns) c.descending = !c.descending;
-  }
+  walk.descending = store::TurnFirstAscending(walk.columns);
   return walk;
 }
 

@@ -30,6 +30,12 @@ std::string IndexName(const IndexColumns& columns) {
   return out;
 }
 
+bool TurnFirstAscending(IndexColumns& columns) {
+  if (columns.empty() || !columns.front().descending) return false;
+  for (auto& c : columns) c.descending = !c.descending;
+  return true;
+}
+
 void AppendColumnKey(std::string& out, const json::Value* v, bool descending) {
   const size_t from = out.size();
   AppendOrderKey(out, v);

@@ -51,6 +51,11 @@ using IndexColumns = std::vector<IndexColumn>;
 // A text naming the index of `columns` uniquely: PathName for one ascending column.
 std::string IndexName(const IndexColumns& columns);
 
+// An index and the one with every direction reversed are one index, walked the other way: turns
+// `columns` so that the first is ascending, and returns whether it turned them (whoever walks the
+// index then walks it backwards).
+bool TurnFirstAscending(IndexColumns& columns);
+
 // Appends the key of `v` for a column of direction `descending` (its order key, inverted when
 // descending) to `out`.
 void AppendColumnKey(std::string& out, const json::Value* v, bool descending);

@@ -185,9 +185,7 @@ void Container::PrepareIndexes(unsigned threads) const {
       columns.push_back(IndexColumn{std::move(path), policy.composite_descending[i][k]});
     }
     if (!plain || columns.size() < 2) continue;
-    if (columns.front().descending) {
-      for (auto& c : columns) c.descending = !c.descending;
-    }
+    TurnFirstAscending(columns);
     composites.push_back(std::move(columns));
   }
   // No layout hold (a request may hold one already, and holds must not nest): a partition a split
