@@ -16,11 +16,27 @@ passed=0
 failed=0
 failures=()
 times=()
+# A failed suite's last lines (where each suite prints its failed tests and counts) are printed again
+# at the end, under the times, where a log cut in the middle still shows them.
+tails=()
 suite() {
   local name="$1"; shift
   echo "=== $name"
-  local start=$SECONDS verdict
-  if "$@"; then passed=$((passed + 1)); verdict=passed; else failed=$((failed + 1)); failures+=("$name"); verdict=FAILED; fi
+  local start=$SECONDS verdict log pid follower rc
+  # Into a file, followed as it grows (not a pipe: an emulator a suite leaves behind would hold a
+  # pipe open, and the run would wait for it).
+  log="$(mktemp "${TMPDIR:-/tmp}/suite.XXXXXX")"
+  "$@" >"$log" 2>&1 </dev/null &
+  pid=$!
+  tail -n +1 -f --pid="$pid" "$log" &
+  follower=$!
+  wait "$pid"; rc=$?
+  wait "$follower"
+  if [ "$rc" -eq 0 ]; then passed=$((passed + 1)); verdict=passed; else
+    failed=$((failed + 1)); failures+=("$name"); verdict=FAILED
+    tails+=("--- the last lines of: $name" "$(tail -n 25 "$log")")
+  fi
+  rm -f "$log"
   times+=("$(printf '%5d s  %-6s  %s' $((SECONDS - start)) "$verdict" "$name")")
   echo "=== $name: $verdict in $((SECONDS - start)) s"
 }
@@ -84,6 +100,9 @@ echo
 echo "wall time per suite:"
 printf '  %s\n' "${times[@]}"
 echo "  $SECONDS s in all, setup and build included"
-if [ "$failed" -gt 0 ]; then echo "failed suites: ${failures[*]}"; fi
+if [ "$failed" -gt 0 ]; then
+  printf '%s\n' "${tails[@]}"
+  echo "failed suites: ${failures[*]}"
+fi
 echo "suites: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
