@@ -21,6 +21,12 @@
 // request over every partition. Filter queries are sent with x-ms-documentdb-query-enablecrosspartition.
 // A query's time is until its first page with rows (following continuations of empty pages, as an
 // SDK would), or for COUNT and GROUP BY until the whole answer; the requests it took are recorded.
+// The same queries are then timed through the JavaScript SDK (@azure/cosmos, from tests/sdk/js's
+// packages: `bash tests/run.sh` or `npm ci` there installs them), as an application drives it: a
+// client per run, the partition key as the query's option, across partitions without one (the SDK
+// asks the gateway for the query plan and the partition key ranges, then queries each range; its
+// first query pays for those), maxItemCount 100, fetchNext until a page with rows, or fetchAll for
+// COUNT and GROUP BY; its time and summed charge beside the REST figures (SDK=0 leaves them out).
 // Memory: VmRSS of the seeded emulator minus that of the same emulator started empty, per item;
 // and VmRSS after the container is deleted. After the seed the container's indexing policy is
 // replaced by the default one plus the composite index (/city ascending, /n ascending), which the
@@ -38,6 +44,7 @@ import fs from "node:fs";
 import os from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { createRequire } from "node:module";
 import { median, request as signedRequest, rssKb, startEmulator, stop } from "./rest.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -51,6 +58,10 @@ const DATA_DIR = process.env.DATA_DIR || join(ROOT, "build-bench/scale-data");
 const OUT_DIR = process.env.OUT_DIR || join(ROOT, "build-bench/bench-logs");
 const RESULTS = process.env.RESULTS || join(ROOT, "bench/results/scale.json");
 const SAVE = process.env.SAVE !== "0";
+const SDK = process.env.SDK !== "0";
+const KEY = "C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==";
+// @azure/cosmos as tests/sdk/js installed it.
+const cosmos = SDK ? createRequire(join(ROOT, "tests/sdk/js/package.json"))("@azure/cosmos") : undefined;
 const FILES = 10;
 const ITEM_BYTES = 1024;
 const GENERATOR = 1; // bump when the data changes: kept data of another version is written again
@@ -187,6 +198,36 @@ async function runQuery(port, text, scope, { whole = false, maxItems = 100 } = {
   }
 }
 
+// The same through the SDK: until its first page with rows, or the whole result with `whole`.
+async function runSdkQuery(container, text, scope, { whole = false, maxItems = 100 } = {}) {
+  const options = { maxItemCount: maxItems };
+  if (scope === "pk") options.partitionKey = PK;
+  const t0 = performance.now();
+  const it = container.items.query(text, options);
+  let charge = 0;
+  let rows = 0;
+  let requests = 0;
+  try {
+    if (whole) {
+      const r = await it.fetchAll();
+      charge = r.requestCharge;
+      rows = r.resources.length;
+      requests = 1;
+    } else {
+      for (;;) {
+        const r = await it.fetchNext();
+        requests++;
+        charge += r.requestCharge;
+        rows += r.resources.length;
+        if (rows > 0 || !r.hasMoreResults) break;
+      }
+    }
+  } catch (e) {
+    return { ms: performance.now() - t0, charge, rows, requests, status: e.code ?? 0, error: String(e.message).slice(0, 300) };
+  }
+  return { ms: performance.now() - t0, charge, rows, requests, status: 200 };
+}
+
 // The median of REPS timed runs of `run` after one warm-up.
 async function measure(run) {
   const first = await run();
@@ -290,6 +331,17 @@ async function runOne(size, partitions, baselineKb) {
     console.log(`  ${name}: first ${q[name].firstMs.toFixed(2)} ms, median ${q[name].ms.toFixed(2)} ms, ${q[name].charge} RU, ${q[name].rows} rows, ${q[name].requests} requests` +
       (q[name].status !== 200 ? ` (status ${q[name].status}: ${q[name].error})` : ""));
   }
+  if (SDK) {
+    const client = new cosmos.CosmosClient({ endpoint: `http://127.0.0.1:${e.port}/`, key: KEY, connectionPolicy: { enableEndpointDiscovery: false } });
+    const container = client.database(DB).container(COLL);
+    run.sdk = {};
+    for (const [name, text, scope, opts] of queries) {
+      const s = (run.sdk[name] = await measure(() => runSdkQuery(container, text, scope === "pk" ? "pk" : "cross", opts)));
+      console.log(`  sdk ${name}: first ${s.firstMs.toFixed(2)} ms, median ${s.ms.toFixed(2)} ms, ${s.charge} RU, ${s.rows} rows` +
+        (s.status !== 200 ? ` (status ${s.status}: ${s.error})` : ""));
+    }
+    client.dispose();
+  }
   const id = `i${Math.floor(size / 2) + 7}`; // in partition key p7 only when size/2 is a multiple of 1000
   const pkOf = `p${(Math.floor(size / 2) + 7) % 1000}`;
   q.point_read = await measure(async () => {
@@ -350,6 +402,11 @@ function rowsOf(run) {
         : x.firstMs !== undefined
           ? `${fmtMs(x.firstMs)} / ${fmtMs(x.ms)} ms, ${x.charge} RU`
           : `${fmtMs(x.ms)} ms, ${x.charge} RU`;
+  const both = (name) => {
+    const rest = cell(q[name]);
+    const sdk = run.sdk?.[name];
+    return sdk ? `${rest}; SDK ${cell(sdk)}` : rest;
+  };
   const pages = (p) =>
     !p
       ? undefined
@@ -360,20 +417,20 @@ function rowsOf(run) {
         : `${fmtMs(p.firstMs)} / ${fmtMs(p.laterMs)} ms (${p.ratio.toFixed(2)})`;
   return {
     "seeding: seconds (items/s)": `${run.seed.seconds.toFixed(2)} s (${run.seed.itemsPerSecond})`,
-    "filter `c.city = 'city7'`, with pk": cell(q.filter_pk),
-    "filter `c.city = 'city7'`, across partitions": cell(q.filter_cross),
-    "`TOP 100 ... ORDER BY c.n`, with pk": cell(q.top_pk),
-    "`TOP 100 ... ORDER BY c.n`, across partitions": cell(q.top_cross),
+    "filter `c.city = 'city7'`, with pk": both("filter_pk"),
+    "filter `c.city = 'city7'`, across partitions": both("filter_cross"),
+    "`TOP 100 ... ORDER BY c.n`, with pk": both("top_pk"),
+    "`TOP 100 ... ORDER BY c.n`, across partitions": both("top_cross"),
     "`ORDER BY c.n` page 1 / pages 2..k (ratio), with pk": pages(run.paging.pk),
     "`ORDER BY c.n` page 1 / pages 2..k (ratio), across partitions": pages(run.paging.cross),
-    "`TOP 100 ... ORDER BY c.city, c.n`, with pk": cell(q.top2_pk),
-    "`TOP 100 ... ORDER BY c.city, c.n`, across partitions": cell(q.top2_cross),
+    "`TOP 100 ... ORDER BY c.city, c.n`, with pk": both("top2_pk"),
+    "`TOP 100 ... ORDER BY c.city, c.n`, across partitions": both("top2_cross"),
     "`ORDER BY c.city, c.n` page 1 / pages 2..k (ratio), with pk": pages(run.paging2?.pk),
     "`ORDER BY c.city, c.n` page 1 / pages 2..k (ratio), across partitions": pages(run.paging2?.cross),
-    "`COUNT(1)`, with pk": cell(q.count_pk),
-    "`COUNT(1)`, across partitions": cell(q.count_cross),
-    "`GROUP BY c.city`, with pk": cell(q.groupby_pk),
-    "`GROUP BY c.city`, across partitions": cell(q.groupby_cross),
+    "`COUNT(1)`, with pk": both("count_pk"),
+    "`COUNT(1)`, across partitions": both("count_cross"),
+    "`GROUP BY c.city`, with pk": both("groupby_pk"),
+    "`GROUP BY c.city`, across partitions": both("groupby_cross"),
     "point read": cell(q.point_read),
     "memory per item (bytes)": String(run.memory.bytesPerItem),
     "RSS loaded / after delete / empty (MB)": `${(run.memory.loadedKb / 1024).toFixed(0)} / ${(run.memory.afterDeleteKb / 1024).toFixed(0)} / ${(run.memory.baselineKb / 1024).toFixed(0)}`,
@@ -435,7 +492,7 @@ const othersText = runs.map((r) => `${(100 * r.machine.othersCpuShare).toFixed(0
 let md = `Scale benchmark, ${began.toISOString().slice(0, 10)}: ${result.machine.cores} cores (${result.machine.cpu}), ` +
   `load average ${load0.map((x) => x.toFixed(2)).join(" ")} at the start; other processes used ` +
   `${othersText} of the CPU during the runs. ` +
-  `"a / b ms": the first run (the first such query after the seed) / the median of the ${REPS} runs after it; ` +
+  `"a / b ms": REST, then "SDK" the JavaScript SDK: the first run (the first such query after the seed) / the median of the ${REPS} runs after it; ` +
   `"ms" is the time of the request(s), "RU" their charge; pages 2..k are pages 2 to ${PAGES}.` +
   (previous ? ` "was": the run of ${previous.date.slice(0, 10)}.` : "") + "\n";
 if (Math.max(...others) > 0.1)
