@@ -4,6 +4,7 @@
 // walk the index of its sort path, or the composite index of its sort paths, in every partition
 // and merge them (WalkPath, RunWalk).
 #include <algorithm>
+#include <climits>
 
 #include "query/executor_internal.h"
 #include "store/order_key.h"
@@ -146,6 +147,48 @@ bool AggregateFromIndex(RunState& run, Collector& collector) {
   return true;
 }
 
+namespace {
+
+// A lookup's ranges as windows of an index whose first column is the lookup's path: in key order,
+// without empty ones, overlapping ones (an OR's ranges may overlap) made one.
+std::vector<store::KeyWindow> WindowsOf(const std::vector<store::KeyRange>& ranges) {
+  std::vector<store::KeyWindow> windows;
+  for (const auto& r : ranges) windows.push_back(store::WindowOf(r));
+  std::sort(windows.begin(), windows.end(),
+            [](const store::KeyWindow& a, const store::KeyWindow& b) { return a.from < b.from; });
+  std::vector<store::KeyWindow> merged;
+  for (auto& w : windows) {
+    if (w.to && *w.to <= w.from) continue;
+    if (!merged.empty() && (!merged.back().to || *merged.back().to >= w.from)) {
+      if (merged.back().to && (!w.to || *w.to > *merged.back().to)) merged.back().to = std::move(w.to);
+      continue;
+    }
+    merged.push_back(std::move(w));
+  }
+  return merged;
+}
+
+// The keys in both lists of windows (each in key order and disjoint).
+std::vector<store::KeyWindow> Intersect(const std::vector<store::KeyWindow>& a, const std::vector<store::KeyWindow>& b) {
+  std::vector<store::KeyWindow> out;
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    store::KeyWindow w{std::max(a[i].from, b[j].from), std::nullopt};
+    if (a[i].to && b[j].to) {
+      w.to = std::min(*a[i].to, *b[j].to);
+    } else {
+      w.to = a[i].to ? a[i].to : b[j].to;
+    }
+    if (!w.to || w.from < *w.to) out.push_back(w);
+    // The window that ends first is done.
+    const bool a_first = a[i].to && (!b[j].to || *a[i].to <= *b[j].to);
+    (a_first ? i : j)++;
+  }
+  return out;
+}
+
+}  // namespace
+
 std::optional<Walk> WalkPath(const Plan& plan, const Scope& scope, const std::optional<Resume>& resume,
                              EvalContext& cx) {
   if (scope.indexing == nullptr || scope.view != nullptr || plan.sources.empty() || !plan.group_by.empty() ||
@@ -157,7 +200,15 @@ std::optional<Walk> WalkPath(const Plan& plan, const Scope& scope, const std::op
   if (resume && resume->scan) return std::nullopt;
   auto columns = OrderByIndexColumns(plan, *scope.indexing);
   if (!columns) return std::nullopt;
-  if (auto lookup = ChooseIndexLookup(plan, *scope.indexing, cx); lookup && lookup->rank == 1) return std::nullopt;
+  // Lookups on the first ORDER BY path bound the walk (the equality-prefix and range-filter shapes
+  // a composite index serves); an equality elsewhere that is likelier to narrow more makes reading
+  // its matches and sorting them cheaper.
+  const auto on_first = IndexLookupsOn(plan, *scope.indexing, cx, columns->front().path);
+  int first_rank = INT_MAX;
+  for (const auto& l : on_first) first_rank = std::min(first_rank, l.rank);
+  if (auto best = ChooseIndexLookup(plan, *scope.indexing, cx); best && best->rank == 1 && first_rank > best->rank) {
+    return std::nullopt;
+  }
   if (scope.partition_key) {
     size_t own = 0, all = 0;
     for (const auto* p : scope.partitions) {
@@ -169,6 +220,11 @@ std::optional<Walk> WalkPath(const Plan& plan, const Scope& scope, const std::op
   Walk walk;
   walk.columns = std::move(*columns);
   walk.descending = store::TurnFirstAscending(walk.columns);
+  if (!on_first.empty()) {
+    walk.bounded = true;
+    walk.windows = WindowsOf(on_first.front().ranges);
+    for (size_t i = 1; i < on_first.size(); ++i) walk.windows = Intersect(walk.windows, WindowsOf(on_first[i].ranges));
+  }
   return walk;
 }
 
@@ -202,6 +258,7 @@ void RunWalk(RunState& run, const Walk& walk, std::optional<OutRow>& stopped) {
     std::vector<store::PhysicalPartition::IndexHit> hits;
     size_t at = 0;
     size_t batch = 16;
+    size_t window = 0;  // of a bounded walk: how many windows it has read to their end
     bool done = false;
   };
   std::vector<PartCursor> cursors(scope.partitions.size());
@@ -215,12 +272,28 @@ void RunWalk(RunState& run, const Walk& walk, std::optional<OutRow>& stopped) {
   }
   auto head = [&](size_t pi) -> const store::PhysicalPartition::IndexHit* {
     PartCursor& c = cursors[pi];
-    if (c.at == c.hits.size() && !c.done) {
-      c.hits = scope.partitions[pi]->IndexWalk(walk.columns, desc, c.after, c.batch, scope.now, item_policy);
+    while (c.at == c.hits.size() && !c.done) {
+      // A bounded walk reads its windows one after the other, in the walk's direction.
+      const store::KeyWindow* within = nullptr;
+      if (walk.bounded) {
+        if (c.window == walk.windows.size()) {
+          c.done = true;
+          break;
+        }
+        within = &walk.windows[desc ? walk.windows.size() - 1 - c.window : c.window];
+      }
+      c.hits = scope.partitions[pi]->IndexWalk(walk.columns, desc, c.after, c.batch, scope.now, item_policy, within);
       c.at = 0;
-      c.done = c.hits.size() < c.batch;
+      const bool ended = c.hits.size() < c.batch;  // the index, or the window, has no more
       c.batch = std::min<size_t>(c.batch * 4, 1024);
       if (!c.hits.empty()) c.after = std::pair{c.hits.back().key, c.hits.back().item->seq};
+      if (ended) {
+        if (walk.bounded) {
+          ++c.window;
+        } else {
+          c.done = true;
+        }
+      }
     }
     return c.at < c.hits.size() ? &c.hits[c.at] : nullptr;
   };

@@ -514,13 +514,18 @@ bool AggregateFromIndex(RunState& run, Collector& collector);
 // one item over an indexed document path, or two or more over document paths a composite index of
 // the policy serves (index_use.h, OrderByIndexColumns); nothing that needs every row first (GROUP
 // BY, aggregates, DISTINCT), and no suspended collection to resume. Where reading fewer documents
-// and sorting them is cheaper (an equality or IN lookup narrows the WHERE, or a logical partition
-// that holds little of its partitions), the query collects.
+// and sorting them is cheaper (an equality or IN lookup on another path narrows the WHERE, or a
+// logical partition that holds little of its partitions), the query collects.
 struct Walk {
   // The index's columns: the ORDER BY items' paths, directions turned so that the first column is
   // ascending (an index and its reverse are one index, walked the other way).
   store::IndexColumns columns;
   bool descending = false;  // walked from its end: the first ORDER BY item is descending
+  // With `bounded`, only these windows of the index (ascending, disjoint; none: no row): those of a
+  // lookup the WHERE offers on the first column's path (an equality, a range, IN, STARTSWITH), so
+  // that a page reads the documents of its own key range, not those before it.
+  bool bounded = false;
+  std::vector<store::KeyWindow> windows;
 };
 std::optional<Walk> WalkPath(const Plan& plan, const Scope& scope, const std::optional<Resume>& resume,
                              EvalContext& cx);

@@ -426,6 +426,17 @@ class LookupChooser {
     return One(n, depth);
   }
 
+  // Every lookup the conjuncts of `n` offer over `path`.
+  void All(const Node& n, const store::DocPath& path, std::vector<IndexLookup>& out, int depth = 0) {
+    if (depth > kMaxDepth) return;
+    if (n.op == Node::Op::kAnd) {
+      All(n.kids[0], path, out, depth + 1);
+      All(n.kids[1], path, out, depth + 1);
+      return;
+    }
+    if (auto one = One(n, depth); one && one->path == path) out.push_back(std::move(*one));
+  }
+
  private:
   std::optional<Val> Const(const Node& n) {
     if (!a_.IsEvaluableConstant(n)) return std::nullopt;
@@ -547,6 +558,16 @@ std::optional<IndexLookup> ChooseIndexLookup(const Plan& plan, const store::Inde
   auto lookup = LookupChooser(analyzer, cx).Best(*plan.where);
   if (lookup) lookup->whole = lookup->exact && plan.where->op != Node::Op::kAnd;
   return lookup;
+}
+
+std::vector<IndexLookup> IndexLookupsOn(const Plan& plan, const store::IndexingPolicy& policy, EvalContext& cx,
+                                        const store::DocPath& path) {
+  std::vector<IndexLookup> out;
+  if (!plan.where || plan.sources.empty() || policy.mode == "none") return out;
+  Analyzer analyzer(plan, policy);
+  if (analyzer.IsConstant(*plan.where)) return out;
+  LookupChooser(analyzer, cx).All(*plan.where, path, out);
+  return out;
 }
 
 std::optional<store::DocPath> IndexedPathOf(const Plan& plan, const store::IndexingPolicy& policy, const Node& n) {

@@ -74,6 +74,11 @@ struct IndexLookup {
 std::optional<IndexLookup> ChooseIndexLookup(const Plan& plan, const store::IndexingPolicy& policy,
                                              EvalContext& cx);
 
+// The lookups the top-level conjuncts of the WHERE offer over `path`: every document the WHERE
+// matches has its value of `path` in the ranges of each of them.
+std::vector<IndexLookup> IndexLookupsOn(const Plan& plan, const store::IndexingPolicy& policy, EvalContext& cx,
+                                        const store::DocPath& path);
+
 // The indexed document path `n` reads (an aggregate's argument), or nullopt.
 std::optional<store::DocPath> IndexedPathOf(const Plan& plan, const store::IndexingPolicy& policy, const Node& n);
 // The exact document path `n` reads from the root document, whatever the policy indexes, or nullopt.

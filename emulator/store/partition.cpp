@@ -305,7 +305,7 @@ std::vector<ItemPtr> PhysicalPartition::ItemsBySeq(const std::vector<uint64_t>& 
 
 std::vector<PhysicalPartition::IndexHit> PhysicalPartition::IndexWalk(
     const IndexColumns& columns, bool descending, const std::optional<std::pair<std::string, uint64_t>>& after,
-    size_t max_items, util::Instant now, const ItemPolicy& policy) const {
+    size_t max_items, util::Instant now, const ItemPolicy& policy, const KeyWindow* within) const {
   std::shared_lock lock(mu_);
   std::vector<IndexHit> out;
   const auto index = PathIndexOf(columns);
@@ -316,25 +316,40 @@ std::vector<PhysicalPartition::IndexHit> PhysicalPartition::IndexWalk(
     if (it != by_seq_.end() && Visible(it->second, now, policy)) out.push_back({e.key, it->second});
     return out.size() < max_items;
   };
+  // (Items count from 1: entry (k, 0) comes before every entry of key k.)
+  const bool ends = within != nullptr && within->to.has_value();
   if (!descending) {
     auto it = after ? entries.upper_bound(PathIndex::Entry{after->first, after->second}) : entries.begin();
-    for (; it != entries.end(); ++it) {
+    if (within != nullptr && it != entries.end() && it->key < within->from) {
+      it = entries.lower_bound(PathIndex::Entry{within->from, 0});
+    }
+    for (; it != entries.end() && !(ends && it->key >= *within->to); ++it) {
       if (!take(*it)) break;
     }
     return out;
   }
-  if (entries.empty()) return out;
   // One key's run at a time, from the highest key down, each run read forwards.
-  std::string key = after ? after->first : std::prev(entries.end())->key;
-  uint64_t seq = after ? after->second : 0;
-  while (true) {
+  std::string key;
+  uint64_t seq = 0;
+  // The highest key below `limit` (none: the last key); false when there is none.
+  auto below = [&](const std::optional<std::string>& limit) {
+    auto first = limit ? entries.lower_bound(PathIndex::Entry{*limit, 0}) : entries.end();
+    if (first == entries.begin()) return false;
+    key = std::prev(first)->key;
+    seq = 0;
+    return true;
+  };
+  if (after && !(ends && after->first >= *within->to)) {
+    key = after->first;
+    seq = after->second;
+  } else if (!below(ends ? within->to : std::nullopt)) {
+    return out;
+  }
+  while (within == nullptr || key >= within->from) {
     for (auto it = entries.upper_bound(PathIndex::Entry{key, seq}); it != entries.end() && it->key == key; ++it) {
       if (!take(*it)) return out;
     }
-    auto first = entries.lower_bound(PathIndex::Entry{key, 0});
-    if (first == entries.begin()) break;
-    key = std::prev(first)->key;
-    seq = 0;
+    if (!below(key)) break;
   }
   return out;
 }

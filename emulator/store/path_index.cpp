@@ -43,6 +43,39 @@ void AppendColumnKey(std::string& out, const json::Value* v, bool descending) {
   for (size_t i = from; i < out.size(); ++i) out[i] = static_cast<char>(~static_cast<unsigned char>(out[i]));
 }
 
+namespace {
+
+// The first key after every key that starts with `p`: `p` without its trailing 0xff bytes, its last
+// byte one higher; none when `p` is all 0xff (or empty).
+std::optional<std::string> PrefixEnd(std::string p) {
+  while (!p.empty() && static_cast<unsigned char>(p.back()) == 0xff) p.pop_back();
+  if (p.empty()) return std::nullopt;
+  p.back() = static_cast<char>(static_cast<unsigned char>(p.back()) + 1);
+  return p;
+}
+
+}  // namespace
+
+KeyWindow WindowOf(const KeyRange& r) {
+  KeyWindow w;
+  if (r.prefix) {
+    w.from = r.lo;
+    w.to = PrefixEnd(r.lo);
+    return w;
+  }
+  if (r.lo_inclusive) {
+    w.from = r.lo;
+  } else if (auto after = PrefixEnd(r.lo)) {
+    w.from = std::move(*after);
+  } else {
+    w.from = r.lo;
+    w.to = r.lo;  // nothing is after it
+    return w;
+  }
+  if (r.hi) w.to = r.hi_inclusive ? PrefixEnd(*r.hi) : r.hi;
+  return w;
+}
+
 const json::Value* Resolve(const json::Value& doc, const DocPath& path) {
   const json::Value* v = &doc;
   for (const auto& step : path) {

@@ -78,6 +78,16 @@ struct KeyRange {
   static KeyRange Prefix(std::string p) { return {std::move(p), true, std::nullopt, true, true}; }
 };
 
+// The keys of an index whose first column's key lies in a KeyRange of that column (a lookup's
+// range, made for the one-path index of the column's path, ascending): keys from `from` (inclusive)
+// to `to` (exclusive; none: to the end). A column's key is complete and prefix-free, so every key
+// whose first column lies in the range, whatever columns follow, is in the window, and no other.
+struct KeyWindow {
+  std::string from;
+  std::optional<std::string> to;
+};
+KeyWindow WindowOf(const KeyRange& first_column);
+
 // What a partition keeps in step with its items once built: every store and removal of an item
 // is passed on (under the partition's exclusive lock).
 class SecondaryIndex {

@@ -419,9 +419,11 @@ class PhysicalPartition {
     std::string key;
     ItemPtr item;
   };
+  // `within`: only the keys of that window.
   std::vector<IndexHit> IndexWalk(const IndexColumns& columns, bool descending,
                                   const std::optional<std::pair<std::string, uint64_t>>& after, size_t max_items,
-                                  util::Instant now, const ItemPolicy& policy) const;
+                                  util::Instant now, const ItemPolicy& policy,
+                                  const KeyWindow* within = nullptr) const;
   std::vector<IndexHit> IndexWalk(const DocPath& path, bool descending,
                                   const std::optional<std::pair<std::string, uint64_t>>& after, size_t max_items,
                                   util::Instant now, const ItemPolicy& policy) const {

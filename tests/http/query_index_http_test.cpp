@@ -236,6 +236,69 @@ TEST_F(QueryIndexTest, OrderByOverACompositeIndexWalksItPageByPage) {
                                       R"(["c9",13])"}));
 }
 
+// The equality-prefix and range-filter shapes a composite index serves (issue 41): a filter on the
+// first ORDER BY path bounds the walk to that filter's windows of the index, in either direction,
+// so a page reads its rows and the one after, not the index before them; the rows are those a sort
+// of the matches gives (--query-indexes off), page by page with continuations.
+TEST_F(QueryIndexTest, AFilterOnTheFirstOrderByPathBoundsTheWalk) {
+  MakeContainer("db", "cb",
+                R"("indexingPolicy":{"compositeIndexes":[[{"path":"/city","order":"ascending"},)"
+                R"({"path":"/n","order":"ascending"}]]})");
+  coll_ = "cb";
+  for (int i = 0; i < kDocs; ++i) {
+    const std::string pk = "k" + std::to_string(i % 10);
+    // Cities c0..c19, 20 documents each; n repeats every 50 documents (ties go by position).
+    std::string body = R"({"id":"d)" + std::to_string(i) + R"(","pk":")" + pk + R"(","city":"c)" +
+                       std::to_string(i % 20) + R"(","n":)" + std::to_string((i * 7) % 50) + "}";
+    if (i % 97 == 0) body = R"({"id":"d)" + std::to_string(i) + R"(","pk":")" + pk + R"(","n":3})";  // no city
+    ASSERT_EQ(CreateDoc("db", "cb", body, "[\"" + pk + "\"]").status(), 201);
+  }
+  struct Case {
+    const char* where;
+    size_t rows;
+    bool tight;  // every document of the windows matches: a page reads its rows and one more
+  };
+  // d0, d97, d194, d291 and d388 have no city: c0, c17, c14, c11 and c8 hold 19 documents.
+  const Case cases[] = {
+      {"c.city = 'c7'", 20, true},
+      {"c.city = 'c0'", 19, true},
+      {"c.city >= 'c15' AND c.city <= 'c17'", 59, true},  // (both ranges bound it)
+      {"c.city > 'c17'", 199, true},                        // c18, c19 and c2..c9
+      {"c.city < 'c10'", 39, true},                         // c0 and c1
+      {"c.city IN ('c3', 'c11', 'nowhere')", 39, true},
+      {"STARTSWITH(c.city, 'c1')", 217, true},
+      {"c.city = 'c4' OR c.city = 'c4' OR c.city = 'c5'", 40, true},
+      {"c.city = 'c7' AND c.n > 20", 12, false},  // (the 20 documents of c7 are read)
+      {"c.city = 'nowhere'", 0, true},
+  };
+  for (const auto& [where, expected, tight] : cases) {
+    for (const char* order : {"ORDER BY c.city, c.n", "ORDER BY c.city DESC, c.n DESC"}) {
+      const std::string q = std::string("SELECT VALUE [c.city, c.n, c.id] FROM c WHERE ") + where + " " + order;
+      config_.query_indexes = false;
+      const std::vector<std::string> sorted = AllPages(q, "-1");
+      config_.query_indexes = true;
+      EXPECT_EQ(sorted.size(), expected) << q;
+      std::vector<long> retrieved;
+      EXPECT_EQ(AllPages(q, "5", &retrieved), sorted) << q;
+      EXPECT_EQ(retrieved.size(), std::max<size_t>(1, (sorted.size() + 4) / 5)) << q;
+      long read = 0;
+      for (long r : retrieved) read += r;
+      // Never more than the windows hold; with a tight bound, a page's rows and the one after.
+      EXPECT_LE(read, static_cast<long>((tight ? sorted.size() : 20) + retrieved.size())) << q;
+      if (!tight) continue;
+      for (size_t i = 0; i + 1 < retrieved.size(); ++i) EXPECT_EQ(retrieved[i], 6) << q << " page " << i;
+    }
+  }
+  // One path: a range on it bounds its own index.
+  coll_ = "c";
+  for (const char* q : {"SELECT VALUE c.n FROM c WHERE c.n > 390 ORDER BY c.n",
+                        "SELECT VALUE c.n FROM c WHERE c.n < 9 ORDER BY c.n DESC"}) {
+    EXPECT_EQ(Both(q, AllRanges(), "3").first, 4L) << q;  // (a sort reads every document)
+  }
+  EXPECT_EQ(Run("SELECT VALUE c.n FROM c WHERE c.n > 390 ORDER BY c.n", AllRanges()).rows,
+            (std::vector<std::string>{"391", "392", "393", "394", "395", "396", "397", "398", "399"}));
+}
+
 // The walk holds one page, not the result: an ORDER BY over two paths of a JOIN of two 200-element
 // arrays in each document (200,000 rows) answers its first page within a 4 MB budget, where
 // sorting the rows refuses the query.

@@ -47,7 +47,9 @@ void PrintTo(const SqlCase& c, std::ostream* os) { *os << "tests/sql/" << c.file
 
 fs::path CorpusDir() {
   if (const char* env = std::getenv("COSMOS_SQL_CORPUS_DIR"); env && *env) return fs::path(env);
-  return fs::path(__FILE__).parent_path().parent_path() / "sql";
+  // Beside tests/data (an absolute path the build gives; __FILE__ may be relative to the build
+  // directory when a compiler cache rewrites paths).
+  return fs::path(COSMOS_TEST_DATA).parent_path() / "sql";
 }
 
 std::string TrimRight(std::string s) {
