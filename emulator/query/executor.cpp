@@ -71,7 +71,7 @@ void ResumePage(PageState& p, const Scope& given_scope) {
   const size_t key_count = plain ? 0 : (!plan.order_by.empty() ? plan.order_by.size() : plan.group_by.size());
   if (!request.continuation.empty()) {
     p.resume = DecodeResume(request.continuation, request.query_text, key_count, p.token_holder);
-    if (plain && (p.resume->scan || !p.resume->has_row)) throw InvalidContinuation();
+    if (plain && (p.resume->scan || !p.resume->has_row || p.resume->kept != 0)) throw InvalidContinuation();
   }
   p.scope = &AdjustForSplits(given_scope, p.resume, p.adjusted_scope);
   p.ranges = RangesMember(*p.scope);

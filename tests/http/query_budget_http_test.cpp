@@ -304,7 +304,8 @@ TEST_F(QueryBudgetTest, ACollectionThatIsGoneIsReadAgain) {
   EXPECT_EQ(rows, expected.rows);
 }
 
-// A continuation of one shape does not fit a query of another: 400.
+// A continuation of one shape does not fit a query of another: 400. (A collecting query's token
+// with kept rows whose number names none resumes as the token says: AResultLargerThanItsPageIsReadOnce.)
 TEST_F(QueryBudgetTest, ScanContinuationsFitOnlyCollectingQueries) {
   for (const char* id : {"1", "2", "3"}) {
     ASSERT_EQ(CreateDoc("db", "c", std::string(R"({"id":")") + id + R"(","pk":"p"})", "[\"p\"]").status(), 201);
@@ -328,7 +329,11 @@ TEST_F(QueryBudgetTest, ScanContinuationsFitOnlyCollectingQueries) {
   rowless.CopyFrom(scan, rowless.GetAllocator());
   rowless.RemoveMember("p");
   rowless.RemoveMember("k");
-  for (const json::Document* d : {&scan, &kept, &rowless}) {
+  // Kept rows (of a result that did not fit in its page): only a collecting query has them.
+  json::Document rows;
+  rows.CopyFrom(token, rows.GetAllocator());
+  rows.AddMember("y", 7, rows.GetAllocator());
+  for (const json::Document* d : {&scan, &kept, &rowless, &rows}) {
     Headers h = scope;
     h.emplace_back("x-ms-continuation", util::Base64Encode(json::Write(*d)));
     auto r = QueryWith("SELECT * FROM c", h);
