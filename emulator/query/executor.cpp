@@ -43,6 +43,8 @@ struct PageState {
   bool partial = false;          // a partial page (ResumePage)
   std::string scope_key;
   std::unique_ptr<Suspended> state;  // the collection (and its arena and pinned documents)
+  bool replay = false;               // the page returns rows an earlier page computed (state->rows)
+  std::vector<OutRow> rest;          // the rows of the result this page computed and could not return
   ScanRange range;
 
   std::optional<Walk> walk;            // an ORDER BY page that walks an index
@@ -69,7 +71,7 @@ void ResumePage(PageState& p, const Scope& given_scope) {
   const size_t key_count = plain ? 0 : (!plan.order_by.empty() ? plan.order_by.size() : plan.group_by.size());
   if (!request.continuation.empty()) {
     p.resume = DecodeResume(request.continuation, request.query_text, key_count, p.token_holder);
-    if (plain && (p.resume->scan || !p.resume->has_row)) throw InvalidContinuation();
+    if (plain && (p.resume->scan || !p.resume->has_row || p.resume->kept != 0)) throw InvalidContinuation();
   }
   p.scope = &AdjustForSplits(given_scope, p.resume, p.adjusted_scope);
   p.ranges = RangesMember(*p.scope);
@@ -85,7 +87,14 @@ void ResumePage(PageState& p, const Scope& given_scope) {
   p.scope_key = plain ? std::string() : ScopeKey(*p.scope);
 
   const std::optional<Resume>& resume = p.resume;
-  if (!plain && resume && resume->scan) {
+  // The rest of a result an earlier page computed: returned without reading again.
+  if (!plain && resume && resume->kept != 0) {
+    p.state = SuspendedPages::Get().Take(resume->kept, query_hash, p.scope_key);
+    if (p.state && p.state->rows.empty()) p.state.reset();
+    p.replay = p.state != nullptr;
+  }
+  // Otherwise (none kept, or gone) the token resumes as it says.
+  if (!p.replay && !plain && resume && resume->scan) {
     if (p.partial) {
       p.range.from = resume->scan;
       p.range.to = resume->segment_end;
@@ -140,8 +149,41 @@ bool Emit(PageState& p, OutRow& row) {
   return true;
 }
 
+// Returns the rows an earlier page of the query computed and could not return (p.state->rows) from
+// where it ended, and leaves in p.rest those this page cannot return either. It reads nothing: an
+// ORDER BY result counts the documents of the rows it returns (as EmitCollected does), the others
+// nothing.
+void Replay(PageState& p) {
+  const Plan& plan = p.plan;
+  const bool ordered = plan.group_by.empty() && !plan.aggregate_query && !plan.distinct;
+  std::vector<OutRow>& rows = p.state->rows;
+  size_t i = 0;
+  for (; i < rows.size(); ++i) {
+    const bool emitted = Emit(p, rows[i]);
+    if (ordered) {
+      ++p.page.facts.docs_loaded;
+      p.page.facts.kb_loaded += rows[i].kb;
+    }
+    if (!emitted) break;
+  }
+  rows.erase(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(i));
+  p.rest = std::move(rows);
+  rows.clear();
+}
+
+// Keeps the rows of the result the page computed and could not return (p.rest) with the page's
+// collection, for the next page; returns the number they are kept under (0: not kept, the next
+// page computes them again). Only when the page is full, and when the plan's constants (which rows
+// may point into) are kept with them.
+uint64_t KeepRest(PageState& p) {
+  if (!p.more || !p.last_emitted || p.rest.empty() || p.state->keepalive.empty() || p.walk || p.streaming) return 0;
+  p.state->rows = std::move(p.rest);
+  p.rest.clear();
+  return SuspendedPages::Get().NewId();
+}
+
 // Gives the page its continuation once the plan has run. Returns whether the page suspends its
-// collection (under *suspend_id*).
+// collection, or keeps the rows it could not return (under *suspend_id*).
 bool EndPage(PageState& p, RunState& run, BudgetCheck& budget, uint64_t& suspend_id) {
   const Plan& plan = p.plan;
   const std::string& ranges = p.ranges;
@@ -153,6 +195,20 @@ bool EndPage(PageState& p, RunState& run, BudgetCheck& budget, uint64_t& suspend
   std::optional<std::string>& continuation = p.page.continuation;
   const bool more = p.more;
   const bool finished = p.finished();
+  if (p.replay) {
+    // The kept rows' page: it continues as the page that computed them (the rest of its part, or
+    // the next part).
+    suspend_id = KeepRest(p);
+    if (suspend_id != 0) {
+      continuation = EncodeResume(ranges, &*last_emitted, window, query_text, p.resume->scan, p.resume->segment_end, 0,
+                                  suspend_id);
+    } else if (more && last_emitted) {
+      continuation = EncodeResume(ranges, &*last_emitted, window, query_text, p.resume->scan, p.resume->segment_end);
+    } else if (!finished && p.resume->segment_end) {
+      continuation = EncodeResume(ranges, nullptr, window, query_text, p.resume->segment_end);
+    }
+    return suspend_id != 0;
+  }
   if (p.walk) {
     if (more && last_emitted) {
       continuation = EncodeResume(ranges, &*last_emitted, window, query_text);
@@ -174,7 +230,9 @@ bool EndPage(PageState& p, RunState& run, BudgetCheck& budget, uint64_t& suspend
     EmitCollected(run, *p.state->collector, std::nullopt);
     if (p.more && p.last_emitted) {
       // (A part that starts at the beginning starts after position {0,0,0}, which no row has.)
-      continuation = EncodeResume(ranges, &*p.last_emitted, p.window, query_text, range.from.value_or(Pos{}), *stopped);
+      suspend_id = KeepRest(p);
+      continuation = EncodeResume(ranges, &*p.last_emitted, p.window, query_text, range.from.value_or(Pos{}), *stopped,
+                                  0, suspend_id);
     } else {
       continuation = EncodeResume(ranges, nullptr, p.window, query_text, *stopped);
     }
@@ -193,14 +251,16 @@ bool EndPage(PageState& p, RunState& run, BudgetCheck& budget, uint64_t& suspend
   } else if (p.partial && range.from) {
     // A part read to its end (range.to, or the end of the range).
     if (more && last_emitted) {
-      continuation = EncodeResume(ranges, &*last_emitted, window, query_text, range.from, range.to);
+      suspend_id = KeepRest(p);
+      continuation = EncodeResume(ranges, &*last_emitted, window, query_text, range.from, range.to, 0, suspend_id);
     } else if (range.to) {
       continuation = EncodeResume(ranges, nullptr, window, query_text, range.to);
     }
   } else if (more && last_emitted) {
-    continuation = EncodeResume(ranges, &*last_emitted, window, query_text);
+    suspend_id = KeepRest(p);
+    continuation = EncodeResume(ranges, &*last_emitted, window, query_text, std::nullopt, std::nullopt, 0, suspend_id);
   }
-  return false;
+  return suspend_id != 0;
 }
 
 Page ExecutePageHolding(const Plan& plan, const Scope& given_scope, const PageRequest& request, PageOutcome& out) {
@@ -211,7 +271,7 @@ Page ExecutePageHolding(const Plan& plan, const Scope& given_scope, const PageRe
   EvalContext cx{arena, FunctionContext{arena, request.now_ms, request.udfs, request.geometry}, {}, nullptr, nullptr};
   cx.env.resize(std::max<size_t>(plan.slot_count, 1));
   // An ORDER BY page that walks its index returns rows as a streaming one does.
-  p.walk = WalkPath(plan, scope, p.resume, cx);
+  if (!p.replay) p.walk = WalkPath(plan, scope, p.resume, cx);
   p.streaming = p.plain || p.walk.has_value();
   bool suspending = false;
   {
@@ -233,8 +293,10 @@ Page ExecutePageHolding(const Plan& plan, const Scope& given_scope, const PageRe
     const std::function<bool(OutRow&)> emit = [&p](OutRow& row) { return Emit(p, row); };
     // The documents the result rows point into are pinned with the collection.
     RunState run{plan, scope, cx, p.state->pinned, p.page.facts, p.resume, emit, p.state->collector.get(), p.range,
-                 &p.stopped};
-    if (p.walk) {
+                 &p.stopped, &p.rest};
+    if (p.replay) {
+      Replay(p);
+    } else if (p.walk) {
       RunWalk(run, *p.walk, p.walk_stopped);
     } else {
       Run(run);

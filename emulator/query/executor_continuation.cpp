@@ -29,7 +29,8 @@ void WritePos(std::string& j, const char* name, const Pos& p) {
 }  // namespace
 
 std::string EncodeResume(const std::string& ranges, const OutRow* last, const Window& w, std::string_view query,
-                         const std::optional<Pos>& scan, const std::optional<Pos>& segment_end, uint64_t state) {
+                         const std::optional<Pos>& scan, const std::optional<Pos>& segment_end, uint64_t state,
+                         uint64_t kept) {
   // The format's version is "ev", not "v": the Python SDK takes any continuation that is base64 of
   // a JSON object with a "v" for its own feed-range token (feed_range_continuation._decode_token).
   std::string j = "{\"ev\":1,\"h\":" + std::to_string(QueryHash(query));
@@ -48,6 +49,7 @@ std::string EncodeResume(const std::string& ranges, const OutRow* last, const Wi
   if (scan) WritePos(j, "c", *scan);
   if (segment_end) WritePos(j, "f", *segment_end);
   if (state != 0) j += ",\"x\":" + std::to_string(state);
+  if (kept != 0) j += ",\"y\":" + std::to_string(kept);
   j += ranges;
   j += "}";
   return util::Base64Encode(j);
@@ -90,6 +92,11 @@ Resume DecodeResume(const std::string& token, std::string_view query, size_t key
   }
   const json::Value* p = find("p");
   r.has_row = p != nullptr;
+  if (const json::Value* y = find("y")) {
+    // Kept rows follow a row returned, of a page that read nothing it did not compute.
+    if (p == nullptr || r.state != 0 || !y->IsUint64() || y->GetUint64() == 0) throw InvalidContinuation();
+    r.kept = y->GetUint64();
+  }
   if (p == nullptr && (!r.scan || r.segment_end)) throw InvalidContinuation();  // only a scan may lack a row
   if (p != nullptr) {
     r.pos = pos(*p);

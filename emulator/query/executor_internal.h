@@ -246,6 +246,9 @@ inline Window InitialWindow(const Plan& plan) {
 //   "c"       a query that collects (ORDER BY, GROUP BY, DISTINCT, aggregates): its scan resumes
 //             after this candidate row
 //   "x"       ... with what the earlier pages collected, kept by the emulator under this number
+//   "y"       the rows after "p" of a result a page computed but could not return whole, kept by the
+//             emulator under this number: the next page returns them without reading again (when
+//             they are gone, the rest of the token resumes as it would without "y")
 //   "f"       a partial page (below) being returned covers the candidates after "c" up to this one
 //   "r"       the partition key range ids of the scope's partitions, which the positions number: a
 //             page after a split finds the ranges again by their children (AdjustForSplits)
@@ -259,6 +262,7 @@ struct Resume {
   std::optional<Pos> scan;
   std::optional<Pos> segment_end;
   uint64_t state = 0;
+  uint64_t kept = 0;                // "y"
   std::vector<std::string> ranges;  // "r": the range ids the positions' partition numbers name
   std::vector<std::pair<std::string, uint64_t>> floors;  // "g": Scope::floors by range id
 };
@@ -271,7 +275,8 @@ uint32_t QueryHash(std::string_view text);
 
 std::string EncodeResume(const std::string& ranges, const OutRow* last, const Window& w, std::string_view query,
                          const std::optional<Pos>& scan = std::nullopt,
-                         const std::optional<Pos>& segment_end = std::nullopt, uint64_t state = 0);
+                         const std::optional<Pos>& segment_end = std::nullopt, uint64_t state = 0,
+                         uint64_t kept = 0);
 
 // Where partition `pi`'s scan starts when the page does not resume in it (Scope::floors).
 uint64_t FloorOf(const Scope& scope, size_t pi);
@@ -295,7 +300,8 @@ const Scope& AdjustForSplits(const Scope& scope, std::optional<Resume>& resume, 
 // ---------------------------------------------------------------------------------------------
 // Suspended pages (executor_suspended.cpp)
 
-// What a page of a collecting query gathered before its deadline, kept for the next page.
+// What a page of a collecting query gathered before its deadline, kept for the next page; or the
+// rows of a result it computed that did not fit in it (`rows`), kept for the pages that return them.
 struct Suspended {
   uint32_t query = 0;   // hash of the query text
   std::string scope;    // the partitions and keys it read
@@ -305,7 +311,12 @@ struct Suspended {
   // The constants and parameters of the plans of the pages that collected (rows may point into them).
   std::vector<std::shared_ptr<const void>> keepalive;
   size_t held_bytes = 0;
-  size_t bytes() const { return arena->used() + held_bytes + pinned.size() * sizeof(store::ItemPtr); }
+  // The rows of the result not returned yet, in their final order (their values live in the arena,
+  // the collector's arenas, the pinned documents and the plans' constants above).
+  std::vector<OutRow> rows;
+  size_t bytes() const {
+    return arena->used() + held_bytes + pinned.size() * sizeof(store::ItemPtr) + rows.size() * sizeof(OutRow);
+  }
 };
 
 // The suspended collections of the process: at most kMaxEntries, holding together no more than
@@ -439,6 +450,8 @@ struct RunState {
   ScanRange range;                 // the candidate rows a collecting page reads
   // Where a page whose budget is stoppable ended early (null: the run does not stop).
   std::optional<Pos>* stopped = nullptr;
+  // Where EmitCollected leaves the rows of the result that `emit` did not take (null: dropped).
+  std::vector<OutRow>* rest = nullptr;
 };
 
 // What a run reads in each partition: the index lookup and vector search chosen for it, the items'
@@ -452,7 +465,7 @@ struct PartitionReads {
 };
 
 // Orders (groups, de-duplicates) what `collector` holds and hands each row after `after` to `emit`
-// (which returns false to stop).
+// (which returns false to stop); the rows from the one it refused on go to run.rest.
 void EmitCollected(RunState& run, Collector& collector, const std::optional<OutRow>& after);
 
 // Runs `plan` over the scope's documents and hands each row of the final result, in order, to

@@ -3,6 +3,7 @@
 // scope row by row and streams its rows or collects them (EmitCollected orders what it collected).
 #include <algorithm>
 #include <functional>
+#include <iterator>
 #include <vector>
 
 #include "common/errors.h"
@@ -226,14 +227,18 @@ void EmitCollected(RunState& run, Collector& collector, const std::optional<OutR
     facts.docs_loaded = 0;
     facts.kb_loaded = 0;
   }
-  for (auto& r : rows) {
+  for (size_t i = 0; i < rows.size(); ++i) {
+    OutRow& r = rows[i];
     if (after && CompareRows(desc, r, *after) <= 0) continue;
     const bool emitted = run.emit(r);
     if (index_walk) {
       ++facts.docs_loaded;
       facts.kb_loaded += r.kb;
     }
-    if (!emitted) break;
+    if (!emitted) {
+      if (run.rest != nullptr) run.rest->assign(std::make_move_iterator(rows.begin() + i), std::make_move_iterator(rows.end()));
+      break;
+    }
   }
 }
 

@@ -304,7 +304,8 @@ TEST_F(QueryBudgetTest, ACollectionThatIsGoneIsReadAgain) {
   EXPECT_EQ(rows, expected.rows);
 }
 
-// A continuation of one shape does not fit a query of another: 400.
+// A continuation of one shape does not fit a query of another: 400. (A collecting query's token
+// with kept rows whose number names none resumes as the token says: AResultLargerThanItsPageIsReadOnce.)
 TEST_F(QueryBudgetTest, ScanContinuationsFitOnlyCollectingQueries) {
   for (const char* id : {"1", "2", "3"}) {
     ASSERT_EQ(CreateDoc("db", "c", std::string(R"({"id":")") + id + R"(","pk":"p"})", "[\"p\"]").status(), 201);
@@ -328,7 +329,11 @@ TEST_F(QueryBudgetTest, ScanContinuationsFitOnlyCollectingQueries) {
   rowless.CopyFrom(scan, rowless.GetAllocator());
   rowless.RemoveMember("p");
   rowless.RemoveMember("k");
-  for (const json::Document* d : {&scan, &kept, &rowless}) {
+  // Kept rows (of a result that did not fit in its page): only a collecting query has them.
+  json::Document rows;
+  rows.CopyFrom(token, rows.GetAllocator());
+  rows.AddMember("y", 7, rows.GetAllocator());
+  for (const json::Document* d : {&scan, &kept, &rowless, &rows}) {
     Headers h = scope;
     h.emplace_back("x-ms-continuation", util::Base64Encode(json::Write(*d)));
     auto r = QueryWith("SELECT * FROM c", h);
@@ -392,6 +397,108 @@ TEST_F(QueryBudgetTest, PartialPagesOfOneRangeMergeToTheWholeResult) {
   // Scoped by its partition key instead, the same GROUP BY answers each group once.
   const auto whole = All(grouped, "100");
   EXPECT_EQ(whole.rows.size(), 7u);
+}
+
+// Issue 41 item 3: a GROUP BY (or DISTINCT) result that does not fit in its page is computed once:
+// the rows the page cannot return are kept in the emulator under the number in its continuation
+// ("y") and the next pages return them without reading the container again. So the pages of
+// max-item-count 10 over 1,000 groups read the 2,000 documents once in all (retrievedDocumentCount)
+// and charge the one page's charge plus the query base (2.7 RU) for each further page; whole
+// (scoped by partition key) and on one range of the SDKs' pipeline (partial pages, with the page
+// time unbounded or tiny). When the kept rows are gone, the token resumes as it did before.
+TEST_F(QueryBudgetTest, AResultLargerThanItsPageIsReadOnce) {
+  constexpr int kItems = 2000;
+  for (int i = 0; i < kItems; ++i) {
+    auto r = CreateDoc("db", "c",
+                       R"({"id":"d)" + std::to_string(i) + R"(","pk":"p","city":"c)" + std::to_string(i % 1000) +
+                           R"(","n":)" + std::to_string(i) + "}",
+                       "[\"p\"]");
+    ASSERT_EQ(r.status(), 201) << r;
+  }
+  struct Read {
+    std::vector<std::string> rows;
+    size_t pages = 0;
+    long long retrieved = 0;
+    double charge = 0;
+    int kept = 0;  // continuations that name kept rows
+  };
+  // Every page; `drop_kept`: the number of the kept rows is replaced by one that names none.
+  auto read = [&](const std::string& q, const std::string& max_items, Headers scope, bool drop_kept = false) {
+    Read out;
+    std::string continuation;
+    for (int guard = 0; guard < 10000; ++guard) {
+      Headers h = scope;
+      h.emplace_back("x-ms-max-item-count", max_items);
+      h.emplace_back("x-ms-documentdb-populatequerymetrics", "True");
+      if (!continuation.empty()) h.emplace_back("x-ms-continuation", continuation);
+      auto r = QueryWith(q, h);
+      EXPECT_EQ(r.status(), 200) << r;
+      if (r.status() != 200) break;
+      ++out.pages;
+      const auto page = r.Json();
+      for (const auto& v : page["Documents"].GetArray()) out.rows.push_back(json::Write(v));
+      out.charge += std::stod(r.Charge());
+      const std::string metrics = r.Header("x-ms-documentdb-query-metrics");
+      const auto at = metrics.find("retrievedDocumentCount=");
+      EXPECT_NE(at, std::string::npos) << metrics;
+      if (at != std::string::npos) out.retrieved += std::stoll(metrics.substr(at + 23));
+      continuation = r.Header("x-ms-continuation");
+      if (continuation.empty()) break;
+      auto raw = util::Base64Decode(continuation);
+      json::Document d;
+      EXPECT_TRUE(raw && json::Parse(*raw, d) == json::ParseStatus::kOk);
+      if (d.IsObject() && d.HasMember("y")) {
+        ++out.kept;
+        if (drop_kept) {
+          d["y"].SetUint64(d["y"].GetUint64() + 1000000);
+          continuation = util::Base64Encode(json::Write(d));
+        }
+      }
+    }
+    return out;
+  };
+  const Headers pk{{"x-ms-documentdb-partitionkey", "[\"p\"]"}};
+  for (const std::string q : {"SELECT c.city, COUNT(1) AS n, SUM(c.n) AS s FROM c GROUP BY c.city",
+                              "SELECT DISTINCT VALUE c.city FROM c",
+                              "SELECT DISTINCT VALUE c.city FROM c WHERE c.n >= 500"}) {
+    const Read whole = read(q, "-1", pk);
+    ASSERT_EQ(whole.pages, 1u) << q;
+    ASSERT_EQ(whole.rows.size(), 1000u) << q;
+    const Read paged = read(q, "10", pk);
+    EXPECT_EQ(paged.rows, whole.rows) << q;
+    EXPECT_EQ(paged.pages, 100u) << q;
+    EXPECT_EQ(paged.kept, 99) << q;
+    EXPECT_EQ(paged.retrieved, whole.retrieved) << q;
+    EXPECT_EQ(paged.retrieved, kItems) << q;  // (the range filter finds too many to narrow the scan)
+    EXPECT_NEAR(paged.charge, whole.charge + 2.7 * 99, 0.01 * 100) << q;
+    // Kept rows gone: each page computes the result again, as before (same rows).
+    const Read again = read(q, "10", pk, /*drop_kept=*/true);
+    EXPECT_EQ(again.rows, whole.rows) << q;
+    EXPECT_EQ(again.retrieved, 100 * whole.retrieved) << q;
+  }
+  // One range of the SDKs' pipeline: the partial result of one part, returned over several pages.
+  const std::string grouped =
+      "SELECT [{\"item\": c.city}] AS groupByItems, {\"city\": c.city, \"n\": {\"item\": COUNT(1)}} AS payload FROM c "
+      "GROUP BY c.city";
+  const Read one = read(grouped, "-1", Range());
+  ASSERT_EQ(one.rows.size(), 1000u);
+  const Read ranged = read(grouped, "10", Range());
+  EXPECT_EQ(ranged.rows, one.rows);
+  EXPECT_EQ(ranged.retrieved, kItems);
+  EXPECT_EQ(ranged.kept, 99);
+  // Parts ended by the page time (each part's groups over several pages): every document once.
+  config_.query_page_timeout_ms = 0;
+  const Read parts = read(grouped, "3", Range());
+  EXPECT_EQ(parts.retrieved, kItems);
+  EXPECT_GT(parts.kept, 0);
+  std::map<std::string, long long> merged;
+  for (const auto& row : parts.rows) {
+    json::Document d;
+    ASSERT_EQ(json::Parse(row, d), json::ParseStatus::kOk);
+    merged[d["payload"]["city"].GetString()] += d["payload"]["n"]["item"].GetInt64();
+  }
+  ASSERT_EQ(merged.size(), 1000u);
+  for (const auto& [city, n] : merged) EXPECT_EQ(n, 2) << city;
 }
 
 // A user-defined function: slow calls end the page at its deadline (the next page runs the cut call
