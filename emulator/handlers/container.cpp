@@ -87,7 +87,8 @@ std::vector<PartitionUsage> PartitionUsages(Services& s, const store::Container&
 // What a container read with x-ms-documentdb-populatequotainfo: true adds, in the service's format
 // ("key=value;" pairs, keys in the service's order): the quotas (the recorded service's values),
 // the usage from the container's live items and scripts (sizes in KB, documentSize in MB), and
-// the index transformation progress (always complete here: a policy applies on the next request).
+// the index transformation progress (0 to 100: the indexes a policy change asks for, built in the
+// background; the new policy itself applies to the next request).
 void QuotaHeaders(Services& s, const store::Container& c, Result& r) {
   uint64_t count = 0, bytes = 0;
   for (const auto& u : PartitionUsages(s, c)) {
@@ -108,7 +109,7 @@ void QuotaHeaders(Services& s, const store::Container& c, Result& r) {
                              std::to_string(bytes / (1024 * 1024)) + ";documentsSize=" + std::to_string(kb) +
                              ";documentsCount=" + std::to_string(count) + ";collectionSize=" + std::to_string(kb) +
                              ";");
-  r.headers.emplace_back(headers::kIndexTransformationProgress, "100");
+  r.headers.emplace_back(headers::kIndexTransformationProgress, std::to_string(c.IndexTransformationProgress()));
 }
 
 // What a container read with x-ms-documentdb-populatepartitionstatistics: true adds to the body, in

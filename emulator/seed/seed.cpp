@@ -13,13 +13,16 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <sstream>
+#include <vector>
 
 #include "http/headers.h"
 #include "common/errors.h"
 #include "handlers/common.h"
 #include "handlers/handlers.h"
 #include "json/json.h"
+#include "store/store.h"
 #include "util/util.h"
 
 namespace cosmos::seed {
@@ -510,6 +513,8 @@ SeedReport Seed(http::Services& s, const std::string& path, const SeedOptions& o
       created.Undo();
       report.databases_created = report.containers_created = 0;
     } else {
+      std::vector<std::unique_ptr<store::Container::BulkLoad>> bulk;  // built in bulk below, not as they grow
+      for (auto& t : targets) bulk.push_back(std::make_unique<store::Container::BulkLoad>(*t.c));
       loader.Apply();
       // The indexes queries will ask for, built now rather than by the first query.
       const unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
@@ -598,7 +603,9 @@ ImportResult Import(http::Services& s, std::string_view target, std::string_view
               std::to_string(checked.error_count) + ",\"errors\":" + ErrorsJson(checked) + "}";
     return r;
   }
+  std::optional<store::Container::BulkLoad> bulk(std::in_place, *c);  // built in bulk below, not as it grows
   const Outcome& o = loader.Apply();
+  bulk.reset();
   c->PrepareIndexes(1);  // (one request, one thread)
   r.body = "{\"database\":" + json::Quote(database) + ",\"container\":" + json::Quote(container) +
            ",\"items\":" + std::to_string(o.items) + ",\"loaded\":" + std::to_string(o.loaded) +

@@ -2,11 +2,15 @@
 // indexes, writes and transactions, the change log, expiry, and the images recovery restores.
 // (Containers, databases, offers and the account: store.cpp.)
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
+#include <shared_mutex>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -182,6 +186,9 @@ void PhysicalPartition::Remove(std::unordered_map<std::string, ItemPtr>::iterato
     if (pk->second.empty()) by_pk_seq_.erase(pk);
   }
   for (auto& [name, slot] : indexes_) slot.index->Remove(item);
+  for (auto& [name, b] : building_) {
+    if (item.seq < b.next) b.index->Remove(item);
+  }
   if (auto at = ExpiresAt(item, expiry_ttl_)) expiry_.erase({*at, it->first});
   if (item.unindexed) --unindexed_;
   by_key_.erase(it);
@@ -227,6 +234,12 @@ void PhysicalPartition::Store(const std::string& key, const ItemPtr& current, It
     if (current) slot.index->Remove(*current);
     slot.index->Add(*item);
   }
+  // An index being built holds the items below its `next`; the builder reads the others as they
+  // are then (a replace keeps its item's sequence number, a new item takes the highest).
+  for (auto& [name, b] : building_) {
+    if (current && current->seq < b.next) b.index->Remove(*current);
+    if (item->seq < b.next) b.index->Add(*item);
+  }
   if (renamed) by_key_.erase(key);
   by_key_[new_key] = std::move(item);
 }
@@ -239,6 +252,16 @@ std::shared_ptr<SecondaryIndex> PhysicalPartition::IndexOf(
     it->second.used = now;
     return it->second.index;
   }
+  // Writers are kept out by the caller's lock while the index is filled.
+  auto index = make();
+  index->Reserve(by_seq_.size());
+  for (const auto& [seq, item] : by_seq_) index->Add(*item);
+  KeepIndexLocked(name, index, now);
+  return index;
+}
+
+void PhysicalPartition::KeepIndexLocked(const std::string& name, std::shared_ptr<SecondaryIndex> index,
+                                        uint64_t used) const {
   if (indexes_.size() >= kMaxPathIndexes) {
     auto oldest = indexes_.begin();
     for (auto it = indexes_.begin(); it != indexes_.end(); ++it) {
@@ -246,14 +269,9 @@ std::shared_ptr<SecondaryIndex> PhysicalPartition::IndexOf(
     }
     indexes_.erase(oldest);  // a reader still using it keeps it alive; no writer updates it again
   }
-  // Writers are kept out by the caller's lock while the index is filled.
-  auto index = make();
-  index->Reserve(by_seq_.size());
-  for (const auto& [seq, item] : by_seq_) index->Add(*item);
   auto& slot = indexes_[name];
-  slot.index = index;
-  slot.used = now;
-  return index;
+  slot.index = std::move(index);
+  slot.used = used;
 }
 
 std::shared_ptr<const PathIndex> PhysicalPartition::PathIndexOf(const IndexColumns& columns) const {
@@ -382,11 +400,61 @@ std::vector<std::string> PhysicalPartition::IndexNames() const {
   return out;
 }
 
-void PhysicalPartition::BuildIndexes(const std::vector<IndexColumns>& wanted) const {
+void PhysicalPartition::BuildIndexes(const std::vector<IndexColumns>& wanted, std::atomic<uint64_t>* done,
+                                     const std::atomic<bool>* cancel) const {
+  std::lock_guard one(build_mu_);
   for (const auto& columns : wanted) {
-    std::shared_lock lock(mu_);  // one index at a time: writers wait for one build, not all
-    PathIndexOf(columns);
+    const std::string name = IndexName(columns);
+    auto index = std::make_shared<PathIndex>(columns);
+    {
+      std::shared_lock lock(mu_);
+      std::lock_guard guard(indexes_mu_);
+      if (indexes_.count(name)) continue;
+      index->Reserve(by_seq_.size());
+      building_[name] = Building{index, 0};
+    }
+    // One chunk at a time; `false` once the index is kept or given up.
+    auto chunk = [&] {
+      std::shared_lock lock(mu_);
+      auto b = building_.find(name);
+      if (b == building_.end() || b->second.index != index) return false;  // the partition was restored
+      {
+        std::lock_guard guard(indexes_mu_);
+        if ((cancel && cancel->load()) || indexes_.count(name)) {  // cancelled, or a query built it meanwhile
+          building_.erase(b);
+          return false;
+        }
+      }
+      // (Without indexes_mu_: queries go on finding the indexes kept meanwhile.)
+      size_t n = 0;
+      auto it = by_seq_.lower_bound(b->second.next);
+      for (; it != by_seq_.end() && n < kBuildChunk; ++it, ++n) index->Add(*it->second);
+      if (done) *done += n;
+      if (it != by_seq_.end()) {
+        b->second.next = it->first;
+        return true;
+      }
+      std::lock_guard guard(indexes_mu_);
+      building_.erase(b);
+      if (!indexes_.count(name)) KeepIndexLocked(name, index, ++index_clock_);
+      return false;
+    };
+    while (chunk()) {
+    }
+    if (cancel && cancel->load()) return;
   }
+}
+
+size_t PhysicalPartition::MissingIndexes(const std::vector<IndexColumns>& wanted) const {
+  std::lock_guard guard(indexes_mu_);
+  size_t n = 0;
+  for (const auto& columns : wanted) n += indexes_.count(IndexName(columns)) ? 0 : 1;
+  return n;
+}
+
+bool PhysicalPartition::IsGrowthMark(size_t items) {
+  // 2^10, 2^12, 2^14, ...: a power of two with an even exponent of at least 10.
+  return items >= 1024 && (items & (items - 1)) == 0 && __builtin_ctzll(items) % 2 == 0;
 }
 
 std::vector<DocPath> PhysicalPartition::SampledScalarPaths(size_t sample) const {
@@ -734,6 +802,7 @@ uint64_t PhysicalPartition::Apply(std::unordered_map<std::string, ItemPtr>::iter
     Remove(it);
   } else {
     Store(key, current, std::move(item));
+    if (!current) NoteGrowth();
   }
   return lsn;
 }
@@ -744,7 +813,9 @@ void PhysicalPartition::ApplyRecorded(const std::string& key, const Change& chan
     if (it != by_key_.end()) Remove(it);
     return;
   }
-  Store(key, it == by_key_.end() ? nullptr : it->second, change.current);
+  const bool created = it == by_key_.end();
+  Store(key, created ? nullptr : it->second, change.current);
+  if (created) NoteGrowth();
 }
 
 std::vector<ItemPtr> PhysicalPartition::Feed(uint64_t after_seq, size_t max_items, util::Instant now,
@@ -867,6 +938,7 @@ void PhysicalPartition::RestoreState(State state, const ItemPolicy& policy) {
   {
     std::lock_guard guard(indexes_mu_);
     indexes_.clear();
+    building_.clear();  // its builder sees that and gives up
   }
   expiry_.clear();
   unindexed_ = 0;

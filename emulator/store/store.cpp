@@ -4,10 +4,16 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
+#include <deque>
+#include <memory>
+#include <mutex>
 #include <thread>
 
 #include "common/errors.h"
+#include "json/json.h"
 #include "store/epk.h"
 #include "util/clock.h"
 #include "util/util.h"
@@ -28,6 +34,61 @@ std::string RidDecode(std::string s) {
 // resource ids made from them (Container::ItemRid) never meet, and a range made by a split counts
 // above every item it inherits.
 uint64_t FirstSeqOfRange(uint64_t n) { return (n << 40) + 1; }
+
+// The background indexer: one thread for the process, started by the first container that asks,
+// building the indexes of one queued container at a time (Container::ScheduleIndexes). At exit
+// it stops between chunks and is joined before the statics it reads go.
+class IndexWorker {
+ public:
+  static IndexWorker& Get() {
+    static IndexWorker* worker = [] {
+      auto* w = new IndexWorker();  // never deleted: containers may ask until the process ends
+      std::atexit([] { Get().Stop(); });
+      return w;
+    }();
+    return *worker;
+  }
+
+  void Enqueue(std::weak_ptr<Container> c) {
+    {
+      std::lock_guard lock(mu_);
+      if (stop_) return;
+      queue_.push_back(std::move(c));
+      if (!thread_.joinable()) thread_ = std::thread([this] { Run(); });
+    }
+    cv_.notify_one();
+  }
+
+ private:
+  void Run() {
+    while (true) {
+      std::weak_ptr<Container> next;
+      {
+        std::unique_lock lock(mu_);
+        cv_.wait(lock, [this] { return stop_ || !queue_.empty(); });
+        if (stop_) return;
+        next = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      if (auto c = next.lock()) c->RunScheduledIndexes(&stop_);  // (a deleted container: nothing to do)
+    }
+  }
+  void Stop() {
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+      queue_.clear();
+    }
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::weak_ptr<Container>> queue_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
 }  // namespace
 
 // ---- Journal ----------------------------------------------------------------------------------
@@ -135,6 +196,7 @@ Container::Container(std::string id, std::string rid, std::string db_rid, Partit
     partitions_.push_back(std::make_shared<PhysicalPartition>(std::to_string(i), bounds[i], bounds[i + 1],
                                                               settings_->unique_keys, FirstSeqOfRange(i)));
     partitions_.back()->SetLineage({}, ts);
+    WatchGrowth(*partitions_.back());
   }
   next_range_id_ = partitions_.size();
   if (auto& o = budget_offer()) o->AddPartitions(static_cast<int>(partitions_.size()));
@@ -166,7 +228,7 @@ LayoutHold Container::HoldLayout() const {
   return hold;
 }
 
-void Container::PrepareIndexes(unsigned threads) const {
+void Container::BuildAhead(unsigned threads, const std::atomic<bool>* cancel, bool report) const {
   const auto settings_now = settings();
   const IndexingPolicy& policy = settings_now->indexing;
   if (policy.mode == "none") return;
@@ -191,27 +253,73 @@ void Container::PrepareIndexes(unsigned threads) const {
   // No layout hold (a request may hold one already, and holds must not nest): a partition a split
   // retires meanwhile stays alive (retired_), and its children are built by the queries that ask.
   const std::vector<PhysicalPartition*> parts = partitions();
+  // Each partition's list first, to know how many items the build adds (the progress reported).
+  std::vector<std::vector<IndexColumns>> wanted(parts.size());
+  uint64_t total = 0;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    wanted[i] = composites;
+    size_t paths = 0;
+    for (auto& path : parts[i]->SampledScalarPaths(kPreparedSample)) {
+      if (paths == kPreparedPaths) break;
+      std::vector<std::string> names;
+      for (const auto& step : path) names.push_back(step.name);
+      if (!policy.IsIndexed(names)) continue;
+      wanted[i].push_back(IndexColumns{IndexColumn{std::move(path), false}});
+      ++paths;
+    }
+    total += parts[i]->MissingIndexes(wanted[i]) * parts[i]->Count();
+  }
+  if (report) {
+    build_done_ = 0;
+    build_total_ = total;
+  }
   std::atomic<size_t> next{0};
   auto work = [&] {
-    for (size_t i; (i = next++) < parts.size();) {
-      std::vector<IndexColumns> wanted = composites;
-      size_t paths = 0;
-      for (auto& path : parts[i]->SampledScalarPaths(kPreparedSample)) {
-        if (paths == kPreparedPaths) break;
-        std::vector<std::string> names;
-        for (const auto& step : path) names.push_back(step.name);
-        if (!policy.IsIndexed(names)) continue;
-        wanted.push_back(IndexColumns{IndexColumn{std::move(path), false}});
-        ++paths;
-      }
-      parts[i]->BuildIndexes(wanted);
-    }
+    for (size_t i; (i = next++) < parts.size();) parts[i]->BuildIndexes(wanted[i], report ? &build_done_ : nullptr, cancel);
   };
   const unsigned n = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(parts.size())));
   std::vector<std::thread> pool;
   for (unsigned t = 1; t < n; ++t) pool.emplace_back(work);
   work();
   for (auto& t : pool) t.join();
+}
+
+void Container::WatchGrowth(PhysicalPartition& p) {
+  p.SetGrowthHook([this] { ScheduleIndexes(false); });  // (the container outlives its partitions)
+}
+
+void Container::ScheduleIndexes(bool transformation) {
+  if (transformation) {
+    build_done_ = 0;
+    build_total_ = 0;
+    ++transformations_asked_;
+  } else if (bulk_loads_ > 0) {
+    return;
+  }
+  if (index_queued_.exchange(true)) return;
+  std::weak_ptr<Container> self = weak_from_this();
+  if (self.expired()) {  // not owned by a shared_ptr (a test's): nothing runs in the background
+    index_queued_ = false;
+    return;
+  }
+  IndexWorker::Get().Enqueue(std::move(self));
+}
+
+void Container::RunScheduledIndexes(const std::atomic<bool>* cancel) {
+  index_queued_ = false;  // a change from here on queues another build
+  const uint64_t asked = transformations_asked_.load();
+  BuildAhead(1, cancel, asked > transformations_done_.load());
+  if (cancel && cancel->load()) return;
+  uint64_t caught_up = transformations_done_.load();
+  while (caught_up < asked && !transformations_done_.compare_exchange_weak(caught_up, asked)) {
+  }
+}
+
+int Container::IndexTransformationProgress() const {
+  if (transformations_done_.load() >= transformations_asked_.load()) return 100;
+  const uint64_t total = build_total_.load();
+  if (total == 0) return 0;
+  return static_cast<int>(std::min<uint64_t>(99, build_done_.load() * 100 / total));
 }
 
 std::vector<PhysicalPartition*> Container::partitions() const {
@@ -268,7 +376,9 @@ std::optional<RangeSplit> Container::SplitRange(std::string_view range_id, int64
   }
   hold.Release();
   layout.unlock();
+  const bool grown = parent->Count() >= 1024;  // (the first growth mark)
   parent->Retire();  // its memory freed after the requests that waited have gone on
+  if (grown) ScheduleIndexes(false);  // the new ranges' indexes, as the parent's were
   return split;
 }
 
@@ -320,6 +430,7 @@ void Container::ApplySplit(const RangeSplit& split) {
     }
     child->RestoreState(std::move(st), policy);
     if (journal_) child->AttachJournal(journal_, rid_);
+    WatchGrowth(*child);
     return child;
   };
   auto left = make(split.left, parent->min_epk(), split.at);
@@ -344,10 +455,17 @@ std::shared_ptr<const ContainerSettings> Container::settings() const {
 }
 
 void Container::Replace(ContainerSettings settings, int64_t ts, std::string etag) {
-  std::lock_guard lock(settings_mu_);
-  settings_ = std::make_shared<const ContainerSettings>(std::move(settings));
-  ts_ = ts;
-  etag_ = std::move(etag);
+  bool reindex = false;
+  {
+    std::lock_guard lock(settings_mu_);
+    reindex = json::Write(settings.indexing.raw) != json::Write(settings_->indexing.raw);
+    settings_ = std::make_shared<const ContainerSettings>(std::move(settings));
+    ts_ = ts;
+    etag_ = std::move(etag);
+  }
+  // The service transforms its index in the background; so are the indexes the new policy asks
+  // for built here (and a query before they are builds what it needs itself).
+  if (reindex) ScheduleIndexes(true);
 }
 
 std::string Container::etag() const {

@@ -394,9 +394,23 @@ class PhysicalPartition {
   size_t PathIndexCount() const;
   // The names (IndexName) of the path and composite indexes the partition keeps now, in name order.
   std::vector<std::string> IndexNames() const;
-  // Builds each index of `wanted` the partition does not keep yet, as a query asking for it would
-  // (after a bulk load or a recovery, so that no query waits for one).
-  void BuildIndexes(const std::vector<IndexColumns>& wanted) const;
+  // Builds each index of `wanted` the partition does not keep yet (after a bulk load, a recovery,
+  // a policy change or growth, so that no query waits for one), kBuildChunk items at a time under
+  // the shared lock: a writer waits for one chunk, never a whole build, and keeps the part already
+  // built in step. One build at a time per partition (a second caller waits for the first). The
+  // index is kept (IndexNames lists it) once it holds every item; a query asking for it before
+  // builds its own, and the background one is dropped. `done` (may be null) counts the items
+  // added; `cancel` (may be null) stops the build between chunks.
+  static constexpr size_t kBuildChunk = 4096;
+  void BuildIndexes(const std::vector<IndexColumns>& wanted, std::atomic<uint64_t>* done = nullptr,
+                    const std::atomic<bool>* cancel = nullptr) const;
+  // How many of `wanted` the partition does not keep.
+  size_t MissingIndexes(const std::vector<IndexColumns>& wanted) const;
+  // `hook` runs when a write (not a recovery's replay) brings the partition to a growth mark
+  // (IsGrowthMark), under the partition's exclusive lock: it must only take note.
+  void SetGrowthHook(std::function<void()> hook) { grown_ = std::move(hook); }
+  // 1,024 items, then every four times as many (4,096, 16,384, ...).
+  static bool IsGrowthMark(size_t items);
   // The document paths (through objects, at most kSampleDepth names deep) at which the first
   // `sample` items stored hold a number, a boolean, null or a string of at most kSampleMaxString
   // bytes, the paths most items hold first; a path where some sampled item holds a longer string
@@ -583,6 +597,22 @@ class PhysicalPartition {
   mutable std::mutex indexes_mu_;
   mutable std::map<std::string, IndexSlot> indexes_;
   mutable std::atomic<uint64_t> index_clock_{0};
+  // Indexes BuildIndexes is filling: every item whose sequence number is below `next` is in
+  // `index`, and writers keep those in step (exclusive lock); the builder adds the rest in chunks
+  // (shared lock, build_mu_ held). The map changes under indexes_mu_ with the shared lock held.
+  struct Building {
+    std::shared_ptr<PathIndex> index;
+    uint64_t next = 0;
+  };
+  mutable std::map<std::string, Building> building_;
+  mutable std::mutex build_mu_;
+  std::function<void()> grown_;
+  // Keeps `index` as `name` (indexes_mu_ held), dropping the least recently used when full.
+  void KeepIndexLocked(const std::string& name, std::shared_ptr<SecondaryIndex> index, uint64_t used) const;
+  // After a live write of a new item (exclusive lock): the growth hook, at a growth mark.
+  void NoteGrowth() {
+    if (grown_ && IsGrowthMark(by_key_.size())) grown_();
+  }
   std::set<std::pair<int64_t, std::string>> expiry_;  // (expires at in Unix ms, key) of items with a TTL
   size_t unindexed_ = 0;                              // stored items left out of the index
   std::optional<int64_t> expiry_ttl_;                 // the container default expiry_ follows
@@ -759,7 +789,7 @@ struct Placement {
   PhysicalPartition* partition = nullptr;
 };
 
-class Container {
+class Container : public std::enable_shared_from_this<Container> {
  public:
   // `offer`: the container's own throughput, or null in a shared-throughput database, whose
   // offer is `shared`. The container's `partition_count` ranges split the hash space evenly.
@@ -794,9 +824,32 @@ class Container {
   // composite indexes, and the paths it indexes at which each partition's first items hold
   // scalars (SampledScalarPaths), at most kPreparedPaths of them. Seeding, import and recovery
   // call it once the items are in.
+  // Policy changes and growth run it in the background (ScheduleIndexes).
   static constexpr size_t kPreparedPaths = 12;
   static constexpr size_t kPreparedSample = 256;
-  void PrepareIndexes(unsigned threads) const;
+  void PrepareIndexes(unsigned threads) const { BuildAhead(threads, nullptr, false); }
+  // Queues PrepareIndexes(1) for the background indexer (one thread for the process, one
+  // container at a time; a container is queued once however often it asks). `transformation`: a
+  // change of the indexing policy asks, and the container reports its progress
+  // (IndexTransformationProgress) until a build that started after the change has finished.
+  // Otherwise (growth: a partition reached a growth mark) nothing is queued during a bulk load.
+  void ScheduleIndexes(bool transformation);
+  // What x-ms-documentdb-collection-index-transformation-progress reports: 100 when no policy
+  // change waits for its indexes, else the share (0 to 99) of the build's items indexed so far.
+  int IndexTransformationProgress() const;
+  // While one is open, growth queues no build: seeding and import build in bulk after loading.
+  class BulkLoad {
+   public:
+    explicit BulkLoad(Container& c) : c_(c) { ++c_.bulk_loads_; }
+    ~BulkLoad() { --c_.bulk_loads_; }
+    BulkLoad(const BulkLoad&) = delete;
+    BulkLoad& operator=(const BulkLoad&) = delete;
+
+   private:
+    Container& c_;
+  };
+  // The background indexer's call: PrepareIndexes(1), then the transformation it was asked for is done.
+  void RunScheduledIndexes(const std::atomic<bool>* cancel);
 
   // The partitions whose ranges overlap [min_epk, max_epk), in range order.
   std::vector<PhysicalPartition*> PartitionsOverlapping(std::string_view min_epk, std::string_view max_epk) const;
@@ -865,6 +918,19 @@ class Container {
   uint64_t next_range_id_ = 0;
   Journal* journal_ = nullptr;
   mutable ScriptSet scripts_;
+  // Background index builds (ScheduleIndexes): the items the current build adds in all and so
+  // far, the policy changes asked for and the number of them the builds have caught up with.
+  mutable std::atomic<uint64_t> build_total_{0};
+  mutable std::atomic<uint64_t> build_done_{0};
+  std::atomic<uint64_t> transformations_asked_{0};
+  std::atomic<uint64_t> transformations_done_{0};
+  std::atomic<bool> index_queued_{false};
+  std::atomic<int> bulk_loads_{0};
+  // Every partition, made or split: growth schedules a build.
+  void WatchGrowth(PhysicalPartition& p);
+  // PrepareIndexes; `cancel` (may be null) stops it between chunks; `report`: counts its work in
+  // build_total_ and build_done_ (the transformation progress).
+  void BuildAhead(unsigned threads, const std::atomic<bool>* cancel, bool report) const;
 };
 using ContainerPtr = std::shared_ptr<Container>;
 

@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "json/json.h"
@@ -260,6 +262,65 @@ TEST_F(PartitionIndexTest, EvictsTheLeastRecentlyUsedIndexBeyondItsLimit) {
     part_.IndexLookup({store::PathStep{name, -1}}, {store::KeyRange::Point(Key("1"))}, 10);
   }
   EXPECT_EQ(part_.PathIndexCount(), store::PhysicalPartition::kMaxPathIndexes);
+}
+
+// Issue 41: an index built in the background, chunk by chunk while writers go on between the
+// chunks, holds what a build after the last write would: every create, replace and delete made
+// meanwhile, each item once. The partition keeps it (IndexNames) only once it holds every item.
+TEST_F(PartitionIndexTest, WritesDuringABackgroundBuildAreInTheIndex) {
+  const int items = 5 * static_cast<int>(store::PhysicalPartition::kBuildChunk) + 123;
+  auto body = [](const std::string& id, int g, int n) {
+    return R"({"id":")" + id + R"(","g":"g)" + std::to_string(g) + R"(","n":)" + std::to_string(n) + "}";
+  };
+  std::vector<std::string> live;
+  for (int i = 0; i < items; ++i) {
+    live.push_back("i" + std::to_string(i));
+    Put(live.back(), body(live.back(), i % 7, i));
+  }
+  const store::DocPath g{store::PathStep{"g", -1}};
+  const store::IndexColumns cols{{g, false}, {n_, true}};
+  const std::string name = store::IndexName(cols);
+  auto kept = [&] {
+    const auto names = part_.IndexNames();
+    return std::find(names.begin(), names.end(), name) != names.end();
+  };
+  EXPECT_FALSE(kept());
+  std::atomic<uint64_t> done{0};
+  std::thread build([&] { part_.BuildIndexes({cols}, &done); });
+  // Creates, replaces (moving items in the order) and deletes until the index is kept.
+  std::mt19937 rng(41);
+  int writes = 0;
+  do {
+    const int what = static_cast<int>(rng() % 3);
+    if (what == 0 || live.empty()) {
+      live.push_back("new" + std::to_string(writes));
+      Put(live.back(), body(live.back(), static_cast<int>(rng() % 7), static_cast<int>(rng() % 1000)));
+    } else if (what == 1) {
+      const std::string& id = live[rng() % live.size()];
+      Put(id, body(id, static_cast<int>(rng() % 7), static_cast<int>(rng() % 1000)));
+    } else {
+      const size_t at = rng() % live.size();
+      Delete(live[at]);
+      live.erase(live.begin() + static_cast<std::ptrdiff_t>(at));
+    }
+    ++writes;
+  } while (!kept());
+  build.join();
+  EXPECT_GE(done.load(), static_cast<uint64_t>(items) - static_cast<uint64_t>(writes));
+  // The walk of the index against the items sorted by the same key (ties by sequence number).
+  std::vector<std::pair<std::string, std::string>> expected;  // (key, id), in sequence order
+  for (const auto& item : part_.Feed(0, 0, 0, {})) {
+    std::string key;
+    store::AppendColumnKey(key, store::Resolve(item->body, g), false);
+    store::AppendColumnKey(key, store::Resolve(item->body, n_), true);
+    expected.emplace_back(std::move(key), item->id);
+  }
+  ASSERT_EQ(expected.size(), live.size());
+  std::stable_sort(expected.begin(), expected.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> want, got;
+  for (const auto& e : expected) want.push_back(e.second);
+  for (const auto& hit : part_.IndexWalk(cols, false, std::nullopt, want.size() + 10, 0, {})) got.push_back(hit.item->id);
+  EXPECT_EQ(got, want) << writes << " writes during the build";
 }
 
 }  // namespace

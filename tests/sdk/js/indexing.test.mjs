@@ -5,6 +5,7 @@
 // containers on the plane. Charges are the request-unit model of docs/request-units.md.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { Constants } from "@azure/cosmos";
 import {
   assertCharge,
   countTerms,
@@ -145,6 +146,51 @@ describe("ORDER BY and the index", () => {
     assert.deepEqual((await run(container, "SELECT VALUE c.id FROM c ORDER BY c.secret")).resources, ["2", "3", "1"]);
   });
 });
+
+describe("index transformation after a policy replace", () => {
+  // Issue 41. The SDK reads the progress from the container read's headers, asked for with
+  // populateQuotaInfo (x-ms-documentdb-populatequotainfo: true), as Microsoft's how-to for indexing
+  // policies does: an integer from 0 to 100, 100 once the new policy's indexes are built.
+  const PROGRESS = Constants.HttpHeaders.IndexTransformationProgress;
+
+  it("reports 0 to 100 while the new composite index is built in the background, then serves it", async () => {
+    const { container, id } = await newContainer();
+    const ops = [];
+    for (let i = 0; i < 3000; i++) {
+      const d = { id: `d${i}`, pk: `k${i % 10}`, city: `c${i % 20}`, n: i };
+      ops.push({ operationType: "Create", partitionKey: d.pk, resourceBody: d });
+    }
+    const created = await container.items.executeBulkOperations(ops);
+    assert.ok(created.every((r) => r.response?.statusCode === 201));
+    assert.equal((await container.read({ populateQuotaInfo: true })).headers[PROGRESS], "100");
+    assert.equal((await container.read()).headers[PROGRESS], undefined);
+
+    const replaced = await container.replace({
+      id,
+      partitionKey: { paths: ["/pk"] },
+      indexingPolicy: { compositeIndexes: [[{ path: "/city", order: "ascending" }, { path: "/n", order: "descending" }]] },
+    });
+    assert.equal(replaced.statusCode, 200);
+    const seen = [];
+    const deadline = Date.now() + 120000;
+    for (;;) {
+      const { headers } = await container.read({ populateQuotaInfo: true });
+      const value = headers[PROGRESS];
+      assert.match(String(value), /^\d+$/);
+      seen.push(Number(value));
+      if (Number(value) === 100 || Date.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    assert.equal(seen.at(-1), 100, `progress read: ${seen.join(",")}`);
+    assert.ok(seen.every((v, i) => v >= 0 && v <= 100 && (i === 0 || v >= seen[i - 1])), seen.join(","));
+    assert.equal(headersLazy(await container.read({ populateQuotaInfo: true })), undefined);
+    const top = (await run(container, "SELECT TOP 3 VALUE c.id FROM c ORDER BY c.city ASC, c.n DESC")).resources;
+    assert.deepEqual(top, ["d2980", "d2960", "d2940"]);  // "c0" first, n from the highest
+  });
+});
+
+/** The lazy indexing progress a container read carries (the service sends it for lazy indexing only). */
+const headersLazy = (res) => res.headers[Constants.HttpHeaders.LazyIndexingProgress];
 
 describe("indexing mode none", () => {
   it("writes no index terms; filters need enableScanInQuery and are charged as scans", async () => {
