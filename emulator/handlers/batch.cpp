@@ -106,13 +106,13 @@ OpResult RunOp(Services& s, const RequestContext& ctx, const Target& t, const js
         throw e;
       }
       r.charge = charge::PointRead({r.item->kb(), 0}, ReadConsistency(s, ctx));
-      if (pre.if_match && *pre.if_match != "*" && *pre.if_match != r.item->etag) {
+      if (pre.if_match && *pre.if_match != "*" && *pre.if_match != r.item->etag()) {
         auto e = errors::PreconditionFailed();
         e.charge = r.charge;
         throw e;
       }
       r.status = 200;
-      if (pre.if_none_match && (*pre.if_none_match == "*" || *pre.if_none_match == r.item->etag)) {
+      if (pre.if_none_match && (*pre.if_none_match == "*" || *pre.if_none_match == r.item->etag())) {
         r.status = 304;
         r.item = nullptr;
       }
@@ -174,7 +174,7 @@ std::string ResultsJson(const std::vector<OpResult>& results, bool minimal, bool
     if (r.retry_after_ms) out += ",\"retryAfterMilliseconds\":" + std::to_string(r.retry_after_ms);
     if (r.item) {
       out += ",\"eTag\":";
-      json::WriteString(out, r.item->etag);
+      json::WriteString(out, r.item->etag());
       if (!minimal || r.read) {
         out += ",\"resourceBody\":";
         r.item->AppendText(out);

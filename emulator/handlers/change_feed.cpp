@@ -145,7 +145,7 @@ std::string AllVersionsEntry(const store::Container& c, const store::Change& ch)
   if (ch.previous) out += ",\"previousImageLSN\":" + std::to_string(ch.previous->lsn);
   if (ch.kind == store::ChangeKind::kDelete) {
     out += std::string(",\"timeToLiveExpired\":") + (ch.ttl_expired ? "true" : "false");
-    json::Value id(ch.previous->id.c_str(), static_cast<rapidjson::SizeType>(ch.previous->id.size()));
+    json::Value id(ch.previous->id().data(), static_cast<rapidjson::SizeType>(ch.previous->id().size()));
     out += ",\"id\":" + json::Write(id) + ",\"partitionKey\":" + PartitionKeyObject(c, *ch.previous);
   }
   out += "}}";

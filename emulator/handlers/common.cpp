@@ -313,8 +313,8 @@ void Admit(http::Services& s, http::RequestContext& ctx, const store::ContainerP
 }
 
 bool Routed::Contains(const store::Item& item) const {
-  if (pk && item.pk != *pk) return false;
-  if (epk && !(item.epk >= epk->first && item.epk < epk->second)) return false;
+  if (pk && item.pk() != *pk) return false;
+  if (epk && !(item.epk() >= epk->first && item.epk() < epk->second)) return false;
   return true;
 }
 
@@ -394,12 +394,12 @@ http::Result QueryResources(http::Services& s, http::RequestContext& ctx, const 
     part.Write(store::WriteKind::kCreate, id, id, store::Preconditions{}, now, store::ItemPolicy{},
                [&, &id = id, &text = text](const store::ItemPtr&, uint64_t seq, uint64_t lsn) {
                  auto item = std::make_shared<store::Item>();
-                 item->id = id;
-                 item->pk = id;
+                 item->set_id(id);
+                 item->set_pk(id);
                  if (json::Parse(text, item->Draft()) != json::ParseStatus::kOk)
                    throw errors::Internal("resource JSON did not parse");
                  item->Seal();
-                 item->rid = id;
+                 item->set_rid(id);
                  item->lsn = lsn;
                  item->seq = seq;
                  return store::ItemPtr(std::move(item));

@@ -76,7 +76,7 @@ std::vector<PartitionUsage> PartitionUsages(Services& s, const store::Container&
     for (const auto& item : items) {
       ++u.count;
       u.bytes += item->size;
-      keys.insert(item->pk);
+      keys.insert(item->pk());
     }
     u.distinct_keys = keys.size();
     out.push_back(u);

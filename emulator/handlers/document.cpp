@@ -60,9 +60,9 @@ std::shared_ptr<store::Item> DraftItem(const json::Value& user, const std::strin
     if (IsSystemProperty(m.name)) continue;
     draft.AddMember(json::Value(m.name, a), json::Value(m.value, a), a);
   }
-  item->id = IdOf(user);
-  item->pk = pk;
-  item->epk = epk;
+  item->set_id(IdOf(user));
+  item->set_pk(pk);
+  item->set_epk(epk);
   item->ttl = ItemTtl(user);
   return item;
 }
@@ -73,15 +73,15 @@ store::ItemPtr FinishItem(Services& s, const store::Container& c, std::shared_pt
   auto& draft = item->Draft();
   auto& a = draft.GetAllocator();
   item->set_written(s.clock.Now());
-  item->etag = s.account.NewEtag(item->ts);
-  item->rid = c.ItemRid(seq);
+  item->set_etag(s.account.NewEtag(item->ts));
+  item->set_rid(c.ItemRid(seq));
   item->seq = seq;
   item->lsn = lsn;
   // The system properties, after the user's.
-  const std::string self = c.self() + "docs/" + item->rid + "/";
-  draft.AddMember("_rid", json::Value(item->rid.c_str(), a), a);
+  const std::string self = c.self() + "docs/" + std::string(item->rid()) + "/";
+  draft.AddMember("_rid", json::Value(item->rid().data(), a), a);
   draft.AddMember("_self", json::Value(self.c_str(), a), a);
-  draft.AddMember("_etag", json::Value(item->etag.c_str(), a), a);
+  draft.AddMember("_etag", json::Value(item->etag().data(), a), a);
   draft.AddMember("_attachments", "attachments/", a);
   draft.AddMember("_ts", item->ts, a);
   item->Seal();
@@ -181,17 +181,17 @@ store::ItemPtr MakePatchedItem(Services& s, const store::Item& current, const js
   draft.CopyFrom(current.body, a);
   draft.RemoveMember("_ts");
   ApplyPatch(draft, a, ops);
-  item->id = current.id;
-  item->pk = current.pk;
-  item->epk = current.epk;
+  item->set_id(current.id());
+  item->set_pk(current.pk());
+  item->set_epk(current.epk());
   item->set_written(s.clock.Now());
-  item->etag = s.account.NewEtag(item->ts);
-  item->rid = current.rid;
+  item->set_etag(s.account.NewEtag(item->ts));
+  item->set_rid(current.rid());
   item->seq = current.seq;
   item->lsn = lsn;
   item->ttl = ItemTtl(draft);
   item->unindexed = unindexed;
-  draft["_etag"].SetString(item->etag.c_str(), a);
+  draft["_etag"].SetString(item->etag().data(), a);
   draft.AddMember("_ts", item->ts, a);
   item->Seal();
   if (item->size > max_bytes) throw errors::RequestTooLarge();
@@ -242,7 +242,7 @@ Result WriteResponse(int status, const store::WriteResult& w, const Target& t, c
   r.status = status;
   if (w.item) {
     if (!ReturnsMinimal(ctx)) r.body = w.item->Text();
-    r.headers.emplace_back(headers::kETag, w.item->etag);
+    r.headers.emplace_back(headers::kETag, w.item->etag());
   }
   ItemHeaders(r, ctx, *t.c, *t.partition, w.lsn);
   r.charge = charge;
@@ -381,11 +381,11 @@ Result ReadDocument(Services& s, RequestContext& ctx) {
     throw e;
   }
   Result r;
-  r.headers.emplace_back(headers::kETag, item->etag);
+  r.headers.emplace_back(headers::kETag, item->etag());
   ItemHeaders(r, ctx, *t.c, *t.partition, t.partition->lsn());
   // A read needs only the size: index terms are a write-charge input.
   r.charge = charge::PointRead({item->kb(), 0}, ReadConsistency(s, ctx));
-  if (auto inm = ctx.Header(headers::kIfNoneMatch); inm && (*inm == item->etag || *inm == "*")) {
+  if (auto inm = ctx.Header(headers::kIfNoneMatch); inm && (*inm == item->etag() || *inm == "*")) {
     r.status = 304;
     return r;
   }

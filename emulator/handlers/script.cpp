@@ -283,7 +283,7 @@ class ScriptHost : public scripting::Host {
     const json::Value& doc = d->value;
     return ChargedWrite([&] {
       const CheckedItem item = CheckItemWrite(c_->partition_key(), doc, [&](const CheckedItem& i) {
-        if (target && i.id != target->id)
+        if (target && i.id != target->id())
           throw errors::BadRequest("The id in the document does not match the id in the link.");
         if (i.pk != tx_.pk()) throw errors::BadRequest(kOtherPartition);
       });
@@ -302,7 +302,7 @@ class ScriptHost : public scripting::Host {
     inner_ += charge::PointRead({item->kb(), 0});
     auto inm = options.FindMember("ifNoneMatch");
     if (inm != options.MemberEnd() && inm->value.IsString() &&
-        (item->etag == inm->value.GetString() || std::string_view(inm->value.GetString()) == "*")) {
+        (item->etag() == inm->value.GetString() || std::string_view(inm->value.GetString()) == "*")) {
       return "{\"options\":{\"notModified\":true}}";
     }
     return Reply(item->Text());
@@ -313,7 +313,7 @@ class ScriptHost : public scripting::Host {
     auto current = Resolve(link, now);
     if (!current) throw WithCharge(errors::NotFound(), charge::RejectedWrite());
     return ChargedWrite([&] {
-      auto w = tx_.Write(store::WriteKind::kDelete, current->id, EtagOf(options), now,
+      auto w = tx_.Write(store::WriteKind::kDelete, std::string(current->id()), EtagOf(options), now,
                          [](const store::ItemPtr&, uint64_t, uint64_t) { return store::ItemPtr(); });
       inner_ += charge::Delete(Facts(*w.previous, *settings_));
       return std::string("{\"options\":{}}");

@@ -132,8 +132,8 @@ store::PermissionScope ResolveResource(Services& s, const store::Database& db, c
     // The item with that rid, in whichever partition it lives: the token names exactly it.
     auto item = c->FindItemByRid(child, s.clock.Now());
     if (!item) return nothing;
-    scope.child_id = item->id;
-    scope.pk = item->pk;
+    scope.child_id = item->id();
+    scope.pk = item->pk();
     return scope;
   }
   auto script = c->scripts().FindByRid(*store::ScriptKindOfPath(scope.kind), child);

@@ -39,7 +39,7 @@ std::vector<std::string> ResolveRidPath(Services& s, const std::vector<std::stri
     if (child == "docs") {
       auto item = c->FindItemByRid(rid, s.clock.Now());
       if (!item) throw handlers::MetadataNotFound();
-      out[5] = item->id;
+      out[5] = item->id();
     } else if (auto kind = store::ScriptKindOfPath(child)) {
       auto script = c->scripts().FindByRid(*kind, rid);
       if (!script) throw handlers::MetadataNotFound();

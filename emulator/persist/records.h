@@ -12,6 +12,8 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <type_traits>
 
 #include "json/json.h"
 #include "store/store.h"
@@ -29,19 +31,27 @@ struct Unreadable : std::runtime_error {
 // ---- the field lists: f(key, member) for each field, in the order they are written; each list is
 // a type whose call takes the value (const to write it, not to read it) and the field visitor ----
 
+// One of an item's identity texts (store::Item keeps them packed, behind get and set).
+template <class Item>
+struct ItemText {
+  Item& item;
+  typename std::remove_const_t<Item>::Field field;
+};
+
 // An item's own values besides its JSON (which follows the record's header, after a newline).
 struct ItemFields {
   template <class Item, class F>
   void operator()(Item& it, F&& f) const {
-    f("id", it.id);
-    f("pk", it.pk);
-    f("e", it.epk);
+    using Field = typename std::remove_const_t<Item>::Field;
+    f("id", ItemText<Item>{it, Field::kId});
+    f("pk", ItemText<Item>{it, Field::kPk});
+    f("e", ItemText<Item>{it, Field::kEpk});
     f("s", it.seq);
     f("l", it.lsn);
     f("ts", it.ts);
     f("ms", it.ts_ms);  // the write's milliseconds into that second; absent when 0 (and in older files)
-    f("et", it.etag);
-    f("rid", it.rid);
+    f("et", ItemText<Item>{it, Field::kEtag});
+    f("rid", ItemText<Item>{it, Field::kRid});
     f("ttl", it.ttl);  // absent when the item has none
     f("ux", it.unindexed);  // left out of the index (x-ms-indexing-directive)
   }
@@ -147,6 +157,12 @@ struct FieldWriter {
     w.Key(key);
     w.Int64(v);
   }
+  template <class Item>
+  void operator()(const char* key, const ItemText<Item>& t) const {
+    const std::string_view v = t.item.get(t.field);
+    w.Key(key);
+    w.String(v.data(), static_cast<rapidjson::SizeType>(v.size()));
+  }
   void operator()(const char* key, int v) const { (*this)(key, static_cast<int64_t>(v)); }
   void operator()(const char* key, uint64_t v) const {
     w.Key(key);
@@ -177,6 +193,8 @@ bool GetBool(const json::Value& v, const char* key, bool otherwise);
 struct FieldReader {
   const json::Value& v;
   void operator()(const char* key, std::string& out) const { out = GetStr(v, key); }
+  template <class Item>
+  void operator()(const char* key, const ItemText<Item>& t) const { t.item.set(t.field, GetStr(v, key)); }
   void operator()(const char* key, int64_t& out) const { out = GetInt(v, key); }
   void operator()(const char* key, int& out) const { out = static_cast<int>(GetInt(v, key)); }
   void operator()(const char* key, uint64_t& out) const { out = GetU64(v, key); }

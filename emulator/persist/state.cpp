@@ -27,7 +27,7 @@ using records::Unreadable;
 
 // ---- writing records ---------------------------------------------------------------------------
 
-void Str(JsonWriter& w, const char* key, const std::string& v) {
+void Str(JsonWriter& w, const char* key, std::string_view v) {
   w.Key(key);
   w.String(v.data(), static_cast<rapidjson::SizeType>(v.size()));
 }
@@ -77,10 +77,10 @@ std::string SplitRecord(const std::string& coll, const store::RangeSplit& sp) {
 void ChangeFields(JsonWriter& w, const store::Change& c) {
   const store::Item& subject = c.current ? *c.current : *c.previous;
   Str(w, "k", KindCode(c.kind));
-  Str(w, "pk", subject.pk);
-  Str(w, "id", subject.id);
+  Str(w, "pk", subject.pk());
+  Str(w, "id", subject.id());
   // A replace that renamed the item: the id it had, whose key recovery moves it from.
-  if (c.current && c.previous && c.previous->id != c.current->id) Str(w, "was", c.previous->id);
+  if (c.current && c.previous && c.previous->id() != c.current->id()) Str(w, "was", c.previous->id());
   if (c.current) {
     w.Key("img");
     ItemFields(w, *c.current);
@@ -518,7 +518,7 @@ void Persistence::Recovery::ApplyItem(const Parts& p, std::string_view record, u
       if (KindOf(GetStr(op, "k")) != store::ChangeKind::kDelete) {
         if (next >= p.texts.size()) throw Unreadable("a transaction's change without its item");
         r.image = ReadItem(Member(op, "img"), p.texts[next++]);
-        account.NoteEtag(r.image->etag);
+        account.NoteEtag(r.image->etag());
       }
       changes.push_back(std::move(r));
     }
@@ -531,7 +531,7 @@ void Persistence::Recovery::ApplyItem(const Parts& p, std::string_view record, u
   if (!deleted) {
     if (p.texts.size() != 1) throw Unreadable("an item change without its item");
     image = ReadItem(Member(h, "img"), p.texts[0]);
-    account.NoteEtag(image->etag);
+    account.NoteEtag(image->etag());
   }
   part->Replay(GetU64(h, "l"), std::move(image), GetStr(h, "pk"), GetStr(h, "id"), GetInt(h, "at"),
                GetBool(h, "x", false), c->settings()->items(), h.HasMember("was") ? GetStr(h, "was") : "");
@@ -573,7 +573,7 @@ void Persistence::Recovery::Apply(std::string_view record, uint64_t seq) {
     if (!part) throw Unreadable("an item outside a partition");
     if (p.texts.size() != 1) throw Unreadable("an item record without its item");
     auto item = ReadItem(Member(p.header, "img"), p.texts[0]);
-    account.NoteEtag(item->etag);
+    account.NoteEtag(item->etag());
     state.items.push_back(std::move(item));
   } else if (type == "h") {
     if (!part) throw Unreadable("a change outside a partition");

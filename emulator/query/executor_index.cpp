@@ -321,8 +321,8 @@ void RunWalk(RunState& run, const Walk& walk, std::optional<OutRow>& stopped) {
     if (hit == nullptr) break;
     const store::ItemPtr item = hit->item;
     ++cursors[best].at;
-    if (scope.partition_key && item->pk != *scope.partition_key) continue;
-    if (scope.epk_range && !(item->epk >= scope.epk_range->first && item->epk < scope.epk_range->second)) continue;
+    if (scope.partition_key && item->pk() != *scope.partition_key) continue;
+    if (scope.epk_range && !(item->epk() >= scope.epk_range->first && item->epk() < scope.epk_range->second)) continue;
 
     cx.env[root.slot] = Val(item->body);
     const bool resumed_here = resume && resume->has_row && best == resume->pos.part && item->seq == resume->pos.seq;

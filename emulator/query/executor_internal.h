@@ -408,8 +408,8 @@ class PartitionReader {
   std::vector<store::ItemPtr> Next(size_t max);
   // Whether an item read is in the scope (an index finds the items of every key).
   bool Admits(const store::Item& item) const {
-    if (scope_->partition_key && item.pk != *scope_->partition_key) return false;
-    return !scope_->epk_range || (item.epk >= scope_->epk_range->first && item.epk < scope_->epk_range->second);
+    if (scope_->partition_key && item.pk() != *scope_->partition_key) return false;
+    return !scope_->epk_range || (item.epk() >= scope_->epk_range->first && item.epk() < scope_->epk_range->second);
   }
   // About how many items it reads.
   size_t Estimate() const {

@@ -495,12 +495,12 @@ bool Loader::Impl::Write(const Record& r, Prepared& p) {
   std::shared_ptr<store::Item> draft = std::move(p.draft);
   handlers::Target t;
   t.c = jobs[r.job].c;
-  t.pk = draft->pk;
-  t.epk = draft->epk;
+  t.pk = draft->pk();
+  t.epk = draft->epk();
   t.settings = t.c->settings();
   t.partition = p.at.partition;
   const store::WriteResult w = handlers::Direct(s, t)(
-      store::WriteKind::kUpsert, draft->id, store::Preconditions{},
+      store::WriteKind::kUpsert, std::string(draft->id()), store::Preconditions{},
       [&](const store::ItemPtr&, uint64_t seq, uint64_t lsn) {
         return handlers::FinishItem(s, *t.c, draft, seq, lsn, s.config.max_item_bytes);
       });

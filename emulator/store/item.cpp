@@ -47,6 +47,31 @@ struct Item::DraftDoc {
   json::Document doc{&pool};
 };
 
+std::string_view Item::text(Field t) const {
+  const size_t i = static_cast<size_t>(t);
+  if (!texts_) return {};
+  const uint32_t begin = i == 0 ? 0 : text_end_[i - 1] + 1;
+  return {texts_.get() + begin, text_end_[i] - begin};
+}
+
+void Item::set_text(Field t, std::string_view v) {
+  std::string_view old[kTexts];
+  for (size_t i = 0; i < kTexts; ++i) old[i] = text(static_cast<Field>(i));
+  old[static_cast<size_t>(t)] = v;
+  size_t bytes = 0;
+  for (const auto& s : old) bytes += s.size() + 1;
+  auto block = std::make_unique<char[]>(bytes);
+  size_t at = 0;
+  for (size_t i = 0; i < kTexts; ++i) {
+    if (!old[i].empty()) std::memcpy(block.get() + at, old[i].data(), old[i].size());
+    at += old[i].size();
+    block[at] = '\0';
+    text_end_[i] = static_cast<uint32_t>(at);
+    ++at;
+  }
+  texts_ = std::move(block);  // `v` may point into the old block: it is dropped only now
+}
+
 void Item::DraftDeleter::operator()(DraftDoc* d) const { delete d; }
 
 json::Document& Item::Draft() {

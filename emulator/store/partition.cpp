@@ -38,7 +38,7 @@ void NoteLsn(uint64_t lsn) {
 
 uint64_t MaxLsnIssued() { return g_max_lsn.load(std::memory_order_relaxed); }
 
-std::string PhysicalPartition::Key(const std::string& pk, const std::string& id) {
+std::string PhysicalPartition::Key(std::string_view pk, std::string_view id) {
   std::string k = std::to_string(pk.size());
   k.push_back(':');
   k += pk;
@@ -152,24 +152,24 @@ void PhysicalPartition::IndexUnique(const Item& item, bool add) {
   if (!unique_) return;
   for (auto& tuple : unique_->Tuples(item.body)) {
     if (add) {
-      unique_index_[UniqueSlot(item.pk, tuple)] = item.id;
-    } else if (auto it = unique_index_.find(UniqueSlot(item.pk, tuple)); it != unique_index_.end() && it->second == item.id) {
+      unique_index_[UniqueSlot(item.pk(), tuple)] = item.id();
+    } else if (auto it = unique_index_.find(UniqueSlot(item.pk(), tuple)); it != unique_index_.end() && it->second == item.id()) {
       unique_index_.erase(it);
     }
   }
 }
 
-void PhysicalPartition::CheckUniqueLocked(const Item& item, const std::string& previous_id) const {
+void PhysicalPartition::CheckUniqueLocked(const Item& item, std::string_view previous_id) const {
   if (!unique_) return;
   for (auto& tuple : unique_->Tuples(item.body)) {
-    auto it = unique_index_.find(UniqueSlot(item.pk, tuple));
-    if (it != unique_index_.end() && it->second != item.id && it->second != previous_id) throw errors::ItemConflict();
+    auto it = unique_index_.find(UniqueSlot(item.pk(), tuple));
+    if (it != unique_index_.end() && it->second != item.id() && it->second != previous_id) throw errors::ItemConflict();
   }
 }
 
 void PhysicalPartition::CheckRenameLocked(const ItemPtr& current, const Item& item) const {
-  if (!current || current->id == item.id) return;
-  if (by_key_.count(Key(item.pk, item.id))) throw errors::ItemConflict();
+  if (!current || current->id() == item.id()) return;
+  if (by_key_.count(Key(item.pk(), item.id()))) throw errors::ItemConflict();
 }
 
 void PhysicalPartition::Remove(std::unordered_map<std::string, ItemPtr>::iterator it) {
@@ -177,11 +177,11 @@ void PhysicalPartition::Remove(std::unordered_map<std::string, ItemPtr>::iterato
   IndexUnique(item, false);
   by_seq_.erase(item.seq);
   by_lsn_.erase(LsnKey{item.lsn, item.seq});
-  if (auto pk = by_pk_lsn_.find(item.pk); pk != by_pk_lsn_.end()) {
+  if (auto pk = by_pk_lsn_.find(std::string(item.pk())); pk != by_pk_lsn_.end()) {
     pk->second.erase(LsnKey{item.lsn, item.seq});
     if (pk->second.empty()) by_pk_lsn_.erase(pk);
   }
-  if (auto pk = by_pk_seq_.find(item.pk); pk != by_pk_seq_.end()) {
+  if (auto pk = by_pk_seq_.find(std::string(item.pk())); pk != by_pk_seq_.end()) {
     pk->second.erase(item.seq);
     if (pk->second.empty()) by_pk_seq_.erase(pk);
   }
@@ -198,9 +198,9 @@ void PhysicalPartition::Store(const std::string& key, const ItemPtr& current, It
   // A replace whose body named another id renames the item: it keeps its rid and place in the
   // feed and moves to the key of its new id (the service renames it; .NET's Resource.Id is "not
   // immutable", and Microsoft's Python SDK tests rename items by replace and in batches).
-  const bool renamed = current && current->id != item->id;
-  const std::string new_key = renamed ? Key(item->pk, item->id) : key;
-  auto& logical = by_pk_lsn_[item->pk];
+  const bool renamed = current && current->id() != item->id();
+  const std::string new_key = renamed ? Key(item->pk(), item->id()) : key;
+  auto& logical = by_pk_lsn_[std::string(item->pk())];
   if (unique_) {
     if (current) IndexUnique(*current, false);
     IndexUnique(*item, true);
@@ -227,7 +227,7 @@ void PhysicalPartition::Store(const std::string& key, const ItemPtr& current, It
   put(logical, at, item);
   put(by_seq_, item->seq, item);
   if (!current) {
-    auto& own = by_pk_seq_[item->pk];
+    auto& own = by_pk_seq_[std::string(item->pk())];
     own.insert(own.end(), item->seq);  // (the same: a new item's seq is the highest)
   }
   for (auto& [name, slot] : indexes_) {
@@ -331,17 +331,17 @@ std::vector<PhysicalPartition::IndexHit> PhysicalPartition::IndexWalk(
   // Takes the entry's item when it is live; false once the page is full.
   auto take = [&](const PathIndex::Entry& e) {
     auto it = by_seq_.find(e.seq);
-    if (it != by_seq_.end() && Visible(it->second, now, policy)) out.push_back({e.key, it->second});
+    if (it != by_seq_.end() && Visible(it->second, now, policy)) out.push_back({std::string(e.key.view()), it->second});
     return out.size() < max_items;
   };
   // (Items count from 1: entry (k, 0) comes before every entry of key k.)
   const bool ends = within != nullptr && within->to.has_value();
   if (!descending) {
     auto it = after ? entries.upper_bound(PathIndex::Entry{after->first, after->second}) : entries.begin();
-    if (within != nullptr && it != entries.end() && it->key < within->from) {
+    if (within != nullptr && it != entries.end() && it->key.view() < within->from) {
       it = entries.lower_bound(PathIndex::Entry{within->from, 0});
     }
-    for (; it != entries.end() && !(ends && it->key >= *within->to); ++it) {
+    for (; it != entries.end() && !(ends && it->key.view() >= *within->to); ++it) {
       if (!take(*it)) break;
     }
     return out;
@@ -353,7 +353,7 @@ std::vector<PhysicalPartition::IndexHit> PhysicalPartition::IndexWalk(
   auto below = [&](const std::optional<std::string>& limit) {
     auto first = limit ? entries.lower_bound(PathIndex::Entry{*limit, 0}) : entries.end();
     if (first == entries.begin()) return false;
-    key = std::prev(first)->key;
+    key = std::string(std::prev(first)->key.view());
     seq = 0;
     return true;
   };
@@ -364,7 +364,7 @@ std::vector<PhysicalPartition::IndexHit> PhysicalPartition::IndexWalk(
     return out;
   }
   while (within == nullptr || key >= within->from) {
-    for (auto it = entries.upper_bound(PathIndex::Entry{key, seq}); it != entries.end() && it->key == key; ++it) {
+    for (auto it = entries.upper_bound(PathIndex::Entry{key, seq}); it != entries.end() && it->key.view() == key; ++it) {
       if (!take(*it)) return out;
     }
     if (!below(key)) break;
@@ -559,11 +559,11 @@ void PhysicalPartition::CheckWrite(WriteKind kind, const ItemPtr& current, const
     case WriteKind::kUpsert:
       break;
   }
-  if (pre.if_match && current && *pre.if_match != "*" && *pre.if_match != current->etag)
+  if (pre.if_match && current && *pre.if_match != "*" && *pre.if_match != current->etag())
     throw errors::PreconditionFailed();
   // An upsert's If-Match applies to the item it would replace: with none, it creates (the official
   // emulator's answer that the Python SDK's test_etag_match_condition_compatibility expects).
-  if (pre.if_none_match && current && (*pre.if_none_match == "*" || *pre.if_none_match == current->etag))
+  if (pre.if_none_match && current && (*pre.if_none_match == "*" || *pre.if_none_match == current->etag()))
     throw errors::PreconditionFailed();
 }
 
@@ -622,7 +622,7 @@ std::vector<ItemPtr> Transaction::Items(util::Instant now) const {
     items = part_.LogicalItemsLocked(pk_, now, policy_.default_ttl);
   }
   if (!overlay_.empty()) {
-    std::erase_if(items, [&](const ItemPtr& item) { return overlay_.count(item->id) > 0; });
+    std::erase_if(items, [&](const ItemPtr& item) { return overlay_.count(std::string(item->id())) > 0; });
     for (const auto& [id, item] : overlay_) {
       if (PhysicalPartition::IsLive(item, now, policy_.default_ttl)) items.push_back(item);
     }
@@ -633,7 +633,7 @@ std::vector<ItemPtr> Transaction::Items(util::Instant now) const {
 
 ItemPtr Transaction::ReadByRid(const std::string& rid, util::Instant now) const {
   for (const auto& item : Items(now)) {
-    if (item->rid == rid) return item;
+    if (item->rid() == rid) return item;
   }
   return nullptr;
 }
@@ -658,18 +658,18 @@ WriteResult Transaction::Write(WriteKind kind, const std::string& id, const Prec
   }
   ItemPtr item = make(current, seq, 0);
   // A replace that renames the item (PhysicalPartition::Store): its new id must be free.
-  const bool renamed = current && item->id != id;
-  if (renamed && Read(item->id, now)) throw errors::ItemConflict();
-  CheckUnique(*item, now, current ? current->id : item->id);
+  const bool renamed = current && item->id() != id;
+  if (renamed && Read(std::string(item->id()), now)) throw errors::ItemConflict();
+  CheckUnique(*item, now, current ? current->id() : item->id());
   ops_.push_back({id, item});
   if (renamed) overlay_[id] = nullptr;
-  overlay_[item->id] = item;
+  overlay_[std::string(item->id())] = item;
   result.item = std::move(item);
   result.created = !current;
   return result;
 }
 
-void Transaction::CheckUnique(const Item& item, util::Instant now, const std::string& previous_id) const {
+void Transaction::CheckUnique(const Item& item, util::Instant now, std::string_view previous_id) const {
   if (!part_.unique_) return;
   const auto tuples = part_.unique_->Tuples(item.body);
   auto taken = [&](const Item& other) {
@@ -680,14 +680,14 @@ void Transaction::CheckUnique(const Item& item, util::Instant now, const std::st
   };
   // Staged images of other items, then committed ones this transaction has not touched.
   for (const auto& [id, staged] : overlay_) {
-    if (id != item.id && id != previous_id && PhysicalPartition::IsLive(staged, now, policy_.default_ttl) &&
+    if (id != item.id() && id != previous_id && PhysicalPartition::IsLive(staged, now, policy_.default_ttl) &&
         taken(*staged))
       throw errors::Conflict();
   }
   std::shared_lock lock(part_.mu_);
   for (auto& t : tuples) {
     auto it = part_.unique_index_.find(PhysicalPartition::UniqueSlot(pk_, t));
-    if (it == part_.unique_index_.end() || it->second == item.id || it->second == previous_id ||
+    if (it == part_.unique_index_.end() || it->second == item.id() || it->second == previous_id ||
         overlay_.count(it->second))
       continue;
     auto holder = part_.by_key_.find(PhysicalPartition::Key(pk_, it->second));
@@ -722,9 +722,9 @@ uint64_t Transaction::Commit(util::Instant now) {
     const ChangeKind kind = !op.item ? ChangeKind::kDelete : current ? ChangeKind::kReplace : ChangeKind::kCreate;
     changes.push_back({lsn, kind, op.item, current, now.seconds(), false});
     keys.push_back(key);
-    if (op.item && op.item->id != op.id) {  // renamed: it moves to the key of its new id
+    if (op.item && op.item->id() != op.id) {  // renamed: it moves to the key of its new id
       after[key] = nullptr;
-      after[PhysicalPartition::Key(pk_, op.item->id)] = op.item;
+      after[PhysicalPartition::Key(pk_, op.item->id())] = op.item;
     } else {
       after[key] = op.item;
     }
@@ -757,7 +757,7 @@ WriteResult PhysicalPartition::Write(WriteKind kind, const std::string& pk, cons
   const uint64_t seq = current ? current->seq : next_seq_;
   ItemPtr item = make(current, seq, lsn_ + 1);  // may throw: nothing has changed yet
   CheckRenameLocked(current, *item);
-  CheckUniqueLocked(*item, current ? current->id : item->id);
+  CheckUniqueLocked(*item, current ? current->id() : item->id());
   if (!current) ++next_seq_;
   result.lsn = Apply(it, key, item, now);
   result.item = std::move(item);
@@ -778,7 +778,7 @@ PhysicalPartition::LogicalDelete PhysicalPartition::DeleteLogicalPartition(const
     items.reserve(found->second.size());
     for (const auto& [at, item] : found->second) items.push_back(item);
     for (const auto& item : items) {
-      const std::string key = Key(pk, item->id);
+      const std::string key = Key(pk, item->id());
       auto it = by_key_.find(key);
       if (it == by_key_.end()) continue;
       Apply(it, key, nullptr, now);
@@ -946,7 +946,7 @@ void PhysicalPartition::RestoreState(State state, const ItemPolicy& policy) {
   expiry_ttl_ = policy.default_ttl;
   by_key_.reserve(state.items.size());
   for (auto& item : state.items) {
-    const std::string key = Key(item->pk, item->id);
+    const std::string key = Key(item->pk(), item->id());
     Store(key, nullptr, std::move(item));
   }
   lsn_ = state.lsn;

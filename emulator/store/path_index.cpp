@@ -110,7 +110,7 @@ void PathIndex::ForEach(const KeyRange& r, F&& f) const {
   auto it = entries_.lower_bound(Entry{r.lo, r.lo_inclusive ? 0 : UINT64_MAX});
   for (; it != entries_.end(); ++it) {
     if (r.prefix) {
-      if (it->key.compare(0, r.lo.size(), r.lo) != 0) break;
+      if (!it->key.view().starts_with(r.lo)) break;
     } else if (r.hi) {
       int c = it->key.compare(*r.hi);
       if (c > 0 || (c == 0 && !r.hi_inclusive)) break;

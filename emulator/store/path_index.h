@@ -16,9 +16,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <absl/container/btree_set.h>
@@ -99,15 +101,83 @@ class SecondaryIndex {
   virtual void Remove(const Item& item) = 0;
 };
 
+// An index entry's key in 16 bytes: up to 15 bytes inside it (the last byte is the length), a
+// longer key in a block of its own (a pointer and a length; the last byte 0xFF). Order keys of
+// numbers, booleans and short strings fit inside, so most entries allocate nothing.
+class IndexKey {
+ public:
+  IndexKey() { b_[kInline] = 0; }
+  IndexKey(std::string_view s) { Assign(s); }  // NOLINT: implicit, as the std::string it replaced
+  IndexKey(const std::string& s) { Assign(s); }  // NOLINT
+  IndexKey(const IndexKey& o) { Assign(o.view()); }
+  IndexKey(IndexKey&& o) noexcept {
+    std::memcpy(b_, o.b_, sizeof b_);
+    o.b_[kInline] = 0;
+  }
+  IndexKey& operator=(const IndexKey& o) {
+    if (this != &o) {
+      IndexKey copy(o);
+      *this = std::move(copy);
+    }
+    return *this;
+  }
+  IndexKey& operator=(IndexKey&& o) noexcept {
+    if (this != &o) {
+      Free();
+      std::memcpy(b_, o.b_, sizeof b_);
+      o.b_[kInline] = 0;
+    }
+    return *this;
+  }
+  ~IndexKey() { Free(); }
+
+  std::string_view view() const {
+    const auto tag = static_cast<unsigned char>(b_[kInline]);
+    if (tag != kHeap) return {b_, tag};
+    const char* p;
+    uint32_t n;
+    std::memcpy(&p, b_, sizeof p);
+    std::memcpy(&n, b_ + sizeof p, sizeof n);
+    return {p, n};
+  }
+  int compare(std::string_view o) const { return view().compare(o); }
+
+ private:
+  static constexpr size_t kInline = 15;
+  static constexpr unsigned char kHeap = 0xFF;
+  void Assign(std::string_view s) {
+    if (s.size() <= kInline) {
+      if (!s.empty()) std::memcpy(b_, s.data(), s.size());
+      b_[kInline] = static_cast<char>(s.size());
+      return;
+    }
+    char* p = new char[s.size()];
+    std::memcpy(p, s.data(), s.size());
+    const auto n = static_cast<uint32_t>(s.size());
+    std::memcpy(b_, &p, sizeof p);
+    std::memcpy(b_ + sizeof p, &n, sizeof n);
+    b_[kInline] = static_cast<char>(kHeap);
+  }
+  void Free() {
+    if (static_cast<unsigned char>(b_[kInline]) == kHeap) {
+      char* p;
+      std::memcpy(&p, b_, sizeof p);
+      delete[] p;
+    }
+    b_[kInline] = 0;
+  }
+  char b_[16];
+};
+
 class PathIndex : public SecondaryIndex {
  public:
   struct Entry {
-    std::string key;
+    IndexKey key;  // 16 bytes: an entry is 24
     uint64_t seq = 0;
   };
   struct Less {
     bool operator()(const Entry& a, const Entry& b) const {
-      int c = a.key.compare(b.key);
+      int c = a.key.view().compare(b.key.view());
       return c != 0 ? c < 0 : a.seq < b.seq;
     }
   };

@@ -420,7 +420,7 @@ void Container::ApplySplit(const RangeSplit& split) {
     st.logging = whole.logging;
     st.log_after_lsn = whole.log_after_lsn;
     st.log_since = whole.log_since;
-    auto inside = [&](const Item& item) { return item.epk >= min && item.epk < max; };
+    auto inside = [&](const Item& item) { return item.epk() >= min && item.epk() < max; };
     for (const auto& item : whole.items) {
       if (inside(*item)) st.items.push_back(item);
     }
@@ -537,7 +537,7 @@ ItemPtr Container::FindItemByRid(const std::string& rid, util::Instant now) cons
   if (seq > 0) {
     for (const auto* p : parts) {
       auto hit = p->Feed(seq - 1, 1, now, policy);
-      if (!hit.empty() && hit.front()->rid == rid) return hit.front();
+      if (!hit.empty() && hit.front()->rid() == rid) return hit.front();
     }
   }
   for (const auto* p : parts) {
@@ -545,7 +545,7 @@ ItemPtr Container::FindItemByRid(const std::string& rid, util::Instant now) cons
       auto chunk = p->Feed(after, 1000, now, policy);
       if (chunk.empty()) break;
       for (const auto& it : chunk) {
-        if (it->rid == rid) return it;
+        if (it->rid() == rid) return it;
         after = it->seq;
       }
     }

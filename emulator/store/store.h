@@ -59,11 +59,6 @@ struct Item {
   uint32_t size = 0;           // bytes of the JSON text (what AppendText writes), set by Seal
   uint16_t ts_ms = 0;          // ... and the milliseconds into that second (its time to live counts from there)
   uint64_t lsn = 0;  // the partition's log sequence number of the write that made this version
-  std::string id;
-  std::string pk;   // canonical partition key text
-  std::string epk;  // effective partition key: places the item on the range ring
-  std::string rid;
-  std::string etag;  // quoted, as in _etag
   // Left out of the index (written with x-ms-indexing-directive Exclude, or Default under a policy
   // with automatic false): point reads, the read feed and the change feed see it, queries of a
   // consistent-mode container do not (ItemPolicy::indexed_only).
@@ -95,7 +90,28 @@ struct Item {
   // Bytes the document takes in its block (for tests and the memory figures).
   size_t block_bytes() const { return block_bytes_; }
 
+  // The item's identity texts, kept one after the other in one small block (`texts_`), each
+  // followed by a NUL (so `data()` of each is a C string).
+  enum class Field : uint8_t { kId, kPk, kEpk, kRid, kEtag };
+  std::string_view id() const { return text(Field::kId); }
+  std::string_view pk() const { return text(Field::kPk); }    // canonical partition key text
+  std::string_view epk() const { return text(Field::kEpk); }  // effective partition key: places the item on the range ring
+  std::string_view rid() const { return text(Field::kRid); }
+  std::string_view etag() const { return text(Field::kEtag); }  // quoted, as in _etag
+  void set_id(std::string_view v) { set_text(Field::kId, v); }
+  void set_pk(std::string_view v) { set_text(Field::kPk, v); }
+  void set_epk(std::string_view v) { set_text(Field::kEpk, v); }
+  void set_rid(std::string_view v) { set_text(Field::kRid, v); }
+  void set_etag(std::string_view v) { set_text(Field::kEtag, v); }
+  std::string_view get(Field f) const { return text(f); }
+  void set(Field f, std::string_view v) { set_text(f, v); }
+
  private:
+  static constexpr size_t kTexts = 5;
+  std::string_view text(Field t) const;
+  void set_text(Field t, std::string_view v);
+  std::unique_ptr<char[]> texts_;     // the five texts, each with its NUL
+  uint32_t text_end_[kTexts] = {};    // where each text ends in `texts_` (its NUL not counted)
   struct DraftDoc;
   struct DraftDeleter {
     void operator()(DraftDoc* d) const;
@@ -299,7 +315,7 @@ class Transaction {
   // 409 when another item of the logical partition, staged or committed, holds one of `item`'s
   // unique-key values.
   // (`previous_id`: the id the item had before a rename, whose values are its own.)
-  void CheckUnique(const Item& item, util::Instant now, const std::string& previous_id) const;
+  void CheckUnique(const Item& item, util::Instant now, std::string_view previous_id) const;
   struct Op {
     std::string id;  // the id the item had (a rename's new one is item->id)
     ItemPtr item;    // the new image; null for deletes
@@ -515,7 +531,7 @@ class PhysicalPartition {
 
  private:
   friend class Transaction;
-  static std::string Key(const std::string& pk, const std::string& id);
+  static std::string Key(std::string_view pk, std::string_view id);
   // Create/replace/delete/upsert rules and the if-match precondition against `current`.
   static void CheckWrite(WriteKind kind, const ItemPtr& current, const Preconditions& pre);
   // The live items of logical partition `pk` (shared lock held by the caller).
@@ -567,11 +583,16 @@ class PhysicalPartition {
   std::shared_ptr<SecondaryIndex> IndexOf(const std::string& name,
                                           const std::function<std::shared_ptr<SecondaryIndex>()>& make) const;
   // The unique-key index: "<pk>\x1f<tuple>" -> id of the item holding it in that logical partition.
-  static std::string UniqueSlot(const std::string& pk, const std::string& tuple) { return pk + '\x1f' + tuple; }
+  static std::string UniqueSlot(std::string_view pk, const std::string& tuple) {
+    std::string slot(pk);
+    slot += '\x1f';
+    slot += tuple;
+    return slot;
+  }
   void IndexUnique(const Item& item, bool add);
   // 409 when another live item of the logical partition holds one of `item`'s unique-key values
   // (`previous_id`: the id the item had before a rename, whose values are its own).
-  void CheckUniqueLocked(const Item& item, const std::string& previous_id) const;
+  void CheckUniqueLocked(const Item& item, std::string_view previous_id) const;
   // A replace whose new image names another id (the body renamed the item): 409 when that id is
   // taken in the logical partition.
   void CheckRenameLocked(const ItemPtr& current, const Item& item) const;

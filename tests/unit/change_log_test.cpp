@@ -49,7 +49,7 @@ class ChangeLogTest : public ::testing::Test {
   std::string Latest(uint64_t after, size_t max, int64_t now, const ItemPolicy& policy, const ItemFilter& keep = kAll) {
     auto page = p_.LatestChanges(after, max, keep, now, policy);
     std::string out;
-    for (auto& item : page.entries) out += item->id + "@" + std::to_string(item->lsn) + " ";
+    for (auto& item : page.entries) out += std::string(item->id()) + "@" + std::to_string(item->lsn) + " ";
     return out + "|" + std::to_string(page.resume_lsn);
   }
 
@@ -63,7 +63,7 @@ class ChangeLogTest : public ::testing::Test {
                          : ch.ttl_expired                  ? "ttl"
                                                            : "d";
       const ItemPtr& shown = ch.current ? ch.current : ch.previous;
-      out += std::string(kind) + ":" + shown->id + "@" + std::to_string(ch.lsn) + " ";
+      out += std::string(kind) + ":" + std::string(shown->id()) + "@" + std::to_string(ch.lsn) + " ";
     }
     return out + "|" + std::to_string(page.resume_lsn);
   }
@@ -127,7 +127,7 @@ TEST_F(ChangeLogTest, LatestChangesShowEachLiveItemOnceAtItsLatestLsn) {
   EXPECT_EQ(Latest(0, 2, 100, pol), "b@2 a@4 |4");
   EXPECT_EQ(Latest(0, 3, 100, pol), "b@2 a@4 |5");
   // A filter (one logical partition) is applied before the page fills.
-  ItemFilter only_a = [](const Item& i) { return i.pk == kA; };
+  ItemFilter only_a = [](const Item& i) { return std::string(i.pk()) == kA; };
   EXPECT_EQ(Latest(0, 1, 100, pol, only_a), "a@4 |4");
   ItemFilter none = [](const Item&) { return false; };
   EXPECT_EQ(Latest(0, 1, 100, pol, none), "|5");
@@ -183,7 +183,7 @@ TEST_F(ChangeLogTest, AllChangesLogEveryVersionWithItsPreviousImage) {
   EXPECT_EQ(All(4, 2), "d:a@5 |5");
   EXPECT_EQ(All(5, 2), "|5");
   // A filter matches deletes on the deleted version.
-  ItemFilter only_a = [](const Item& i) { return i.pk == kA; };
+  ItemFilter only_a = [](const Item& i) { return std::string(i.pk()) == kA; };
   EXPECT_EQ(All(0, 100, only_a), "c:a@1 r:a@3 d:a@5 |5");
   EXPECT_EQ(All(0, 1, only_a), "c:a@1 |1");
   EXPECT_EQ(All(1, 1, only_a), "r:a@3 |3");

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <string_view>
 
 #include "json/json.h"
 #include "store/store.h"
@@ -28,6 +29,39 @@ TEST(ItemTest, TextIsWrittenFromTheSealedDocument) {
   std::string appended = "prefix:";
   item->AppendText(appended);
   EXPECT_EQ(appended, "prefix:" + text);
+}
+
+// The identity texts (id, partition key, EPK, rid, etag) share one small block: each reads back
+// exactly what was set, whatever order they are set in and however often, NULs after each.
+TEST(ItemTest, IdentityTextsReadBackExactlyWhatWasSet) {
+  Item item;
+  EXPECT_EQ(item.id(), "");
+  EXPECT_EQ(item.etag(), "");
+  item.set_etag("\"00000000-0000-0000-0000-000000000000\"");
+  item.set_id("an id");
+  item.set_rid("AQBAAIAAAAEBAAAAAAAAAA==");
+  item.set_pk("[\"p7\"]");
+  item.set_epk("");
+  EXPECT_EQ(item.id(), "an id");
+  EXPECT_EQ(item.pk(), "[\"p7\"]");
+  EXPECT_EQ(item.epk(), "");
+  EXPECT_EQ(item.rid(), "AQBAAIAAAAEBAAAAAAAAAA==");
+  EXPECT_EQ(item.etag(), "\"00000000-0000-0000-0000-000000000000\"");
+  // Replaced by a longer text, then by one read from the item itself.
+  const std::string long_id(300, 'x');
+  item.set_id(long_id);
+  item.set_epk("05C1D5AB55AB54");
+  item.set_pk(item.pk().substr(1, 4));
+  EXPECT_EQ(item.id(), long_id);
+  EXPECT_EQ(item.pk(), "\"p7\"");
+  EXPECT_EQ(item.epk(), "05C1D5AB55AB54");
+  EXPECT_EQ(item.rid(), "AQBAAIAAAAEBAAAAAAAAAA==");
+  for (auto f : {Item::Field::kId, Item::Field::kPk, Item::Field::kEpk, Item::Field::kRid, Item::Field::kEtag})
+    EXPECT_EQ(item.get(f).data()[item.get(f).size()], '\0');
+  // Bytes that are not text (a NUL inside a partition key's canonical form) stay as they are.
+  item.set_pk(std::string_view("a\0b", 3));
+  EXPECT_EQ(item.pk(), std::string_view("a\0b", 3));
+  EXPECT_EQ(item.id(), long_id);
 }
 
 TEST(ItemTest, TheBlockHoldsExactlyTheDom) {

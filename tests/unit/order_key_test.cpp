@@ -7,6 +7,7 @@
 #include <cmath>
 #include <memory>
 #include <random>
+#include <utility>
 #include <string>
 #include <thread>
 #include <vector>
@@ -113,6 +114,41 @@ TEST(OrderKeyTest, StringPrefixKeyStartsEveryKeyOfThatPrefix) {
   EXPECT_NE(store::OrderKey(&other).rfind(store::StringPrefixKey("ab"), 0), 0u);
 }
 
+// Index keys keep up to 15 bytes inside the entry and longer ones in a block: both read back
+// exactly, copy and move keep them, and entries order by key bytes, then sequence number.
+TEST(PathIndexTest, IndexKeysKeepTheirBytesInsideOrInABlock) {
+  using store::IndexKey;
+  using store::PathIndex;
+  static_assert(sizeof(IndexKey) == 16 && sizeof(PathIndex::Entry) == 24);
+  const std::string shorts[] = {"", "a", std::string("\0\xff", 2), std::string(15, 'q')};
+  const std::string longs[] = {std::string(16, 'q'), std::string(1000, '\x01') + "end"};
+  for (const auto& s : shorts) EXPECT_EQ(IndexKey(s).view(), s);
+  for (const auto& s : longs) EXPECT_EQ(IndexKey(s).view(), s);
+  IndexKey a(longs[1]);
+  IndexKey b(a);  // a copy has its own block
+  EXPECT_EQ(b.view(), longs[1]);
+  EXPECT_NE(b.view().data(), a.view().data());
+  IndexKey c(std::move(a));
+  EXPECT_EQ(c.view(), longs[1]);
+  EXPECT_EQ(a.view(), "");  // NOLINT: a moved-from key is empty
+  c = b;
+  b = IndexKey(shorts[3]);
+  EXPECT_EQ(c.view(), longs[1]);
+  EXPECT_EQ(b.view(), shorts[3]);
+  IndexKey& same = c;
+  c = same;  // self-assignment keeps the key
+  EXPECT_EQ(c.view(), longs[1]);
+
+  PathIndex::Set set;
+  set.insert(PathIndex::Entry{std::string(16, 'q'), 2});
+  set.insert(PathIndex::Entry{std::string(15, 'q'), 9});
+  set.insert(PathIndex::Entry{std::string(16, 'q'), 1});
+  set.insert(PathIndex::Entry{std::string("q"), 5});
+  std::vector<std::pair<size_t, uint64_t>> order;
+  for (const auto& e : set) order.emplace_back(e.key.view().size(), e.seq);
+  EXPECT_EQ(order, (std::vector<std::pair<size_t, uint64_t>>{{1, 5}, {15, 9}, {16, 1}, {16, 2}}));
+}
+
 TEST(PathIndexTest, ResolveReadsAsTheQueryLanguage) {
   json::Document d;
   json::Parse(R"({"a":{"b":[10,{"c":"x"}]},"n":1})", d);
@@ -132,8 +168,8 @@ class PartitionIndexTest : public ::testing::Test {
   void Put(const std::string& id, const std::string& body, const std::string& pk = "[\"p\"]") {
     part_.Write(store::WriteKind::kUpsert, pk, id, {}, 0, {}, [&](const store::ItemPtr&, uint64_t seq, uint64_t lsn) {
       auto item = std::make_shared<store::Item>();
-      item->id = id;
-      item->pk = pk;
+      item->set_id(id);
+      item->set_pk(pk);
       json::Parse(body, item->Draft());
       item->Seal();
       item->seq = seq;
@@ -147,13 +183,13 @@ class PartitionIndexTest : public ::testing::Test {
   std::vector<std::string> Ids(const std::vector<uint64_t>& seqs) {
     size_t next = 0;
     std::vector<std::string> ids;
-    for (const auto& item : part_.ItemsBySeq(seqs, next, 0, 0, {})) ids.push_back(item->id);
+    for (const auto& item : part_.ItemsBySeq(seqs, next, 0, 0, {})) ids.push_back(std::string(item->id()));
     return ids;
   }
   std::vector<std::string> Walk(bool desc, std::optional<std::pair<std::string, uint64_t>> after = std::nullopt,
                                 size_t max = 100) {
     std::vector<std::string> ids;
-    for (const auto& hit : part_.IndexWalk(n_, desc, after, max, 0, {})) ids.push_back(hit.item->id);
+    for (const auto& hit : part_.IndexWalk(n_, desc, after, max, 0, {})) ids.push_back(std::string(hit.item->id()));
     return ids;
   }
   static std::string Key(const char* json) {
@@ -224,7 +260,7 @@ TEST_F(PartitionIndexTest, CompositeWalksOrderByEveryColumnInItsDirection) {
   const store::IndexColumns cols{{g, false}, {n_, true}};
   auto walk = [&](bool desc, std::optional<std::pair<std::string, uint64_t>> after = std::nullopt) {
     std::vector<std::string> ids;
-    for (const auto& hit : part_.IndexWalk(cols, desc, after, 100, 0, {})) ids.push_back(hit.item->id);
+    for (const auto& hit : part_.IndexWalk(cols, desc, after, 100, 0, {})) ids.push_back(std::string(hit.item->id()));
     return ids;
   };
   EXPECT_EQ(walk(false), (std::vector<std::string>{"f", "b", "e", "g", "c", "a", "d"}));

@@ -49,7 +49,7 @@ class PartitionTest : public ::testing::Test {
   std::vector<std::string> FeedIds(uint64_t after = 0, size_t max = 0, int64_t now = 100,
                                    std::optional<int64_t> default_ttl = std::nullopt) {
     std::vector<std::string> ids;
-    for (auto& it : p_.Feed(after, max, now, ItemPolicy{default_ttl, std::nullopt})) ids.push_back(it->id);
+    for (auto& it : p_.Feed(after, max, now, ItemPolicy{default_ttl, std::nullopt})) ids.push_back(std::string(it->id()));
     return ids;
   }
 
@@ -150,7 +150,7 @@ TEST_F(PartitionTest, DeleteRemovesAndAdvancesLsn) {
 
 TEST_F(PartitionTest, IfMatch) {
   auto c = Do(WriteKind::kCreate, kA, "1");
-  const std::string etag = c.item->etag;
+  const std::string etag = std::string(c.item->etag());
   EXPECT_EQ(Status(WriteKind::kReplace, kA, "1", std::string("\"stale\"")), 412);
   EXPECT_EQ(Status(WriteKind::kUpsert, kA, "1", std::string("\"stale\"")), 412);
   EXPECT_EQ(Status(WriteKind::kDelete, kA, "1", std::string("\"stale\"")), 412);
@@ -164,7 +164,7 @@ TEST_F(PartitionTest, IfMatch) {
   // Replace of an absent item is 404 before the precondition.
   EXPECT_EQ(Status(WriteKind::kReplace, kA, "missing", std::string("\"x\"")), 404);
   auto current = p_.Read(kA, "1", 100, ItemPolicy{});
-  EXPECT_EQ(Status(WriteKind::kDelete, kA, "1", current->etag), 0);
+  EXPECT_EQ(Status(WriteKind::kDelete, kA, "1", std::string(current->etag())), 0);
 }
 
 TEST_F(PartitionTest, MakerFailureChangesNothing) {

@@ -13,13 +13,13 @@ namespace cosmos::store::testing {
 inline ItemPtr TestItem(const std::string& id, const std::string& pk, int64_t ts, uint64_t seq, uint64_t lsn,
                         std::optional<int64_t> ttl, std::string etag, const std::string& payload) {
   auto item = std::make_shared<Item>();
-  item->id = id;
-  item->pk = pk;
+  item->set_id(id);
+  item->set_pk(pk);
   item->ts = ts;
   item->seq = seq;
   item->lsn = lsn;
   item->ttl = ttl;
-  item->etag = std::move(etag);
+  item->set_etag(etag);
   json::Parse("{\"id\":\"" + id + "\",\"v\":\"" + payload + "\"}", item->Draft());
   item->Seal();
   return item;

@@ -38,13 +38,13 @@ const ItemFilter kAll = [](const Item&) { return true; };
 // {"id":<id>,"n":<n>} with a resource id and etag derived from what the partition assigned.
 ItemPtr NumberItem(const std::string& id, const std::string& pk, int64_t ts, uint64_t seq, uint64_t lsn, int n) {
   auto item = std::make_shared<Item>();
-  item->id = id;
-  item->pk = pk;
+  item->set_id(id);
+  item->set_pk(pk);
   item->ts = ts;
   item->seq = seq;
   item->lsn = lsn;
-  item->rid = "rid-" + std::to_string(seq);
-  item->etag = "\"" + id + "-" + std::to_string(n) + "\"";
+  item->set_rid("rid-" + std::to_string(seq));
+  item->set_etag("\"" + id + "-" + std::to_string(n) + "\"");
   auto& draft = item->Draft();
   draft.SetObject();
   auto& a = draft.GetAllocator();
@@ -63,7 +63,7 @@ int N(const ItemPtr& item) { return item ? item->body["n"].GetInt() : -1; }
 // "id:n" of each item, in order.
 std::string Show(const std::vector<ItemPtr>& items) {
   std::string out;
-  for (const auto& i : items) out += (out.empty() ? "" : " ") + i->id + ":" + std::to_string(N(i));
+  for (const auto& i : items) out += (out.empty() ? "" : " ") + std::string(i->id()) + ":" + std::to_string(N(i));
   return out;
 }
 
@@ -117,7 +117,7 @@ class TransactionTest : public ::testing::Test {
   std::string Latest(uint64_t after = 0, size_t max = 100) {
     auto page = p_.LatestChanges(after, max, kAll, 100, kPolicy);
     std::string out;
-    for (auto& item : page.entries) out += item->id + "@" + std::to_string(item->lsn) + " ";
+    for (auto& item : page.entries) out += std::string(item->id()) + "@" + std::to_string(item->lsn) + " ";
     return out + "|" + std::to_string(page.resume_lsn);
   }
 
@@ -195,7 +195,7 @@ TEST_F(TransactionTest, ReadsSeeOwnWritesThatThePartitionDoesNotYetShow) {
   EXPECT_EQ(N(tx->Read("a", 100)), 5);
 
   // ReadByRid sees staged images too.
-  EXPECT_EQ(tx->ReadByRid(b.item->rid, 100), b2.item);
+  EXPECT_EQ(tx->ReadByRid(std::string(b.item->rid()), 100), b2.item);
   EXPECT_EQ(tx->ReadByRid("rid-999", 100), nullptr);
   // Upsert inserts or replaces against what the transaction sees.
   auto up_new = Staged(*tx, WriteKind::kUpsert, "c", 6);
@@ -226,9 +226,9 @@ TEST_F(TransactionTest, WritesAreCheckedAgainstWhatTheTransactionSees) {
   EXPECT_EQ(StatusOf([&] { Staged(*tx, WriteKind::kDelete, "b", 3); }), 404);
   // If-Match against the etag the transaction sees.
   EXPECT_EQ(StatusOf([&] { Staged(*tx, WriteKind::kReplace, "a", 3, Preconditions{.if_match = "\"stale\"", .if_none_match = {}}); }), 412);
-  auto a2 = Staged(*tx, WriteKind::kReplace, "a", 3, Preconditions{.if_match = a.item->etag, .if_none_match = {}});
-  EXPECT_EQ(StatusOf([&] { Staged(*tx, WriteKind::kReplace, "a", 4, Preconditions{.if_match = a.item->etag, .if_none_match = {}}); }), 412);
-  EXPECT_EQ(StatusOf([&] { Staged(*tx, WriteKind::kDelete, "a", 0, Preconditions{.if_match = a2.item->etag, .if_none_match = {}}); }), 0);
+  auto a2 = Staged(*tx, WriteKind::kReplace, "a", 3, Preconditions{.if_match = std::string(a.item->etag()), .if_none_match = {}});
+  EXPECT_EQ(StatusOf([&] { Staged(*tx, WriteKind::kReplace, "a", 4, Preconditions{.if_match = std::string(a.item->etag()), .if_none_match = {}}); }), 412);
+  EXPECT_EQ(StatusOf([&] { Staged(*tx, WriteKind::kDelete, "a", 0, Preconditions{.if_match = std::string(a2.item->etag()), .if_none_match = {}}); }), 0);
   // A rejected write stages nothing: the committed partition gets only what succeeded.
   EXPECT_EQ(tx->Commit(100), 3u);  // after 2, one LSN: b create, b delete, a replace, a delete
   EXPECT_EQ(p_.Read(kA, "a", 100, kPolicy), nullptr);
@@ -364,9 +364,9 @@ TEST_F(TransactionTest, CommitGivesAllWritesOneLsn) {
   EXPECT_EQ(Latest(0, 4), "a@3 b@3 c@3 d@4 |4");
   EXPECT_EQ(Latest(3, 1), "d@4 |4");
   // Only the items a filter keeps: the page still ends with the whole LSN.
-  auto page = p_.LatestChanges(0, 1, [](const Item& i) { return i.id != "a"; }, 100, kPolicy);
+  auto page = p_.LatestChanges(0, 1, [](const Item& i) { return std::string(i.id()) != "a"; }, 100, kPolicy);
   ASSERT_EQ(page.entries.size(), 2u);
-  EXPECT_EQ(page.entries[1]->id, "c");
+  EXPECT_EQ(std::string(page.entries[1]->id()), "c");
   EXPECT_EQ(page.resume_lsn, 3u);
   // Through the logical partition's own index too.
   auto own = p_.LatestChanges(0, 2, kAll, 100, kPolicy, &kA);
@@ -404,7 +404,7 @@ TEST_F(TransactionTest, CommitLogsEveryVersionForTheAllVersionsFeed) {
     for (auto& ch : page.entries) {
       const char* kind = ch.kind == ChangeKind::kCreate ? "c" : ch.kind == ChangeKind::kReplace ? "r" : "d";
       const ItemPtr& shown = ch.current ? ch.current : ch.previous;
-      out += std::string(kind) + ":" + shown->id + "@" + std::to_string(ch.lsn) + "/" + std::to_string(ch.crts) + " ";
+      out += std::string(kind) + ":" + std::string(shown->id()) + "@" + std::to_string(ch.lsn) + "/" + std::to_string(ch.crts) + " ";
     }
     return out + "|" + std::to_string(page.resume_lsn);
   };

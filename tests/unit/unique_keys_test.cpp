@@ -38,11 +38,11 @@ PhysicalPartition::Maker Body(const std::string& pk, const std::string& text) {
     auto item = std::make_shared<Item>();
     EXPECT_EQ(json::Parse(text, item->Draft()), json::ParseStatus::kOk);
     item->Seal();
-    item->id = item->body["id"].GetString();
-    item->pk = pk;
+    item->set_id(item->body["id"].GetString());
+    item->set_pk(pk);
     item->seq = seq;
     item->lsn = lsn;
-    item->etag = "\"e" + std::to_string(seq) + "\"";
+    item->set_etag("\"e" + std::to_string(seq) + "\"");
     return ItemPtr(item);
   };
 }

@@ -20,11 +20,11 @@ namespace {
 
 ItemPtr VectorItem(uint64_t seq, const std::string& pk, const std::string& v) {
   auto item = std::make_shared<Item>();
-  item->id = "i" + std::to_string(seq);
-  item->pk = pk;
+  item->set_id("i" + std::to_string(seq));
+  item->set_pk(pk);
   item->seq = seq;
   item->lsn = seq;
-  json::Parse("{\"id\":\"" + item->id + "\",\"v\":" + v + "}", item->Draft());
+  json::Parse("{\"id\":\"" + std::string(item->id()) + "\",\"v\":" + v + "}", item->Draft());
   item->Seal();
   return item;
 }
@@ -188,7 +188,7 @@ TEST(VectorIndex, FollowsRemovalsAndTheScope) {
     for (int i = 0; i < 10; ++i) f.Remove(scored[i].second);
     f.Check(q, DistanceFunction::kCosine, true, 10);
   }
-  const auto odd = [](const Item& item) { return item.pk == "odd"; };
+  const auto odd = [](const Item& item) { return std::string(item.pk()) == "odd"; };
   const size_t n = f.Check(q, DistanceFunction::kDotProduct, true, 10, odd);
   EXPECT_LT(n, 100u);
   auto found = f.index.Candidates({q, DistanceFunction::kDotProduct, true}, 10, odd);
