@@ -349,13 +349,13 @@ TEST_F(PartitionIndexTest, WritesDuringABackgroundBuildAreInTheIndex) {
     std::string key;
     store::AppendColumnKey(key, store::Resolve(item->body, g), false);
     store::AppendColumnKey(key, store::Resolve(item->body, n_), true);
-    expected.emplace_back(std::move(key), item->id);
+    expected.emplace_back(std::move(key), std::string(item->id()));
   }
   ASSERT_EQ(expected.size(), live.size());
   std::stable_sort(expected.begin(), expected.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<std::string> want, got;
   for (const auto& e : expected) want.push_back(e.second);
-  for (const auto& hit : part_.IndexWalk(cols, false, std::nullopt, want.size() + 10, 0, {})) got.push_back(hit.item->id);
+  for (const auto& hit : part_.IndexWalk(cols, false, std::nullopt, want.size() + 10, 0, {})) got.push_back(std::string(hit.item->id()));
   EXPECT_EQ(got, want) << writes << " writes during the build";
 }
 
