@@ -80,6 +80,24 @@ class QueryIndexTest : public testing::EmulatorTest {
     return all;
   }
 
+  // Container `name` with the composite index (/city ascending, /n `n_order`), made the one Run
+  // queries, holding 400 documents over 10 partition keys: cities c0..c19, 20 documents each,
+  // but d0, d97, d194, d291 and d388 have no city (c0, c17, c14, c11 and c8 hold 19); n repeats
+  // every 50 documents, so (city, n) pairs repeat too and ties go by position.
+  void MakeCityContainer(const std::string& name, const std::string& n_order) {
+    MakeContainer("db", name,
+                  R"("indexingPolicy":{"compositeIndexes":[[{"path":"/city","order":"ascending"},)"
+                  R"({"path":"/n","order":")" + n_order + R"("}]]})");
+    coll_ = name;
+    for (int i = 0; i < kDocs; ++i) {
+      const std::string pk = "k" + std::to_string(i % 10);
+      std::string body = R"({"id":"d)" + std::to_string(i) + R"(","pk":")" + pk + R"(","city":"c)" +
+                         std::to_string(i % 20) + R"(","n":)" + std::to_string((i * 7) % 50) + "}";
+      if (i % 97 == 0) body = R"({"id":"d)" + std::to_string(i) + R"(","pk":")" + pk + R"(","n":3})";
+      ASSERT_EQ(CreateDoc("db", name, body, "[\"" + pk + "\"]").status(), 201);
+    }
+  }
+
   static Headers AllRanges() {
     return {{"x-ms-documentdb-partitionkeyrangeid", "0"}, {"x-ms-documentdb-query-enablecrosspartition", "True"}};
   }
@@ -202,18 +220,7 @@ TEST_F(QueryIndexTest, OrderByReadsThePageAndTheRowAfterIt) {
 // composite index, in the index's order or its reverse, and every later page seeks to just after
 // its last row; the rows are those a sort gives (--query-indexes off).
 TEST_F(QueryIndexTest, OrderByOverACompositeIndexWalksItPageByPage) {
-  MakeContainer("db", "cc",
-                R"("indexingPolicy":{"compositeIndexes":[[{"path":"/city","order":"ascending"},)"
-                R"({"path":"/n","order":"descending"}]]})");
-  coll_ = "cc";
-  for (int i = 0; i < kDocs; ++i) {
-    const std::string pk = "k" + std::to_string(i % 10);
-    // Cities c0..c19; n repeats every 50 documents, so (city, n) pairs repeat too: ties go by position.
-    std::string body = R"({"id":"d)" + std::to_string(i) + R"(","pk":")" + pk + R"(","city":"c)" +
-                       std::to_string(i % 20) + R"(","n":)" + std::to_string((i * 7) % 50) + "}";
-    if (i % 97 == 0) body = R"({"id":"d)" + std::to_string(i) + R"(","pk":")" + pk + R"(","n":3})";  // no city
-    ASSERT_EQ(CreateDoc("db", "cc", body, "[\"" + pk + "\"]").status(), 201);
-  }
+  MakeCityContainer("cc", "descending");
   for (const char* q : {"SELECT VALUE [c.city, c.n, c.id] FROM c ORDER BY c.city, c.n DESC",
                         "SELECT VALUE [c.city, c.n, c.id] FROM c ORDER BY c.city DESC, c.n"}) {
     // A page reads its rows and the one after it, however deep into the result it starts.
@@ -241,24 +248,12 @@ TEST_F(QueryIndexTest, OrderByOverACompositeIndexWalksItPageByPage) {
 // so a page reads its rows and the one after, not the index before them; the rows are those a sort
 // of the matches gives (--query-indexes off), page by page with continuations.
 TEST_F(QueryIndexTest, AFilterOnTheFirstOrderByPathBoundsTheWalk) {
-  MakeContainer("db", "cb",
-                R"("indexingPolicy":{"compositeIndexes":[[{"path":"/city","order":"ascending"},)"
-                R"({"path":"/n","order":"ascending"}]]})");
-  coll_ = "cb";
-  for (int i = 0; i < kDocs; ++i) {
-    const std::string pk = "k" + std::to_string(i % 10);
-    // Cities c0..c19, 20 documents each; n repeats every 50 documents (ties go by position).
-    std::string body = R"({"id":"d)" + std::to_string(i) + R"(","pk":")" + pk + R"(","city":"c)" +
-                       std::to_string(i % 20) + R"(","n":)" + std::to_string((i * 7) % 50) + "}";
-    if (i % 97 == 0) body = R"({"id":"d)" + std::to_string(i) + R"(","pk":")" + pk + R"(","n":3})";  // no city
-    ASSERT_EQ(CreateDoc("db", "cb", body, "[\"" + pk + "\"]").status(), 201);
-  }
+  MakeCityContainer("cb", "ascending");
   struct Case {
     const char* where;
     size_t rows;
     bool tight;  // every document of the windows matches: a page reads its rows and one more
   };
-  // d0, d97, d194, d291 and d388 have no city: c0, c17, c14, c11 and c8 hold 19 documents.
   const Case cases[] = {
       {"c.city = 'c7'", 20, true},
       {"c.city = 'c0'", 19, true},
