@@ -20,7 +20,9 @@ PACKAGES=(build-essential cmake ninja-build pkg-config
   antlr4 libantlr4-runtime-dev default-jre-headless libmozjs-102-dev libpcre2-dev
   curl ca-certificates openssl)
 if [ -n "${SETUP_TESTS:-}" ]; then
-  PACKAGES+=(libgtest-dev libgmock-dev libbenchmark-dev python3 python3-azure-cosmos)
+  # ccache: the test command builds every target, and again with clang for the fuzz targets; a
+  # second clone on the same machine (CI's clean one) then reuses what the first compiled.
+  PACKAGES+=(libgtest-dev libgmock-dev libbenchmark-dev python3 python3-azure-cosmos ccache)
 fi
 missing=()
 for p in "${PACKAGES[@]}"; do
