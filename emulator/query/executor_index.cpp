@@ -147,6 +147,56 @@ bool AggregateFromIndex(RunState& run, Collector& collector) {
   return true;
 }
 
+bool GroupsFromIndex(RunState& run, Collector& collector) {
+  const Plan& plan = run.plan;
+  const Scope& scope = run.scope;
+  EvalContext& cx = run.cx;
+  if (scope.indexing == nullptr || scope.view != nullptr || scope.epk_range || scope.partition_key ||
+      scope.indexing->mode == "none") {
+    return false;
+  }
+  if (plan.group_by.size() != 1 || plan.where || plan.distinct || plan.sources.size() != 1 ||
+      plan.sources.front().kind != Source::Kind::kContainer) {
+    return false;
+  }
+  const auto path = IndexedPathOf(plan, *scope.indexing, plan.group_by.front());
+  if (!path) return false;
+  // Per aggregate: a constant (COUNT adds the run's length when it is defined), or the grouped
+  // path itself (one value a run: COUNT adds the length when it is defined, MIN and MAX take it).
+  for (const auto& a : plan.aggregates) {
+    const bool constant = IsEvaluableConstant(plan, a.arg);
+    if (a.kind == Agg::kCount ? !constant && DocumentPathOf(plan, a.arg) != path
+                              : (a.kind != Agg::kMin && a.kind != Agg::kMax) || constant ||
+                                    DocumentPathOf(plan, a.arg) != path) {
+      return false;
+    }
+  }
+  const store::ItemPolicy item_policy{scope.default_ttl, std::nullopt, scope.indexed_only};
+  for (const auto* part : scope.partitions) {
+    if (!part->AllLive(scope.now, item_policy)) return false;
+  }
+  const int slot = plan.sources.front().slot;
+  for (size_t pi = 0; pi < scope.partitions.size(); ++pi) {
+    const auto runs = scope.partitions[pi]->IndexRuns(*path);
+    for (const auto& r : runs) {
+      cx.env[slot] = Val(r.first->body);
+      auto [accs, added] = collector.GroupOfRow(cx, Pos{pi, r.first->seq, 0});
+      if (added) run.pinned.push_back(r.first);
+      for (size_t i = 0; i < plan.aggregates.size(); ++i) {
+        const Val v = Eval(plan.aggregates[i].arg, cx);
+        if (plan.aggregates[i].kind != Agg::kCount) {
+          (*accs)[i].Add(v, cx.arena);
+        } else if (v.IsDefined()) {
+          (*accs)[i].count += static_cast<int64_t>(r.count);
+        }
+      }
+      if (cx.budget != nullptr) cx.budget->Tick();
+    }
+    run.facts.partitions_touched.push_back(pi);
+  }
+  return true;
+}
+
 namespace {
 
 // A lookup's ranges as windows of an index whose first column is the lookup's path: in key order,

@@ -169,6 +169,14 @@ class Collector {
     auto it = groups_.find("");
     return (it != groups_.end() ? it->second : NewGroup("", cx, Pos{})).accs;
   }
+  // The accumulators of the group the row in cx.env belongs to, for results known without
+  // reading its other rows (an index's run of equal keys); a new group keeps that row as its first
+  // (whether it is new: its document must then stay pinned).
+  std::pair<std::vector<Accumulator>*, bool> GroupOfRow(EvalContext& cx, Pos pos) {
+    KeyOfRow(cx);
+    auto [g, added] = GroupOfKey(cx, pos);
+    return {&g->accs, added};
+  }
 
  private:
   struct Group {
@@ -186,7 +194,9 @@ class Collector {
     return g;
   }
 
-  bool AddToGroup(EvalContext& cx, Pos pos) {
+  // The group of the row in cx.env (made, with that row as its first, when new): its key's
+  // canonical text is in canonical_scratch_, its key in key_scratch_.
+  void KeyOfRow(EvalContext& cx) {
     std::vector<Val>& key = key_scratch_;
     std::string& canonical = canonical_scratch_;
     key.clear();
@@ -196,6 +206,21 @@ class Collector {
       CanonicalKey(canonical, key.back());
       canonical += '|';
     }
+  }
+  std::pair<Group*, bool> GroupOfKey(EvalContext& cx, Pos pos) {
+    auto it = groups_.find(canonical_scratch_);
+    if (it != groups_.end()) return {&it->second, false};
+    if (cx.budget != nullptr) {
+      cx.budget->held_bytes += sizeof(Group) + 2 * canonical_scratch_.size() + 64 + cx.env.size() * sizeof(Val) +
+                               plan_->aggregates.size() * sizeof(Accumulator) + key_scratch_.size() * sizeof(Val);
+    }
+    Group& g = NewGroup(canonical_scratch_, cx, pos);
+    g.key = key_scratch_;
+    return {&g, true};
+  }
+
+  bool AddToGroup(EvalContext& cx, Pos pos) {
+    KeyOfRow(cx);
     // Every argument before any accumulator changes.
     Val one[4];
     std::vector<Val> many;
@@ -205,15 +230,8 @@ class Collector {
       args = many;
     }
     for (size_t i = 0; i < plan_->aggregates.size(); ++i) args[i] = Eval(plan_->aggregates[i].arg, cx);
-    auto it = groups_.find(canonical);
-    if (it == groups_.end() && cx.budget != nullptr) {
-      cx.budget->held_bytes += sizeof(Group) + 2 * canonical.size() + 64 + cx.env.size() * sizeof(Val) +
-                               plan_->aggregates.size() * sizeof(Accumulator) + key.size() * sizeof(Val);
-    }
-    const bool added = it == groups_.end();
-    Group& g = added ? NewGroup(canonical, cx, pos) : it->second;
-    if (added) g.key = key;
-    for (size_t i = 0; i < plan_->aggregates.size(); ++i) g.accs[i].Add(args[i], cx.arena);
+    auto [g, added] = GroupOfKey(cx, pos);
+    for (size_t i = 0; i < plan_->aggregates.size(); ++i) g->accs[i].Add(args[i], cx.arena);
     return added;
   }
 
@@ -521,6 +539,11 @@ std::optional<VectorTop> ChooseVectorTop(const Plan& plan, EvalContext& cx);
 // index does not know either); only when every stored item is live (no expired item waits for its
 // delete). Returns false when the query must read its rows.
 bool AggregateFromIndex(RunState& run, Collector& collector);
+// GROUP BY one indexed path without a WHERE, whose aggregates are COUNTs of constants and COUNT,
+// MIN or MAX of that path: each partition's index of the path read as runs of equal keys (a group
+// per key, its first item the group's document, the run's length its count), no document read.
+// Returns false (having done nothing) for any other query.
+bool GroupsFromIndex(RunState& run, Collector& collector);
 
 // Whether a page of an ORDER BY query walks an index in the order of its ORDER BY items (in
 // order, stopping when the page is full) instead of collecting every matching row and sorting:

@@ -370,11 +370,16 @@ struct RowScan {
     const Plan& plan = run.plan;
     const Scope& scope = run.scope;
     EvalContext& cx = run.cx;
-    // COUNT, MIN and MAX answered by the index: no document is read.
-    if (!start && !end && !streaming && AggregateFromIndex(run, collector)) {
+    // COUNT, MIN and MAX answered by the index, or the groups of an indexed path counted from its
+    // runs of equal keys: no document is read (a group's first document gives its key).
+    if (!start && !end && !streaming) {
+      const bool was_stoppable = budget != nullptr && budget->stoppable;
       if (budget != nullptr) budget->stoppable = false;
-      EmitCollected(run, collector, resume_row);
-      return true;
+      if (AggregateFromIndex(run, collector) || GroupsFromIndex(run, collector)) {
+        EmitCollected(run, collector, resume_row);
+        return true;
+      }
+      if (budget != nullptr) budget->stoppable = was_stoppable;
     }
     // What each partition reads: the items an index lookup found (when the WHERE offers one and it
     // finds few enough), else the logical partition's items (a query scoped to one), else all.

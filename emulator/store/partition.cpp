@@ -377,6 +377,23 @@ size_t PhysicalPartition::IndexCount(const DocPath& path, const std::vector<KeyR
   return PathIndexOf(path)->Count(ranges);
 }
 
+std::vector<PhysicalPartition::KeyRun> PhysicalPartition::IndexRuns(const DocPath& path) const {
+  std::shared_lock lock(mu_);
+  std::vector<KeyRun> out;
+  std::string_view key;
+  for (const auto& e : PathIndexOf(path)->entries()) {
+    if (!out.empty() && e.key.view() == key) {
+      ++out.back().count;
+      continue;
+    }
+    auto it = by_seq_.find(e.seq);
+    if (it == by_seq_.end()) continue;  // (the index is kept in step: not expected)
+    key = e.key.view();
+    out.push_back({1, it->second});
+  }
+  return out;
+}
+
 bool PhysicalPartition::AllLive(util::Instant now, const ItemPolicy& policy) const {
   std::shared_lock lock(mu_);
   // Counts that include items left out of the index are not what such a reader sees.

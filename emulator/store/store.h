@@ -403,6 +403,14 @@ class PhysicalPartition {
                                   const ItemPolicy& policy) const;
   // How many entries of the index of `path` fall in `ranges` (which must not overlap).
   size_t IndexCount(const DocPath& path, const std::vector<KeyRange>& ranges) const;
+  // The index of `path` as runs of equal keys, in key order: each key, how many items hold it and
+  // the first of them (by sequence number). Undefined (items without the path) is a key too. Counts
+  // of what queries see only when AllLive says so.
+  struct KeyRun {
+    size_t count = 0;
+    ItemPtr first;
+  };
+  std::vector<KeyRun> IndexRuns(const DocPath& path) const;
   // Whether every item stored is live at `now` (none waits for its expiry to delete it): counts of
   // the stored items are then counts of what queries see.
   bool AllLive(util::Instant now, const ItemPolicy& policy) const;
