@@ -214,6 +214,12 @@ void CheckExisting(const Target& t) {
       throw SeedError("container " + name + " exists with " + Describe(t.c->offer()->throughput()) +
                       "; the manifest says " + Describe(*e.throughput));
   }
+  if (e.indexing_policy_json) {
+    const std::string have_policy = json::Write(t.c->settings()->indexing.raw);
+    if (have_policy != *e.indexing_policy_json)
+      throw SeedError("container " + name + " exists with the indexing policy " + have_policy +
+                      "; the manifest says " + *e.indexing_policy_json);
+  }
   if (e.partition_count && static_cast<size_t>(*e.partition_count) != t.c->partitions().size())
     throw SeedError("container " + name + " exists with " + std::to_string(t.c->partitions().size()) +
                     " physical partitions; the manifest says " + std::to_string(*e.partition_count));
@@ -280,13 +286,14 @@ Manifest ParseManifest(std::string_view text, const std::string& file, const std
     const std::string where = file + ": containers[" + std::to_string(index++) + "]";
     if (!v.IsObject()) throw SeedError(where + ": each entry must be an object");
     EntryReader r(v, where);
-    static const char* const kKnown[] = {"database", "container",      "partitionKey", "throughput",
-                                         "databaseThroughput", "partitionCount", "data"};
+    static const char* const kKnown[] = {"database",           "container",      "partitionKey",   "throughput",
+                                         "databaseThroughput", "partitionCount", "indexingPolicy", "data"};
     for (const auto& member : v.GetObject()) {
       const std::string name = member.name.GetString();
       if (std::find_if(std::begin(kKnown), std::end(kKnown), [&](const char* k) { return name == k; }) == std::end(kKnown))
         r.Fail("unknown property \"" + name +
-               "\" (known: database, container, partitionKey, throughput, databaseThroughput, partitionCount, data)");
+               "\" (known: database, container, partitionKey, throughput, databaseThroughput, partitionCount, "
+               "indexingPolicy, data)");
     }
     ContainerEntry e;
     e.database = r.Id("database");
@@ -313,6 +320,14 @@ Manifest ParseManifest(std::string_view text, const std::string& file, const std
         r.Fail("\"partitionCount\" must be a whole number from 1 to " + std::to_string(handlers::kMaxPartitionCount));
       e.partition_count = n->GetInt();
     }
+    if (const json::Value* policy = r.Find("indexingPolicy")) {
+      if (!policy->IsObject()) r.Fail("\"indexingPolicy\" must be an object, as in the body of a REST container create");
+      try {
+        e.indexing_policy_json = json::Write(store::IndexingPolicy::FromJson(policy).raw);
+      } catch (const CosmosError& err) {
+        r.Fail("\"indexingPolicy\": " + PlainMessage(err.what()));
+      }
+    }
     const json::Value* data = r.Find("data");
     if (!data) r.Fail("\"data\" is missing (a file or directory, or an array of them, relative to the manifest)");
     auto add_path = [&](const json::Value& p) {
@@ -336,10 +351,12 @@ Manifest ParseManifest(std::string_view text, const std::string& file, const std
                         other.partition_key.version == e.partition_key.version &&
                         other.throughput.has_value() == e.throughput.has_value() &&
                         (!e.throughput || SameThroughput(*e.throughput, *other.throughput)) &&
-                        other.partition_count == e.partition_count;
+                        other.partition_count == e.partition_count &&
+                        other.indexing_policy_json == e.indexing_policy_json;
       if (!same)
         r.Fail("container " + e.database + "/" + e.container +
-               " is named by an earlier entry with other settings (partitionKey, throughput, partitionCount)");
+               " is named by an earlier entry with other settings (partitionKey, throughput, partitionCount, "
+               "indexingPolicy)");
     }
     m.containers.push_back(std::move(e));
   }
@@ -482,7 +499,9 @@ SeedReport Seed(http::Services& s, const std::string& path, const SeedOptions& o
       auto headers = ThroughputHeaders(e.throughput);
       if (e.partition_count) headers.emplace_back(http::headers::kPartitionCount, std::to_string(*e.partition_count));
       CallCreate(s, handlers::CreateContainer, {"dbs", e.database, "colls"}, {{"db", e.database}},
-                 "{\"id\":" + json::Quote(e.container) + ",\"partitionKey\":" + e.partition_key_json + "}", headers);
+                 "{\"id\":" + json::Quote(e.container) + ",\"partitionKey\":" + e.partition_key_json +
+                     (e.indexing_policy_json ? ",\"indexingPolicy\":" + *e.indexing_policy_json : std::string()) + "}",
+                 headers);
       created.Container(e.database, e.container);
       t.c = t.db->FindContainer(e.container);
       if (journal) journal->DatabaseChanged(e.database);

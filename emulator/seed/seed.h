@@ -33,6 +33,8 @@ struct ContainerEntry {
   std::optional<store::Throughput> throughput;      // the container's own
   std::optional<store::Throughput> database_throughput;  // shared by the database's containers
   std::optional<int> partition_count;
+  // The "indexingPolicy" as the service normalises it (store::IndexingPolicy::FromJson), when given.
+  std::optional<std::string> indexing_policy_json;
   std::vector<std::string> data;  // files or directories, as given
 };
 

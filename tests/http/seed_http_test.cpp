@@ -138,7 +138,7 @@ TEST_F(SeedTest, ManifestErrorsNameTheEntryAndTheProblem) {
   EXPECT_EQ(error(R"({"containers":[1]})"), "m.json: containers[0]: each entry must be an object");
   EXPECT_EQ(error(entry(R"(,"throughput":{"manual":400},"colour":"red")")),
             "m.json: containers[0]: unknown property \"colour\" (known: database, container, partitionKey, throughput, "
-            "databaseThroughput, partitionCount, data)");
+            "databaseThroughput, partitionCount, indexingPolicy, data)");
   EXPECT_EQ(error(R"({"containers":[{"container":"c",)" + pk + R"(,"data":"x.jsonl"}]})"),
             "m.json: containers[0]: \"database\" is missing");
   EXPECT_EQ(error(R"({"containers":[{"database":"d","container":"a/b",)" + pk + R"(,"data":"x.jsonl"}]})"),
@@ -170,7 +170,7 @@ TEST_F(SeedTest, ManifestErrorsNameTheEntryAndTheProblem) {
   EXPECT_EQ(error(R"({"containers":[{"database":"d","container":"c",)" + pk +
                   R"(,"data":"a.jsonl"},{"database":"d","container":"c","partitionKey":{"paths":["/other"]},"data":"b.jsonl"}]})"),
             "m.json: containers[1]: container d/c is named by an earlier entry with other settings (partitionKey, "
-            "throughput, partitionCount)");
+            "throughput, partitionCount, indexingPolicy)");
 }
 
 TEST_F(SeedTest, PathProblemsStopTheSeed) {
@@ -371,6 +371,61 @@ TEST_F(SeedTest, SeedingBuildsTheIndexesQueriesWillAskFor) {
     if (part->Count() == 0) continue;
     EXPECT_EQ(part->IndexNames(), names({{"_ts"}, {"city"}, {"id"}, {"n"}, {"nested", "m"}, {"pk"}}));
   }
+}
+
+// The manifest may name the container's indexing policy (the REST create's "indexingPolicy"): the
+// container is created with it, the seed builds its composite indexes ahead with the rest, and an
+// existing container must have it (as the service normalises it).
+TEST_F(SeedTest, AManifestNamesTheIndexingPolicyTheSeedBuildsAhead) {
+  const std::string policy =
+      R"({"excludedPaths":[{"path":"/nested/*"}],"compositeIndexes":[[{"path":"/city","order":"ascending"},)"
+      R"({"path":"/n","order":"descending"}]]})";
+  Write("manifest.json",
+        R"({"containers":[{"database":"shop","container":"orders","partitionKey":{"paths":["/pk"]},"indexingPolicy":)" +
+            policy + R"(,"data":"orders.jsonl"}]})");
+  std::string lines;
+  for (int i = 0; i < 50; ++i) {
+    lines += R"({"id":"i)" + std::to_string(i) + R"(","pk":"p)" + std::to_string(i % 3) + R"(","city":"c)" +
+             std::to_string(i % 5) + R"(","n":)" + std::to_string(i) + R"(,"nested":{"m":true}})" + "\n";
+  }
+  Write("orders.jsonl", lines);
+  EXPECT_EQ(Run().outcome.loaded, 50u);
+  auto got = Get("/dbs/shop/colls/orders");
+  ASSERT_EQ(got.status(), 200) << got;
+  json::Document given;
+  ASSERT_EQ(json::Parse(policy, given), json::ParseStatus::kOk);
+  const std::string normalised = json::Write(store::IndexingPolicy::FromJson(&given).raw);
+  EXPECT_EQ(json::Write(got.Json()["indexingPolicy"]), normalised);
+  store::IndexColumns composite{{{store::PathStep{"city", -1}}, false}, {{store::PathStep{"n", -1}}, true}};
+  std::vector<std::string> want{store::IndexName(composite)};
+  for (const char* p : {"_ts", "city", "id", "n", "pk"}) want.push_back(store::PathName({store::PathStep{p, -1}}));
+  std::sort(want.begin(), want.end());
+  auto c = account_.FindDatabase("shop")->FindContainer("orders");
+  for (const auto* part : c->partitions()) {
+    if (part->Count() == 0) continue;
+    auto names = part->IndexNames();
+    std::sort(names.begin(), names.end());
+    EXPECT_EQ(names, want);
+  }
+  // The two-path ORDER BY the composite index serves (400 without it, as on the service).
+  auto q = Post("/dbs/shop/colls/orders/docs", R"({"query":"SELECT VALUE c.n FROM c ORDER BY c.city, c.n DESC"})",
+                {{"x-ms-documentdb-isquery", "True"}, {"x-ms-documentdb-partitionkey", "[\"p0\"]"},
+                 {"content-type", "application/query+json"}});
+  EXPECT_EQ(q.status(), 200) << q;
+  // Seeding again with the same policy uses the container; another policy, or a bad one, stops.
+  EXPECT_EQ(RunError(), "");
+  Write("manifest.json",
+        R"({"containers":[{"database":"shop","container":"orders","partitionKey":{"paths":["/pk"]},"indexingPolicy":{},"data":"orders.jsonl"}]})");
+  const std::string other = RunError();
+  EXPECT_EQ(other.rfind("container shop/orders exists with the indexing policy " + normalised + "; the manifest says ", 0), 0u)
+      << other;
+  Write("manifest.json",
+        R"({"containers":[{"database":"shop","container":"orders","partitionKey":{"paths":["/pk"]},"indexingPolicy":[],"data":"orders.jsonl"}]})");
+  EXPECT_EQ(RunError(), dir_ + "/manifest.json: containers[0]: \"indexingPolicy\" must be an object, as in the body of a "
+                               "REST container create");
+  Write("manifest.json",
+        R"({"containers":[{"database":"shop","container":"orders","partitionKey":{"paths":["/pk"]},"indexingPolicy":{"indexingMode":"sometimes"},"data":"orders.jsonl"}]})");
+  EXPECT_EQ(RunError().rfind(dir_ + "/manifest.json: containers[0]: \"indexingPolicy\": ", 0), 0u);
 }
 
 TEST_F(SeedTest, SeededItemsCarryTheSystemPropertiesOfARestCreate) {
