@@ -5,10 +5,12 @@
 // and merge them (WalkPath, RunWalk).
 #include <algorithm>
 #include <climits>
+#include <exception>
 
 #include "query/executor_internal.h"
 #include "store/order_key.h"
 #include "store/path_index.h"
+#include "util/parallel.h"
 
 namespace cosmos::query::detail {
 
@@ -175,10 +177,30 @@ bool GroupsFromIndex(RunState& run, Collector& collector) {
   for (const auto* part : scope.partitions) {
     if (!part->AllLive(scope.now, item_policy)) return false;
   }
+  // Each partition's runs, read on the cores there are (ten partitions take no longer than one),
+  // then made groups in partition order.
+  const size_t n = scope.partitions.size();
+  std::vector<std::vector<store::PhysicalPartition::KeyRun>> runs_of(n);
+  std::vector<std::exception_ptr> failed(n);
+  const size_t threads = scope.parallel.threads != 0 ? scope.parallel.threads : util::ParallelThreads();
+  const auto read = [&](size_t pi) {
+    try {
+      runs_of[pi] = scope.partitions[pi]->IndexRuns(*path);
+    } catch (...) {
+      failed[pi] = std::current_exception();
+    }
+  };
+  if (threads > 1 && n > 1) {
+    util::ParallelFor(n, read);
+  } else {
+    for (size_t pi = 0; pi < n; ++pi) read(pi);
+  }
+  for (const auto& f : failed) {
+    if (f) std::rethrow_exception(f);
+  }
   const int slot = plan.sources.front().slot;
-  for (size_t pi = 0; pi < scope.partitions.size(); ++pi) {
-    const auto runs = scope.partitions[pi]->IndexRuns(*path);
-    for (const auto& r : runs) {
+  for (size_t pi = 0; pi < n; ++pi) {
+    for (const auto& r : runs_of[pi]) {
       cx.env[slot] = Val(r.first->body);
       auto [accs, added] = collector.GroupOfRow(cx, Pos{pi, r.first->seq, 0});
       if (added) run.pinned.push_back(r.first);
