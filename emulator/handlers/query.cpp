@@ -81,8 +81,9 @@ struct Metrics {
   double index_ratio = 1;
 };
 
-// x-ms-cosmos-index-utilization: the index the filter is answered with, in the service's shapes.
-// The emulator names what it knows, the single-path index its lookup reads; it suggests no index.
+// x-ms-cosmos-index-utilization: the indexes the query is answered with, in the service's shapes.
+// The emulator names what it knows, the single-path index its lookup reads and the composite index
+// its ORDER BY walks; it suggests no index.
 // - Asked for with x-ms-cosmos-populateindexmetrics (the first form): base64 of
 //   {"UtilizedSingleIndexes":[...],"PotentialSingleIndexes":[],"UtilizedCompositeIndexes":[],
 //   "PotentialCompositeIndexes":[]} (the .NET SDK's IndexUtilizationInfo, the Go SDK requires it).
@@ -91,6 +92,34 @@ struct Metrics {
 //   "CompositeIndexes":[]},"PotentialIndexes":{...}}, which the JS SDK decodes with
 //   decodeURIComponent and the .NET SDK's IndexMetricsInfo with UrlDecode (the shape the Azure
 //   Databases extension for VS Code shows as the service's second format).
+// The composite index an ORDER BY over two or more paths walks (query::OrderByIndexColumns), as the
+// service names one ("IndexSpecs": ["/city ASC", "/n DESC"], the .NET SDK's writer joins them with
+// ", " as Microsoft's index-metrics article shows): each path with its direction in the policy, which
+// is the query's or, for an index walked backwards, every one reversed. Empty for anything else.
+std::vector<std::string> CompositeSpecs(const query::Plan& plan, const store::IndexingPolicy& policy) {
+  const auto columns = query::OrderByIndexColumns(plan, policy);
+  if (!columns || columns->size() < 2) return {};
+  std::vector<std::vector<std::string>> paths;
+  std::vector<bool> descending;
+  for (const auto& c : *columns) {
+    std::vector<std::string> segments;
+    for (const auto& step : c.path) segments.push_back(step.index >= 0 ? std::to_string(step.index) : step.name);
+    paths.push_back(std::move(segments));
+    descending.push_back(c.descending);
+  }
+  bool as_queried = false;
+  for (size_t i = 0; i < policy.composites.size(); ++i) {
+    if (policy.composites[i] == paths && policy.composite_descending[i] == descending) as_queried = true;
+  }
+  std::vector<std::string> specs;
+  for (size_t k = 0; k < paths.size(); ++k) {
+    std::string spec;
+    for (const auto& segment : paths[k]) spec += "/" + segment;
+    specs.push_back(spec + (descending[k] == as_queried ? " DESC" : " ASC"));
+  }
+  return specs;
+}
+
 std::string IndexUtilizationHeader(const query::Plan& plan, const store::IndexingPolicy& policy, int64_t now_ms,
                                    query::Udfs* udfs, bool geometry, bool v2) {
   query::Arena arena;
@@ -103,10 +132,17 @@ std::string IndexUtilizationHeader(const query::Plan& plan, const store::Indexin
     spec += "?";
     exact = lookup->exact;
   }
+  std::string composite;
+  if (const auto specs = CompositeSpecs(plan, policy); !specs.empty()) {
+    composite = "{\"IndexSpecs\":[";
+    for (size_t k = 0; k < specs.size(); ++k) composite += (k ? "," : "") + json::Quote(specs[k]);
+    composite += v2 ? "],\"IndexImpactScore\":\"High\"}" : "],\"IndexPreciseSet\":true,\"IndexImpactScore\":\"High\"}";
+  }
   if (v2) {
     std::string json = "{\"UtilizedIndexes\":{\"SingleIndexes\":[";
     if (!spec.empty()) json += "{\"IndexSpec\":" + json::Quote(spec) + ",\"IndexImpactScore\":\"High\"}";
-    json += "],\"CompositeIndexes\":[]},\"PotentialIndexes\":{\"SingleIndexes\":[],\"CompositeIndexes\":[]}}";
+    json += "],\"CompositeIndexes\":[" + composite +
+            "]},\"PotentialIndexes\":{\"SingleIndexes\":[],\"CompositeIndexes\":[]}}";
     return util::PercentEncode(json);
   }
   std::string json = "{\"UtilizedSingleIndexes\":[";
@@ -114,7 +150,8 @@ std::string IndexUtilizationHeader(const query::Plan& plan, const store::Indexin
     json += "{\"IndexSpec\":" + json::Quote(spec) + ",\"FilterPreciseSet\":" + (exact ? "true" : "false") +
             ",\"IndexPreciseSet\":true,\"IndexImpactScore\":\"High\"}";
   }
-  json += "],\"PotentialSingleIndexes\":[],\"UtilizedCompositeIndexes\":[],\"PotentialCompositeIndexes\":[]}";
+  json += "],\"PotentialSingleIndexes\":[],\"UtilizedCompositeIndexes\":[" + composite +
+          "],\"PotentialCompositeIndexes\":[]}";
   return util::Base64Encode(json);
 }
 

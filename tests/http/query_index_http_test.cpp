@@ -181,6 +181,38 @@ TEST_F(QueryIndexTest, IndexMetricsV2ArePercentEncodedJson) {
             R"("PotentialIndexes":{"SingleIndexes":[],"CompositeIndexes":[]}})");
 }
 
+// An ORDER BY that walks a composite index names it among the utilized composite indexes, each path
+// with its direction in the policy ("/city ASC", "/n DESC"; the same for the index walked backwards),
+// in both formats, beside the single-path index a filter uses.
+TEST_F(QueryIndexTest, IndexMetricsNameTheCompositeIndexAnOrderByWalks) {
+  MakeCityContainer("m", "descending");
+  auto utilization = [&](const std::string& text, bool v2) {
+    Headers h = Key("k3");
+    h.emplace_back("x-ms-documentdb-isquery", "True");
+    h.emplace_back(v2 ? "x-ms-cosmos-populateindexmetrics-V2" : "x-ms-cosmos-populateindexmetrics", "True");
+    auto req = Build(boost::beast::http::verb::post, "/dbs/db/colls/m/docs", "{\"query\":" + json::Quote(text) + "}", h);
+    req.set(boost::beast::http::field::content_type, "application/query+json");
+    Reply r = Send(req);
+    EXPECT_EQ(r.status(), 200) << r;
+    const std::string raw = r.Header("x-ms-cosmos-index-utilization");
+    auto decoded = v2 ? util::PercentDecode(raw) : util::Base64Decode(raw);
+    return decoded ? *decoded : std::string("<not decoded>");
+  };
+  const std::string v1 =
+      R"({"UtilizedSingleIndexes":[],"PotentialSingleIndexes":[],"UtilizedCompositeIndexes":[{"IndexSpecs":)"
+      R"(["/city ASC","/n DESC"],"IndexPreciseSet":true,"IndexImpactScore":"High"}],"PotentialCompositeIndexes":[]})";
+  EXPECT_EQ(utilization("SELECT * FROM c ORDER BY c.city, c.n DESC", false), v1);
+  EXPECT_EQ(utilization("SELECT * FROM c ORDER BY c.city DESC, c.n", false), v1);
+  EXPECT_EQ(utilization("SELECT * FROM c WHERE c.city = 'c3' ORDER BY c.city, c.n DESC", true),
+            R"({"UtilizedIndexes":{"SingleIndexes":[{"IndexSpec":"/city/?","IndexImpactScore":"High"}],)"
+            R"("CompositeIndexes":[{"IndexSpecs":["/city ASC","/n DESC"],"IndexImpactScore":"High"}]},)"
+            R"("PotentialIndexes":{"SingleIndexes":[],"CompositeIndexes":[]}})");
+  // One path: no composite index.
+  EXPECT_EQ(utilization("SELECT * FROM c ORDER BY c.n", true),
+            R"({"UtilizedIndexes":{"SingleIndexes":[],"CompositeIndexes":[]},)"
+            R"("PotentialIndexes":{"SingleIndexes":[],"CompositeIndexes":[]}})");
+}
+
 TEST_F(QueryIndexTest, APartitionKeyReadsOnlyItsItems) {
   // k3 holds 40 of the 400 documents, two cities of 20 among them. Its own items are read, with or
   // without the path indexes (they are the logical partition's, not a path's).
