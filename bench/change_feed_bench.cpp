@@ -34,13 +34,13 @@ std::string Key(int k) { return "[\"key-" + std::to_string(k) + "\"]"; }
 store::ItemPtr MakeItem(const std::string& id, const std::string& pk, uint64_t seq, uint64_t lsn, int64_t ts,
                         std::optional<int64_t> ttl = std::nullopt) {
   auto item = std::make_shared<store::Item>();
-  item->id = id;
-  item->pk = pk;
+  item->set_id(id);
+  item->set_pk(pk);
   item->seq = seq;
   item->lsn = lsn;
   item->ts = ts;
   item->ttl = ttl;
-  item->etag = "\"" + std::to_string(lsn) + "\"";
+  item->set_etag("\"" + std::to_string(lsn) + "\"");
   std::string text = "{\"id\":\"" + id + "\",\"pk\":" + pk.substr(1, pk.size() - 2) + ",\"payload\":\"";
   text.append(kItemBytes - text.size() - 2, 'x');
   text += "\"}";
@@ -130,7 +130,7 @@ void BM_LatestPageOneKey(benchmark::State& state) {
   auto& p = Big();
   const auto policy = Policy(true);
   const std::string pk = Key(7);
-  auto one = [&pk](const store::Item& it) { return it.pk == pk; };
+  auto one = [&pk](const store::Item& it) { return it.pk() == pk; };
   size_t n = 0;
   for (auto _ : state) {
     auto page = p.LatestChanges(0, 100, one, kNow, policy, state.range(0) ? &pk : nullptr);

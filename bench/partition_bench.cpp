@@ -342,16 +342,16 @@ store::ContainerPtr FilledContainer(int64_t n) {
     const auto key = store::ParsePartitionKeyHeader(def, header);
     const auto placement = c->Locate(key);
     const std::string pk = key.Canonical();
-    placement.partition->Write(store::WriteKind::kCreate, pk, id, store::Preconditions{}, 0, policy,
+    placement.partition->Write(store::WriteKind::kCreate, pk, id, store::Preconditions{}, util::Instant{}, policy,
                                [&](const store::ItemPtr&, uint64_t seq, uint64_t lsn) {
                                  auto item = std::make_shared<store::Item>();
-                                 item->id = id;
-                                 item->pk = pk;
-                                 item->epk = placement.epk;
+                                 item->set_id(id);
+                                 item->set_pk(pk);
+                                 item->set_epk(placement.epk);
                                  json::Parse(std::string("{\"id\":\"") + id + "\",\"pk\":\"" + id + "\",\"n\":1}",
                                              item->Draft());
                                  item->Seal();
-                                 item->rid = c->ItemRid(seq);
+                                 item->set_rid(c->ItemRid(seq));
                                  item->seq = seq;
                                  item->lsn = lsn;
                                  return store::ItemPtr(std::move(item));

@@ -175,24 +175,25 @@ const Dataset& Data() {
       store::PhysicalPartition& part = d->container->PartitionFor(key);
       const store::Container& c = *d->container;
       auto result = part.Write(
-          store::WriteKind::kCreate, canonical, id, store::Preconditions{}, ts, store::ItemPolicy{},
+          store::WriteKind::kCreate, canonical, id, store::Preconditions{}, util::Instant::FromMs(ts * 1000),
+          store::ItemPolicy{},
           [&](const store::ItemPtr&, uint64_t seq, uint64_t lsn) {
             auto item = std::make_shared<store::Item>();
             auto& draft = item->Draft();
             auto& a = draft.GetAllocator();
             draft.SetObject();
             for (auto& m : user.GetObject()) draft.AddMember(json::Value(m.name, a), json::Value(m.value, a), a);
-            item->id = id;
-            item->pk = canonical;
+            item->set_id(id);
+            item->set_pk(canonical);
             item->ts = ts;
-            item->etag = d->account.NewEtag(ts);
-            item->rid = c.ItemRid(seq);
+            item->set_etag(d->account.NewEtag(ts));
+            item->set_rid(c.ItemRid(seq));
             item->seq = seq;
             item->lsn = lsn;
-            draft.AddMember("_rid", json::Value(item->rid.c_str(), a), a);
-            std::string self = c.self() + "docs/" + item->rid + "/";
+            draft.AddMember("_rid", json::Value(item->rid().data(), a), a);
+            std::string self = c.self() + "docs/" + std::string(item->rid()) + "/";
             draft.AddMember("_self", json::Value(self.c_str(), a), a);
-            draft.AddMember("_etag", json::Value(item->etag.c_str(), a), a);
+            draft.AddMember("_etag", json::Value(item->etag().data(), a), a);
             draft.AddMember("_attachments", "attachments/", a);
             draft.AddMember("_ts", item->ts, a);
             item->Seal();
@@ -221,7 +222,7 @@ void RunQuery(benchmark::State& state, const char* text, size_t expected_rows, c
 
   query::Scope scope;
   scope.partitions = d.container->partitions();
-  scope.now_seconds = 1'700'000'100;
+  scope.now = util::Instant::FromMs(1'700'000'100'000);
   query::PageRequest request;
   request.max_items = kItemCount;
   request.max_bytes = SIZE_MAX;

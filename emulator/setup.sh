@@ -59,8 +59,12 @@ fi
 # starting the emulator never drops them from a build directory the tests use).
 TESTS=OFF
 if [ -n "${SETUP_TESTS:-}" ] || grep -qs '^COSMOS_BUILD_TESTS:BOOL=ON' "$BUILD_DIR/CMakeCache.txt"; then TESTS=ON; fi
-if [ ! -f "$BUILD_DIR/build.ninja" ] || ! grep -qs "^COSMOS_BUILD_TESTS:BOOL=$TESTS" "$BUILD_DIR/CMakeCache.txt"; then
-  cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE="$BUILD_TYPE" -DCOSMOS_BUILD_TESTS="$TESTS"
+# The benchmarks (bench/) are built with the tests, so that a change that breaks one fails the test
+# command instead of waiting for the next `bench/run.sh`; they are run only on demand.
+if [ ! -f "$BUILD_DIR/build.ninja" ] || ! grep -qs "^COSMOS_BUILD_TESTS:BOOL=$TESTS" "$BUILD_DIR/CMakeCache.txt" ||
+   ! grep -qs "^COSMOS_BUILD_BENCH:BOOL=$TESTS" "$BUILD_DIR/CMakeCache.txt"; then
+  cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE="$BUILD_TYPE" -DCOSMOS_BUILD_TESTS="$TESTS" \
+    -DCOSMOS_BUILD_BENCH="$TESTS"
 fi
 if [ -n "${SETUP_TESTS:-}" ]; then
   cmake --build "$BUILD_DIR" -j2

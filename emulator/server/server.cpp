@@ -274,10 +274,40 @@ struct Server::Impl {
     co_return true;
   }
 
+  // An answer's bytes on the wire (HTTP/1.1, not chunked): "HTTP/1.1 <status> <reason>", each field
+  // as "name: value" in order, an empty line, the body.
+  static void Serialize(const Response& res, std::string& out) {
+    out.clear();
+    out.reserve(256 + res.body().size());
+    out += "HTTP/";
+    out += static_cast<char>('0' + res.version() / 10);
+    out += '.';
+    out += static_cast<char>('0' + res.version() % 10);
+    out += ' ';
+    out += std::to_string(res.result_int());
+    out += ' ';
+    const auto reason = res.reason();
+    out.append(reason.data(), reason.size());
+    out += "\r\n";
+    for (const auto& field : res) {
+      const auto name = field.name_string();
+      const auto value = field.value();
+      out.append(name.data(), name.size());
+      out += ": ";
+      out.append(value.data(), value.size());
+      out += "\r\n";
+    }
+    out += "\r\n";
+    out += res.body();
+  }
+  // A connection keeps its output buffer between answers up to this size.
+  static constexpr size_t kKeptOutputBytes = 64 * 1024;
+
   template <class Stream>
   awaitable<void> Serve(const Listener& listener, Stream& stream, beast::flat_buffer& buffer, Connection connection) {
     auto& tcp_layer = beast::get_lowest_layer(stream);
     bool refused = false;  // answered an error and closes: unread input is drained first
+    std::string out;       // the answer being written
     if (co_await AnsweredHttp2(stream, buffer)) {
       co_await Close(stream, false);
       co_return;
@@ -358,8 +388,15 @@ struct Server::Impl {
         // its body (RFC 9110 9.3.2): a body would be read as the start of the next answer.
         beast_http::response_serializer<beast_http::string_body> header_only{res};
         std::tie(ec_w, std::ignore) = co_await beast_http::async_write_header(stream, header_only, kNoThrow);
-      } else {
+      } else if (res.chunked()) {
         std::tie(ec_w, std::ignore) = co_await beast_http::async_write(stream, res, kNoThrow);
+      } else {
+        // The answer in one buffer, written at once: what Beast's serializer writes (the status
+        // line, the fields in order, the body), without walking a buffer sequence of every field
+        // (a fifth of a point read's time went there) and as one TLS record over HTTPS.
+        Serialize(res, out);
+        std::tie(ec_w, std::ignore) = co_await asio::async_write(stream, asio::buffer(out), kNoThrow);
+        if (out.capacity() > kKeptOutputBytes) std::string().swap(out);
       }
       if (ec_w || !res.keep_alive()) break;
     }
