@@ -37,6 +37,7 @@
 // and RESULTS, whose previous contents are printed beside each figure).
 //
 // Environment: EMULATOR (binary), SIZES=10000,100000,1000000, PARTITIONS=1,10, REPS=5, PAGES=10,
+// POLICY_BY=replace (above),
 // DATA_DIR (default build-bench/scale-data), OUT_DIR (build-bench/bench-logs), RESULTS
 // (bench/results/scale.json; SAVE=0 leaves it as it is).
 // Only Node's own modules: requests are signed here (docs/protocol.md §2).
@@ -113,8 +114,19 @@ function generate(size) {
   return dir;
 }
 
+// The container's indexing policy: the default one plus the composite index the two-path ORDER BY
+// needs. Named in the seed manifest; POLICY_BY=replace sets it by a container replace after the
+// seed instead, for a binary whose seed manifest cannot name a policy (builds before 2026-11-30).
+const POLICY = {
+  indexingMode: "consistent",
+  includedPaths: [{ path: "/*" }],
+  excludedPaths: [{ path: '/"_etag"/?' }],
+  compositeIndexes: [[{ path: "/city", order: "ascending" }, { path: "/n", order: "ascending" }]],
+};
+const POLICY_BY_REPLACE = process.env.POLICY_BY === "replace";
+
 function manifest(size, partitions) {
-  const file = join(DATA_DIR, `n${size}-p${partitions}.json`);
+  const file = join(DATA_DIR, `n${size}-p${partitions}${POLICY_BY_REPLACE ? "-replace" : ""}.json`);
   const m = {
     containers: [
       {
@@ -122,12 +134,7 @@ function manifest(size, partitions) {
         container: COLL,
         partitionKey: { paths: ["/pk"], kind: "Hash", version: 2 },
         partitionCount: partitions,
-        indexingPolicy: {
-          indexingMode: "consistent",
-          includedPaths: [{ path: "/*" }],
-          excludedPaths: [{ path: '/"_etag"/?' }],
-          compositeIndexes: [[{ path: "/city", order: "ascending" }, { path: "/n", order: "ascending" }]],
-        },
+        ...(POLICY_BY_REPLACE ? {} : { indexingPolicy: POLICY }),
         data: `n${size}`,
       },
     ],
@@ -308,6 +315,12 @@ async function runOne(size, partitions, baselineKb) {
   await sleep(1000);
   const loadedKb = rssKb(e.child.pid);
   run.memory = { baselineKb, loadedKb, bytesPerItem: Math.round(((loadedKb - baselineKb) * 1024) / size) };
+
+  if (POLICY_BY_REPLACE) {
+    const replaced = await request(e.port, "PUT", `/dbs/${DB}/colls/${COLL}`, "colls", LINK,
+      JSON.stringify({ id: COLL, partitionKey: { paths: ["/pk"], kind: "Hash", version: 2 }, indexingPolicy: POLICY }));
+    if (replaced.status !== 200) throw new Error(`the container replace answered ${replaced.status}: ${replaced.body}`);
+  }
 
   const q = {};
   const queries = [

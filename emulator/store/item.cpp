@@ -1,7 +1,7 @@
 // Items: a draft document while an item is built, then one block holding the whole DOM.
 #include <cstring>
 
-#include "store/store.h"
+#include "store/item.h"
 
 namespace cosmos::store {
 namespace {

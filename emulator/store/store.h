@@ -37,96 +37,9 @@
 #include "store/encryption_keys.h"
 #include "store/users.h"
 #include "store/unique_keys.h"
+#include "store/item.h"
 
 namespace cosmos::store {
-
-// One stored version of an item, with its system properties already in `body`.
-//
-// The document is kept once, as a DOM in one block of exactly the bytes it needs (emulator/store/
-// README.md, "Items"): the text a client reads is written from it when asked (`AppendText`), and
-// `size` keeps that text's length for the charges. An item is built in a draft document (`Draft`),
-// then `Seal`ed; after that it never changes.
-struct Item {
-  Item() = default;
-  Item(const Item&) = delete;
-  Item& operator=(const Item&) = delete;
-
-  // What a scan reads of every item comes first, in the cache line of the shared pointer's counts.
-  json::Value body;  // the document; read-only once sealed (it lives in `block_`)
-  uint64_t seq = 0;  // creation order within the partition (read-feed order)
-  int64_t ts = 0;  // when it was written: the Unix second (its _ts) ...
-  std::optional<int64_t> ttl;  // the item's own "ttl" property, when it has one
-  uint32_t size = 0;           // bytes of the JSON text (what AppendText writes), set by Seal
-  uint16_t ts_ms = 0;          // ... and the milliseconds into that second (its time to live counts from there)
-  uint64_t lsn = 0;  // the partition's log sequence number of the write that made this version
-  // Left out of the index (written with x-ms-indexing-directive Exclude, or Default under a policy
-  // with automatic false): point reads, the read feed and the change feed see it, queries of a
-  // consistent-mode container do not (ItemPolicy::indexed_only).
-  bool unindexed = false;
-
-  // The document being built (an empty value until set), before Seal.
-  json::Document& Draft();
-  // Copies the draft (or `doc`) into the item's block, frees the draft and measures the text.
-  void Seal();
-  void Seal(const json::Value& doc);
-
-  // The JSON text of the document, as returned to clients.
-  void AppendText(std::string& out) const { json::Write(out, body); }
-  std::string Text() const {
-    std::string out;
-    out.reserve(size);
-    AppendText(out);
-    return out;
-  }
-  double kb() const { return static_cast<double>(size) / 1024.0; }
-  // When it was written, to the millisecond.
-  util::Instant written() const { return util::Instant::FromMs(ts * 1000 + ts_ms); }
-  // Sets `ts` and `ts_ms` from one clock reading.
-  void set_written(util::Instant at) {
-    ts = at.seconds();
-    ts_ms = static_cast<uint16_t>(at.ms - ts * 1000);
-  }
-
-  // Bytes the document takes in its block (for tests and the memory figures).
-  size_t block_bytes() const { return block_bytes_; }
-
-  // The item's identity texts, kept one after the other in one small block (`texts_`), each
-  // followed by a NUL (so `data()` of each is a C string).
-  enum class Field : uint8_t { kId, kPk, kEpk, kRid, kEtag };
-  std::string_view id() const { return text(Field::kId); }
-  std::string_view pk() const { return text(Field::kPk); }    // canonical partition key text
-  std::string_view epk() const { return text(Field::kEpk); }  // effective partition key: places the item on the range ring
-  std::string_view rid() const { return text(Field::kRid); }
-  std::string_view etag() const { return text(Field::kEtag); }  // quoted, as in _etag
-  void set_id(std::string_view v) { set_text(Field::kId, v); }
-  void set_pk(std::string_view v) { set_text(Field::kPk, v); }
-  void set_epk(std::string_view v) { set_text(Field::kEpk, v); }
-  void set_rid(std::string_view v) { set_text(Field::kRid, v); }
-  void set_etag(std::string_view v) { set_text(Field::kEtag, v); }
-  std::string_view get(Field f) const { return text(f); }
-  void set(Field f, std::string_view v) { set_text(f, v); }
-
- private:
-  static constexpr size_t kTexts = 5;
-  std::string_view text(Field t) const;
-  void set_text(Field t, std::string_view v);
-  std::unique_ptr<char[]> texts_;     // the five texts, each with its NUL
-  uint32_t text_end_[kTexts] = {};    // where each text ends in `texts_` (its NUL not counted)
-  struct DraftDoc;
-  struct DraftDeleter {
-    void operator()(DraftDoc* d) const;
-  };
-  std::unique_ptr<DraftDoc, DraftDeleter> draft_;
-  std::unique_ptr<char[]> block_;
-  uint32_t block_bytes_ = 0;
-};
-using ItemPtr = std::shared_ptr<const Item>;
-// Items by a number that only grows (sequence number): a B-tree, a few bytes per entry.
-using ItemsByNumber = absl::btree_map<uint64_t, ItemPtr>;
-// Items by the LSN of their latest version, then sequence number: the writes of one transaction
-// (a transactional batch, a stored procedure) share one LSN.
-using LsnKey = std::pair<uint64_t, uint64_t>;  // (lsn, seq)
-using ItemsByLsn = absl::btree_map<LsnKey, ItemPtr>;
 
 // What a write did, for the response and the charge.
 struct WriteResult {
