@@ -7,6 +7,7 @@
 #include <openssl/rand.h>
 
 #include <array>
+#include <atomic>
 #include <cctype>
 #include <cstring>
 #include <ctime>
@@ -236,11 +237,22 @@ std::string FormatRfc1123(int64_t unix_seconds) {
 }
 
 std::string NewUuid() {
-  // Activity ids need uniqueness, not secrecy: a per-thread generator seeded once from OpenSSL.
-  thread_local std::mt19937_64 rng = [] {
+  // Activity ids need uniqueness, not secrecy: a per-thread generator, each seeded from one value
+  // taken from OpenSSL once per process and the thread's own number. (Asking OpenSSL on every
+  // thread made each worker's first request set up that thread's random generator: 3 ms, a fifth
+  // of the first query after a seed of 1,000,000 items.)
+  static const uint64_t process_seed = [] {
     uint64_t seed = 0;
     RAND_bytes(reinterpret_cast<unsigned char*>(&seed), sizeof seed);
-    return std::mt19937_64(seed ^ static_cast<uint64_t>(std::hash<std::thread::id>()(std::this_thread::get_id())));
+    return seed;
+  }();
+  static std::atomic<uint64_t> threads{0};
+  thread_local std::mt19937_64 rng = [] {
+    // splitmix64 of the thread's number, so that neighbouring threads' seeds share no bits.
+    uint64_t z = process_seed + (threads.fetch_add(1, std::memory_order_relaxed) + 1) * 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return std::mt19937_64(z ^ (z >> 31));
   }();
   unsigned char b[16];
   uint64_t hi = rng(), lo = rng();
