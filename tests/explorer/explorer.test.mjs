@@ -477,10 +477,17 @@ describe("scripts and users", () => {
     await until(page, () => document.querySelector("[role=status]")?.textContent.startsWith("Saved: "));
     const { resource } = await container.scripts.storedProcedure("hello").read();
     assert.match(resource.body, /response\.setBody\(\{ hello: name \}\)/);
+    // The save reloads the list: the form is filled once the list shows the new procedure.
+    await until(page, () => [...document.querySelectorAll("ul[aria-label='Stored procedures'] button")].some((b) => b.textContent === "hello"));
     await fill(page, "#sproc-pk", '"p1"');
     await fill(page, "#sproc-args", '["ana"]');
-    await page.click("#sproc-run");
-    await page.waitForSelector("#sproc-result");
+    await until(page, () => document.querySelector("#sproc-pk").value === '"p1"' && document.querySelector("#sproc-args").value === '["ana"]');
+    // Clicked in the page, not at the coordinates the button had a moment before (the list's reload
+    // can still move things): once on a loaded machine neither a result nor an error came.
+    await page.$eval("#sproc-run", (b) => b.click());
+    // The result, or the error the page shows instead (named in the failure).
+    await page.waitForSelector("#sproc-result, #sproc-error");
+    assert.equal(await page.$eval("#sproc-error", (e) => e.textContent).catch(() => null), null);
     const direct = await container.scripts.storedProcedure("hello").execute("p1", ["ana"]);
     assert.deepEqual(JSON.parse(await text(page, "#sproc-result pre")), direct.resource);
     assert.equal(await text(page, "#sproc-log"), "called with ana");
