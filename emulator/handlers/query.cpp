@@ -96,15 +96,26 @@ struct Metrics {
 // service names one ("IndexSpecs": ["/city ASC", "/n DESC"], the .NET SDK's writer joins them with
 // ", " as Microsoft's index-metrics article shows): each path with its direction in the policy, which
 // is the query's or, for an index walked backwards, every one reversed. Empty for anything else.
+// A document path's steps as the indexing policy's paths have them (a position as its number), and
+// those steps as a policy path ("/a/b").
+std::vector<std::string> SegmentsOf(const store::DocPath& path) {
+  std::vector<std::string> segments;
+  for (const auto& step : path) segments.push_back(step.index >= 0 ? std::to_string(step.index) : step.name);
+  return segments;
+}
+std::string SlashPath(const std::vector<std::string>& segments) {
+  std::string out;
+  for (const auto& segment : segments) out += "/" + segment;
+  return out;
+}
+
 std::vector<std::string> CompositeSpecs(const query::Plan& plan, const store::IndexingPolicy& policy) {
   const auto columns = query::OrderByIndexColumns(plan, policy);
   if (!columns || columns->size() < 2) return {};
   std::vector<std::vector<std::string>> paths;
   std::vector<bool> descending;
   for (const auto& c : *columns) {
-    std::vector<std::string> segments;
-    for (const auto& step : c.path) segments.push_back(step.index >= 0 ? std::to_string(step.index) : step.name);
-    paths.push_back(std::move(segments));
+    paths.push_back(SegmentsOf(c.path));
     descending.push_back(c.descending);
   }
   bool as_queried = false;
@@ -112,11 +123,7 @@ std::vector<std::string> CompositeSpecs(const query::Plan& plan, const store::In
     if (policy.composites[i] == paths && policy.composite_descending[i] == descending) as_queried = true;
   }
   std::vector<std::string> specs;
-  for (size_t k = 0; k < paths.size(); ++k) {
-    std::string spec;
-    for (const auto& segment : paths[k]) spec += "/" + segment;
-    specs.push_back(spec + (descending[k] == as_queried ? " DESC" : " ASC"));
-  }
+  for (size_t k = 0; k < paths.size(); ++k) specs.push_back(SlashPath(paths[k]) + (descending[k] == as_queried ? " DESC" : " ASC"));
   return specs;
 }
 
@@ -127,9 +134,7 @@ std::string IndexUtilizationHeader(const query::Plan& plan, const store::Indexin
   std::string spec;
   bool exact = false;
   if (auto lookup = query::ChooseIndexLookup(plan, policy, cx)) {
-    spec = "/";
-    for (const auto& step : lookup->path) spec += (step.index >= 0 ? std::to_string(step.index) : step.name) + "/";
-    spec += "?";
+    spec = SlashPath(SegmentsOf(lookup->path)) + "/?";
     exact = lookup->exact;
   }
   std::string composite;

@@ -72,6 +72,23 @@ bool ReadsRow(const Node& n, int depth = 0) {
   return false;
 }
 
+// Whether the scope's indexes may answer for its documents: a container's partitions read whole
+// (no change-feed view, no EPK sub-range) under a policy that indexes.
+bool IndexesAnswer(const Scope& scope) {
+  return scope.indexing != nullptr && scope.view == nullptr && !scope.epk_range && scope.indexing->mode != "none";
+}
+
+// Whether every item stored in the scope's partitions is one queries see (none waits for its
+// expiry to delete it, none is left out of the index where queries skip such items): counts read
+// from an index are then counts of what a query would read.
+bool EveryItemLive(const Scope& scope) {
+  const store::ItemPolicy item_policy{scope.default_ttl, std::nullopt, scope.indexed_only};
+  for (const auto* part : scope.partitions) {
+    if (!part->AllLive(scope.now, item_policy)) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 bool AggregateFromIndex(RunState& run, Collector& collector) {
@@ -79,7 +96,7 @@ bool AggregateFromIndex(RunState& run, Collector& collector) {
   const Scope& scope = run.scope;
   EvalContext& cx = run.cx;
   PageFacts& facts = run.facts;
-  if (scope.indexing == nullptr || scope.view != nullptr || scope.epk_range || scope.indexing->mode == "none") return false;
+  if (!IndexesAnswer(scope)) return false;
   if (!plan.aggregate_query || !plan.group_by.empty() || plan.distinct || plan.sources.size() != 1 ||
       plan.sources.front().kind != Source::Kind::kContainer || plan.aggregates.empty()) {
     return false;
@@ -116,10 +133,8 @@ bool AggregateFromIndex(RunState& run, Collector& collector) {
     }
     counted.push_back(std::move(c));
   }
+  if (!EveryItemLive(scope)) return false;
   const store::ItemPolicy item_policy{scope.default_ttl, std::nullopt, scope.indexed_only};
-  for (const auto* part : scope.partitions) {
-    if (!part->AllLive(scope.now, item_policy)) return false;
-  }
   std::vector<Accumulator>& accs = collector.SingleGroup(cx);
   const std::vector<store::KeyRange> defined{{store::TagKey(store::OrderTag::kNull), true, std::nullopt, true, false}};
   const std::vector<store::KeyRange> containers{{store::TagKey(store::OrderTag::kArray), true, std::nullopt, true, false}};
@@ -153,10 +168,7 @@ bool GroupsFromIndex(RunState& run, Collector& collector) {
   const Plan& plan = run.plan;
   const Scope& scope = run.scope;
   EvalContext& cx = run.cx;
-  if (scope.indexing == nullptr || scope.view != nullptr || scope.epk_range || scope.partition_key ||
-      scope.indexing->mode == "none") {
-    return false;
-  }
+  if (!IndexesAnswer(scope) || scope.partition_key) return false;
   if (plan.group_by.size() != 1 || plan.where || plan.distinct || plan.sources.size() != 1 ||
       plan.sources.front().kind != Source::Kind::kContainer) {
     return false;
@@ -173,16 +185,12 @@ bool GroupsFromIndex(RunState& run, Collector& collector) {
       return false;
     }
   }
-  const store::ItemPolicy item_policy{scope.default_ttl, std::nullopt, scope.indexed_only};
-  for (const auto* part : scope.partitions) {
-    if (!part->AllLive(scope.now, item_policy)) return false;
-  }
+  if (!EveryItemLive(scope)) return false;
   // Each partition's runs, read on the cores there are (ten partitions take no longer than one),
   // then made groups in partition order.
   const size_t n = scope.partitions.size();
   std::vector<std::vector<store::PhysicalPartition::KeyRun>> runs_of(n);
   std::vector<std::exception_ptr> failed(n);
-  const size_t threads = scope.parallel.threads != 0 ? scope.parallel.threads : util::ParallelThreads();
   const auto read = [&](size_t pi) {
     try {
       runs_of[pi] = scope.partitions[pi]->IndexRuns(*path);
@@ -190,7 +198,7 @@ bool GroupsFromIndex(RunState& run, Collector& collector) {
       failed[pi] = std::current_exception();
     }
   };
-  if (threads > 1 && n > 1) {
+  if (QueryThreads(scope) > 1 && n > 1) {
     util::ParallelFor(n, read);
   } else {
     for (size_t pi = 0; pi < n; ++pi) read(pi);

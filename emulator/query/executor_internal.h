@@ -27,6 +27,7 @@
 #include "query/index_use.h"
 #include "query/plan.h"
 #include "store/store.h"
+#include "util/parallel.h"
 
 namespace cosmos::query::detail {
 
@@ -194,8 +195,8 @@ class Collector {
     return g;
   }
 
-  // The group of the row in cx.env (made, with that row as its first, when new): its key's
-  // canonical text is in canonical_scratch_, its key in key_scratch_.
+  // The group key of the row in cx.env: its values into key_scratch_, its canonical text into
+  // canonical_scratch_.
   void KeyOfRow(EvalContext& cx) {
     std::vector<Val>& key = key_scratch_;
     std::string& canonical = canonical_scratch_;
@@ -207,6 +208,8 @@ class Collector {
       canonical += '|';
     }
   }
+  // The group of the key KeyOfRow left in the scratch fields, made (with the row in cx.env as its
+  // first) when new; whether it is new.
   std::pair<Group*, bool> GroupOfKey(EvalContext& cx, Pos pos) {
     auto it = groups_.find(canonical_scratch_);
     if (it != groups_.end()) return {&it->second, false};
@@ -500,6 +503,12 @@ void Run(RunState& run);
 
 // ---------------------------------------------------------------------------------------------
 // Parallel collection (executor_parallel.cpp)
+
+// The threads one query may read its partitions on: the scope's setting (--query-threads), else
+// the cores.
+inline size_t QueryThreads(const Scope& scope) {
+  return scope.parallel.threads != 0 ? scope.parallel.threads : util::ParallelThreads();
+}
 
 // Where a parallel collection stopped: every partition before `part`, and `part` up to its item
 // numbered `after`, are collected; `touched`: that stretch of `part` had a document in the scope.

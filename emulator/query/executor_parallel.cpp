@@ -14,7 +14,7 @@ std::optional<ParallelDone> CollectInParallel(RunState& run, Collector& collecto
   const Scope& scope = run.scope;
   EvalContext& cx = run.cx;
   auto& readers = reads.readers;
-  const size_t threads = scope.parallel.threads != 0 ? scope.parallel.threads : util::ParallelThreads();
+  const size_t threads = QueryThreads(scope);
   if (threads < 2 || scope.view != nullptr || scope.partitions.empty()) return std::nullopt;
   if (cx.fn.udfs != nullptr && CallsUdf(plan)) return std::nullopt;
   size_t total = 0;
