@@ -14,6 +14,16 @@ namespace cosmos::query {
 namespace detail {
 
 // Enumerates the rows of the FROM/JOIN sources from `index` on, with WHERE applied.
+namespace {
+
+// A row's filter: what it makes is the row's temporaries, dropped once the verdict is read.
+bool Passes(const Node& where, EvalContext& cx) {
+  Arena::RowScratch scratch(cx.arena);
+  return Eval(where, cx).IsTrue();
+}
+
+}  // namespace
+
 void ForEachRow(const Plan& plan, size_t index, EvalContext& cx, const std::function<void()>& row,
                 Cursor* cursor) {
   if (index == plan.sources.size()) {
@@ -23,7 +33,7 @@ void ForEachRow(const Plan& plan, size_t index, EvalContext& cx, const std::func
       cursor->completed = cursor->ord;
       return;
     }
-    if (!plan.where || Eval(*plan.where, cx).IsTrue()) row();
+    if (!plan.where || Passes(*plan.where, cx)) row();
     if (cursor != nullptr) {
       cursor->completed = cursor->ord;
       if (cx.budget != nullptr && cursor->ord > cursor->arm_after) cx.budget->armed = true;

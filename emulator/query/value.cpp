@@ -31,8 +31,28 @@ Val Arena::True() { return Val(&kTrue); }
 Val Arena::False() { return Val(&kFalse); }
 Val Arena::Null() { return Val(&kNull); }
 
+struct Arena::Scratch {
+  alignas(8) char buffer[kScratch];
+  json::Allocator pool{buffer, sizeof buffer, kChunk};
+};
+
+Arena::Arena() : alloc_(kChunk) {}
+Arena::~Arena() = default;
+
+Arena::RowScratch::RowScratch(Arena& a) : arena_(a), outermost_(a.cur_ == &a.alloc_) {
+  if (!outermost_) return;
+  if (!a.scratch_) a.scratch_ = std::make_unique<Scratch>();
+  a.cur_ = &a.scratch_->pool;
+}
+
+Arena::RowScratch::~RowScratch() {
+  if (!outermost_) return;
+  arena_.cur_ = &arena_.alloc_;
+  arena_.scratch_->pool.Clear();  // keeps its own block: a row that made little allocates nothing
+}
+
 json::Value* Arena::Make() {
-  void* p = alloc_.Malloc(sizeof(json::Value));
+  void* p = cur_->Malloc(sizeof(json::Value));
   return new (p) json::Value();  // MemoryPoolAllocator never runs destructors; Values need none
 }
 
@@ -50,14 +70,14 @@ Val Arena::Number(double d) {
 
 Val Arena::String(std::string_view s) {
   json::Value* v = Make();
-  v->SetString(s.data(), static_cast<rapidjson::SizeType>(s.size()), alloc_);
+  v->SetString(s.data(), static_cast<rapidjson::SizeType>(s.size()), *cur_);
   return Val(v);
 }
 
 Val Arena::Copy(Val src) {
   if (src.IsUndefined()) return src;
   json::Value* v = Make();
-  v->CopyFrom(src.json(), alloc_);
+  v->CopyFrom(src.json(), *cur_);
   return Val(v);
 }
 
@@ -75,18 +95,18 @@ json::Value* Arena::NewObject() {
 
 void Arena::Append(json::Value* array, Val v) {
   if (v.IsUndefined()) return;
-  array->PushBack(json::Value(v.json(), alloc_), alloc_);
+  array->PushBack(json::Value(v.json(), *cur_), *cur_);
 }
 
 void Arena::Set(json::Value* object, std::string_view key, Val v) {
   if (v.IsUndefined()) return;
-  json::Value name(key.data(), static_cast<rapidjson::SizeType>(key.size()), alloc_);
+  json::Value name(key.data(), static_cast<rapidjson::SizeType>(key.size()), *cur_);
   auto it = object->FindMember(name);
   if (it != object->MemberEnd()) {
-    it->value.CopyFrom(v.json(), alloc_);
+    it->value.CopyFrom(v.json(), *cur_);
     return;
   }
-  object->AddMember(name, json::Value(v.json(), alloc_), alloc_);
+  object->AddMember(name, json::Value(v.json(), *cur_), *cur_);
 }
 
 namespace {

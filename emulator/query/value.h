@@ -6,6 +6,7 @@
 // to read a property of a stored document.
 #pragma once
 
+#include <memory>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -52,7 +53,8 @@ class Val {
 // freed together when the arena goes away. Not thread-safe: one per executing query.
 class Arena {
  public:
-  Arena() : alloc_(kChunk) {}
+  Arena();
+  ~Arena();
   Arena(const Arena&) = delete;
   Arena& operator=(const Arena&) = delete;
 
@@ -74,13 +76,34 @@ class Arena {
   // Undefined values are skipped, as the service drops undefined properties.
   void Set(json::Value* object, std::string_view key, Val v);
 
-  json::Allocator& allocator() { return alloc_; }
+  json::Allocator& allocator() { return *cur_; }
+  // Bytes the arena holds for good (what a row's filter made is not counted: see RowScratch).
   size_t used() const { return alloc_.Size(); }
+
+  // While one is alive, what the arena makes is a row's temporaries: they go into a scratch area
+  // that is emptied when the outermost RowScratch ends, so a filter evaluated over a million
+  // documents holds one row's values at a time, not a million rows'. Only for values nothing keeps
+  // past that point (a WHERE's verdict is read, and its values are dropped).
+  class RowScratch {
+   public:
+    explicit RowScratch(Arena& a);
+    ~RowScratch();
+    RowScratch(const RowScratch&) = delete;
+    RowScratch& operator=(const RowScratch&) = delete;
+
+   private:
+    Arena& arena_;
+    bool outermost_;
+  };
 
  private:
   static constexpr size_t kChunk = 64 * 1024;
+  static constexpr size_t kScratch = 16 * 1024;  // the scratch area's own block; more comes in chunks
+  struct Scratch;
   json::Value* Make();
   json::Allocator alloc_;
+  json::Allocator* cur_ = &alloc_;
+  std::unique_ptr<Scratch> scratch_;
 };
 
 // Deep equality as the `=` operator sees it: same type and same value; numbers by value

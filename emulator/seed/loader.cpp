@@ -8,6 +8,7 @@
 #include <mutex>
 #include <optional>
 #include <stdexcept>
+#include <array>
 #include <thread>
 #include <unordered_map>
 
@@ -590,7 +591,17 @@ const Outcome& Loader::Apply() {
   auto write = [&](size_t k) {
     Slot& slot = slots[k % slots.size()];
     const size_t from = k * kChunk, to = std::min(order.size(), from + kChunk);
-    for (size_t n = from; n < to; ++n) {
+    // Partition by partition (input order within each): the blocks Seal allocates for one
+    // partition then lie together, and a scan of a partition reads them in the order they lie.
+    std::array<uint16_t, kChunk> by_partition;
+    for (size_t n = from; n < to; ++n) by_partition[n - from] = static_cast<uint16_t>(n - from);
+    std::stable_sort(by_partition.begin(), by_partition.begin() + (to - from), [&](uint16_t a, uint16_t b) {
+      const Prepared& x = slot.items[a];
+      const Prepared& y = slot.items[b];
+      return std::tie(records[order[from + a]].job, x.at.partition) < std::tie(records[order[from + b]].job, y.at.partition);
+    });
+    for (size_t j = 0; j < to - from; ++j) {
+      const size_t n = from + by_partition[j];
       const uint32_t i = order[n];
       last.store(i, std::memory_order_relaxed);
       try {

@@ -280,6 +280,18 @@ int64_t UnixMillis() {
       .count();
 }
 
+bool IsAscii(std::string_view s) {
+  uint64_t highs = 0;
+  size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    uint64_t w;
+    std::memcpy(&w, s.data() + i, sizeof w);
+    highs |= w;
+  }
+  for (; i < s.size(); ++i) highs |= static_cast<unsigned char>(s[i]);
+  return (highs & 0x8080808080808080ull) == 0;
+}
+
 char32_t DecodeUtf8(std::string_view s, size_t& i) {
   auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
   unsigned char b0 = byte(i);

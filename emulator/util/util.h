@@ -64,6 +64,8 @@ int64_t UnixMillis();
 char32_t DecodeUtf8(std::string_view s, size_t& i);
 // Appends the UTF-8 encoding of a code point.
 void AppendUtf8(std::string& out, char32_t cp);
+// Whether every byte of `s` is below 0x80 (read eight bytes at a time).
+bool IsAscii(std::string_view s);
 
 // Requests a server answers on its I/O thread must not wait (for a transaction, a lock held for
 // long): code that would wait checks MayBlock first and, on such a thread, throws WouldBlock

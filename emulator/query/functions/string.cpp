@@ -7,6 +7,7 @@
 #include <pcre2.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -34,9 +35,7 @@ constexpr char32_t kReplacement = 0xFFFD;
 using util::AppendUtf8;
 using util::DecodeUtf8;
 
-bool IsAscii(std::string_view s) {
-  return std::all_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
-}
+using util::IsAscii;
 
 std::u16string ToUtf16(std::string_view s) {
   std::u16string out;
@@ -175,7 +174,14 @@ std::string MapCase(std::string_view s) {
   std::string out;
   out.reserve(s.size());
   if (IsAscii(s)) {
-    for (char c : s) out.push_back(static_cast<char>(Map(static_cast<unsigned char>(c))));
+    // ASCII maps to ASCII: a table of Map's answers, made once.
+    static const auto kAscii = [] {
+      std::array<char, 128> t{};
+      for (char32_t c = 0; c < 128; ++c) t[c] = static_cast<char>(Map(c));
+      return t;
+    }();
+    out.resize(s.size());
+    for (size_t i = 0; i < s.size(); ++i) out[i] = kAscii[static_cast<unsigned char>(s[i])];
     return out;
   }
   for (size_t i = 0; i < s.size();) AppendUtf8(out, Map(DecodeUtf8(s, i)));

@@ -252,6 +252,26 @@ TEST_F(StringFunctionsTest, Length) {
   EXPECT_EQ(Call("LENGTH", {U()}), "undefined");
 }
 
+// Strings are checked for ASCII eight bytes at a time: one "é" anywhere in a longer string, at a
+// word's first or last byte or in the tail, still counts as one unit and is still case-mapped.
+TEST_F(StringFunctionsTest, ANonAsciiCharacterAnywhereInALongStringIsSeen) {
+  for (size_t at = 0; at <= 20; ++at) {
+    const std::string s = std::string(at, 'a') + "é" + std::string(20 - at, 'a');
+    EXPECT_EQ(Call("LENGTH", {S(s)}), "21") << at;
+    EXPECT_EQ(Call("UPPER", {S(s)}), "\"" + std::string(at, 'A') + "É" + std::string(20 - at, 'A') + "\"") << at;
+    EXPECT_EQ(Call("CONTAINS", {S(s), S("AÉ"), Arena::True()}), at > 0 ? "true" : "false") << at;
+  }
+  // Every ASCII character maps as before through the table.
+  std::string all, upper, lower;
+  for (int c = 1; c < 128; ++c) {
+    all += static_cast<char>(c);
+    upper += static_cast<char>(c >= 'a' && c <= 'z' ? c - 32 : c);
+    lower += static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
+  }
+  EXPECT_EQ(StringResult("UPPER", {S(all)}).AsString(), upper);
+  EXPECT_EQ(StringResult("LOWER", {S(all)}).AsString(), lower);
+}
+
 TEST_F(StringFunctionsTest, MalformedUtf8BecomesReplacementCharacters) {
   EXPECT_EQ(Call("LENGTH", {S("a\xC3")}), "2");  // truncated sequence
   EXPECT_EQ(Call("UPPER", {S("\xFF" "a")}), "\"\xEF\xBF\xBD" "A\"");
