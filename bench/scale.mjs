@@ -14,6 +14,8 @@
 //   count     SELECT VALUE COUNT(1) FROM c
 //   groupby   SELECT c.city, COUNT(1) AS n FROM c GROUP BY c.city
 //   groupby10 the same, 10 rows a page (a result over several pages: computed once, issue 41)
+//   scan      SELECT VALUE COUNT(1) FROM c WHERE LENGTH(c.filler) > 5000 (reads every document)
+//   groupbyscan SELECT c.city, COUNT(1) AS n FROM c WHERE c.n >= 0 GROUP BY c.city (reads documents)
 //   point read of one item
 // each with the partition key (x-ms-documentdb-partitionkey: ["p7"], 1/1000 of the items) and
 // across partitions. A cross-partition query that needs merging (ORDER BY, TOP, aggregates, GROUP
@@ -71,6 +73,10 @@ const DB = "scale";
 const COLL = "c";
 const PK = "p7";
 const CITY = "city7";
+// Full scans: a filter no index answers (every document is read), and a GROUP BY whose filter
+// makes it read documents rather than count from the index.
+const SCAN = "SELECT VALUE COUNT(1) FROM c WHERE LENGTH(c.filler) > 5000";
+const GROUP_SCAN = "SELECT c.city, COUNT(1) AS n FROM c WHERE c.n >= 0 GROUP BY c.city";
 
 for (const n of SIZES) {
   if (!Number.isInteger(n) || n < 1000 || n % 1000 !== 0) throw new Error(`SIZES: ${n} is not a multiple of 1000`);
@@ -336,6 +342,10 @@ async function runOne(size, partitions, baselineKb) {
     ["groupby_cross", "SELECT c.city, COUNT(1) AS n FROM c GROUP BY c.city", "ring", { whole: true }],
     ["groupby10_pk", "SELECT c.city, COUNT(1) AS n FROM c GROUP BY c.city", "pk", { whole: true, maxItems: 10 }],
     ["groupby10_cross", "SELECT c.city, COUNT(1) AS n FROM c GROUP BY c.city", "ring", { whole: true, maxItems: 10 }],
+    ["scan_pk", SCAN, "pk", { whole: true }],
+    ["scan_cross", SCAN, "ring", { whole: true }],
+    ["groupbyscan_pk", GROUP_SCAN, "pk", { whole: true }],
+    ["groupbyscan_cross", GROUP_SCAN, "ring", { whole: true }],
   ];
   for (const [name, text, scope, opts] of queries) {
     q[name] = await measure(() => runQuery(e.port, text, scope, opts));
@@ -444,6 +454,10 @@ function rowsOf(run) {
     "`GROUP BY c.city`, across partitions": both("groupby_cross"),
     "`GROUP BY c.city` 10 a page, with pk": both("groupby10_pk"),
     "`GROUP BY c.city` 10 a page, across partitions": both("groupby10_cross"),
+    "full scan `COUNT(1) ... WHERE LENGTH(c.filler) > 5000`, with pk": both("scan_pk"),
+    "full scan `COUNT(1) ... WHERE LENGTH(c.filler) > 5000`, across partitions": both("scan_cross"),
+    "`GROUP BY c.city` reading documents (`WHERE c.n >= 0`), with pk": both("groupbyscan_pk"),
+    "`GROUP BY c.city` reading documents (`WHERE c.n >= 0`), across partitions": both("groupbyscan_cross"),
     "point read": cell(q.point_read),
     "memory per item (bytes)": String(run.memory.bytesPerItem),
     "RSS loaded / after delete / empty (MB)": `${(run.memory.loadedKb / 1024).toFixed(0)} / ${(run.memory.afterDeleteKb / 1024).toFixed(0)} / ${(run.memory.baselineKb / 1024).toFixed(0)}`,

@@ -39,6 +39,8 @@ struct Arena::Scratch {
 Arena::Arena() : alloc_(kChunk) {}
 Arena::~Arena() = default;
 
+size_t Arena::used() const { return alloc_.Size() + (scratch_ ? scratch_->pool.Size() : 0); }
+
 Arena::RowScratch::RowScratch(Arena& a) : arena_(a), outermost_(a.cur_ == &a.alloc_) {
   if (!outermost_) return;
   if (!a.scratch_) a.scratch_ = std::make_unique<Scratch>();

@@ -77,8 +77,9 @@ class Arena {
   void Set(json::Value* object, std::string_view key, Val v);
 
   json::Allocator& allocator() { return *cur_; }
-  // Bytes the arena holds for good (what a row's filter made is not counted: see RowScratch).
-  size_t used() const { return alloc_.Size(); }
+  // Bytes the arena holds now: what it keeps, and what the row being filtered has made so far
+  // (RowScratch: gone once the row is decided).
+  size_t used() const;
 
   // While one is alive, what the arena makes is a row's temporaries: they go into a scratch area
   // that is emptied when the outermost RowScratch ends, so a filter evaluated over a million

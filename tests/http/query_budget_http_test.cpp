@@ -237,7 +237,8 @@ TEST_F(QueryBudgetTest, APartOverItsShareOfMemoryIsReadOnOneThread) {
 // for each of 400 documents (8 MB in all) is answered under a 4 MB budget, in one page, on one
 // thread and on two. Before, every row's temporaries stayed until the page ended: the SUM answered
 // 400 "Query exceeded the maximum allowed memory usage" and the streaming query ended its page
-// early. Values the query keeps still count (APartOverItsShareOfMemoryIsReadOnOneThread).
+// early. Values the query keeps still count (APartOverItsShareOfMemoryIsReadOnOneThread), and so
+// does what one row's filter makes while the row is decided.
 TEST_F(QueryBudgetTest, AFiltersTemporariesAreDroppedRowByRow) {
   config_.query_indexes = false;
   const std::string big(20000, 'x');
@@ -277,6 +278,18 @@ TEST_F(QueryBudgetTest, AFiltersTemporariesAreDroppedRowByRow) {
     for (size_t i = 0; i < ids.rows.size(); ++i) joined += (i ? "," : "") + ids.rows[i];
     EXPECT_EQ(joined + "]", every_fourth);
   }
+  // One row's filter that makes more than the budget is still refused: the scratch area counts
+  // while its row is being decided.
+  std::string many = "[";
+  for (int m = 0; m < 300; ++m) many += (m ? "," : "") + std::to_string(m);
+  auto one = CreateDoc("db", "c", R"({"id":"one","pk":"q","big":")" + big + R"(","many":)" + many + "]}", "[\"q\"]");
+  ASSERT_EQ(one.status(), 201) << one.status();
+  const auto refused = QueryWith(
+      "SELECT VALUE COUNT(1) FROM c WHERE ARRAY_LENGTH(ARRAY(SELECT VALUE CONCAT(c.big, ToString(m)) FROM m IN c.many)) > 0",
+      {{"x-ms-documentdb-partitionkey", "[\"q\"]"}, {"x-ms-max-item-count", "-1"}});
+  EXPECT_EQ(refused.status(), 400) << refused.body().substr(0, 300);
+  EXPECT_NE(refused.body().find("Query exceeded the maximum allowed memory usage"), std::string::npos)
+      << refused.body().substr(0, 300);
 }
 
 // ORDER BY over one indexed path walks the index: under the same tiny page time every page that
