@@ -1,6 +1,7 @@
 #include "seed/loader.h"
 
 #include <algorithm>
+#include <functional>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -8,7 +9,6 @@
 #include <mutex>
 #include <optional>
 #include <stdexcept>
-#include <array>
 #include <thread>
 #include <unordered_map>
 
@@ -37,10 +37,9 @@ struct Record {
   uint32_t item = 0;
   uint64_t offset = 0;
   uint32_t length = 0;
-  uint32_t partition = 0;  // index in the container's partitions (good items)
+  const store::PhysicalPartition* partition = nullptr;  // where it goes (good items; Apply's order)
   State state = State::kPending;
-  bool is_item = true;
-  std::shared_ptr<store::Item> draft;  // good: the stored image but for what its write decides  // false: a problem of the source itself (an array not closed, ...)
+  bool is_item = true;  // false: a problem of the source itself (an array not closed, ...)
   std::string text;  // good: "<canonical partition key>\x1f<id>" until Apply; bad: why
 };
 
@@ -384,6 +383,7 @@ struct Loader::Impl {
         return;
       }
     }
+    r.partition = job.c->Locate(key).partition;
     r.text = pk;
     r.text += '\x1f';
     r.text += item.id;
@@ -533,7 +533,7 @@ const Outcome& Loader::Apply() {
   outcome_.applied = true;
   auto& records = m.records;
 
-  // The good items in input order, in chunks of kChunk. Each chunk is prepared (parsed, placed and
+  // The good items, in chunks of kChunk. Each chunk is prepared (parsed, placed and
   // drafted: handlers::DraftItem) by whichever thread claims it first, into a ring of slots, and
   // written by worker 0 alone, in order: the partitions' writes are what must be serial, and
   // drafting is most of the rest. While the next chunk to write is still being prepared elsewhere,
@@ -544,6 +544,13 @@ const Outcome& Loader::Apply() {
     std::string().swap(records[i].text);  // the key was for the duplicate check
     order.push_back(i);
   }
+  // Container by container, partition by partition, input order within each: what the drafts and
+  // the writes allocate for one partition then lies together, in the order a scan of the
+  // partition reads it (the partitions' writes are independent; each keeps its input order).
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    if (records[a].job != records[b].job) return records[a].job < records[b].job;
+    return std::less<const store::PhysicalPartition*>()(records[a].partition, records[b].partition);
+  });
   const size_t chunks = (order.size() + kChunk - 1) / kChunk;
   const unsigned threads = std::max(1u, std::min<unsigned>(m.options.threads, static_cast<unsigned>(chunks)));
 
@@ -591,17 +598,7 @@ const Outcome& Loader::Apply() {
   auto write = [&](size_t k) {
     Slot& slot = slots[k % slots.size()];
     const size_t from = k * kChunk, to = std::min(order.size(), from + kChunk);
-    // Partition by partition (input order within each): the blocks Seal allocates for one
-    // partition then lie together, and a scan of a partition reads them in the order they lie.
-    std::array<uint16_t, kChunk> by_partition;
-    for (size_t n = from; n < to; ++n) by_partition[n - from] = static_cast<uint16_t>(n - from);
-    std::stable_sort(by_partition.begin(), by_partition.begin() + (to - from), [&](uint16_t a, uint16_t b) {
-      const Prepared& x = slot.items[a];
-      const Prepared& y = slot.items[b];
-      return std::tie(records[order[from + a]].job, x.at.partition) < std::tie(records[order[from + b]].job, y.at.partition);
-    });
-    for (size_t j = 0; j < to - from; ++j) {
-      const size_t n = from + by_partition[j];
+    for (size_t n = from; n < to; ++n) {
       const uint32_t i = order[n];
       last.store(i, std::memory_order_relaxed);
       try {
