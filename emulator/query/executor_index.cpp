@@ -267,6 +267,44 @@ std::vector<store::KeyWindow> Intersect(const std::vector<store::KeyWindow>& a, 
   return out;
 }
 
+// The keys `ranges` gives when each is one value (an equality, an IN), in key order without
+// repeats; nullopt when one is a range or a prefix.
+std::optional<std::vector<std::string>> PointsOf(const std::vector<store::KeyRange>& ranges) {
+  std::vector<std::string> keys;
+  for (const auto& r : ranges) {
+    if (r.prefix || !r.lo_inclusive || !r.hi || !r.hi_inclusive || *r.hi != r.lo) return std::nullopt;
+    keys.push_back(r.lo);
+  }
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  return keys;
+}
+
+// An equality (or IN) on the first ORDER BY path and a filter on the second (WHERE c.a = @x AND
+// c.b > @y ORDER BY c.a, c.b): the windows of the composite index that hold both. A column's key
+// is complete and prefix-free, so the first column's key followed by a window of the second
+// column's keys is a window of the index, and for several first keys these windows come in key
+// order. Only when the second column is walked ascending (its keys are not inverted).
+std::optional<std::vector<store::KeyWindow>> SecondColumnWindows(const Plan& plan, const Scope& scope, EvalContext& cx,
+                                                                 const store::IndexColumns& columns,
+                                                                 const std::vector<IndexLookup>& on_first) {
+  if (columns.size() < 2 || columns[1].descending || on_first.size() != 1) return std::nullopt;
+  const auto firsts = PointsOf(on_first.front().ranges);
+  if (!firsts) return std::nullopt;
+  const auto on_second = IndexLookupsOn(plan, *scope.indexing, cx, columns[1].path);
+  if (on_second.empty()) return std::nullopt;
+  std::vector<store::KeyWindow> second = WindowsOf(on_second.front().ranges);
+  for (size_t i = 1; i < on_second.size(); ++i) second = Intersect(second, WindowsOf(on_second[i].ranges));
+  std::vector<store::KeyWindow> windows;
+  for (const auto& first : *firsts) {
+    const std::optional<std::string> first_end = store::WindowOf(store::KeyRange::Prefix(first)).to;
+    for (const auto& w : second) {
+      windows.push_back(store::KeyWindow{first + w.from, w.to ? std::optional<std::string>(first + *w.to) : first_end});
+    }
+  }
+  return windows;
+}
+
 }  // namespace
 
 std::optional<Walk> WalkPath(const Plan& plan, const Scope& scope, const std::optional<Resume>& resume,
@@ -304,6 +342,7 @@ std::optional<Walk> WalkPath(const Plan& plan, const Scope& scope, const std::op
     walk.bounded = true;
     walk.windows = WindowsOf(on_first.front().ranges);
     for (size_t i = 1; i < on_first.size(); ++i) walk.windows = Intersect(walk.windows, WindowsOf(on_first[i].ranges));
+    if (auto both = SecondColumnWindows(plan, scope, cx, walk.columns, on_first)) walk.windows = std::move(*both);
   }
   return walk;
 }

@@ -297,7 +297,13 @@ TEST_F(QueryIndexTest, AFilterOnTheFirstOrderByPathBoundsTheWalk) {
       {"c.city IN ('c3', 'c11', 'nowhere')", 39, true},
       {"STARTSWITH(c.city, 'c1')", 217, true},
       {"c.city = 'c4' OR c.city = 'c4' OR c.city = 'c5'", 40, true},
-      {"c.city = 'c7' AND c.n > 20", 12, false},  // (the 20 documents of c7 are read)
+      // An equality on the first path and a filter on the second: windows of both columns.
+      {"c.city = 'c7' AND c.n > 20", 12, true},
+      {"c.city = 'c7' AND c.n >= 10 AND c.n < 30", 8, true},
+      {"c.city IN ('c3', 'c11') AND c.n BETWEEN 5 AND 25", 16, true},
+      {"c.city IN ('c3', 'c11') AND (c.n < 5 OR c.n > 35)", 15, true},
+      {"c.city = 'c7' AND c.n > 20 AND c.id != 'x'", 12, true},
+      {"c.city = 'c7' AND c.n = 'not a number'", 0, true},
       {"c.city = 'nowhere'", 0, true},
   };
   for (const auto& [where, expected, tight] : cases) {
