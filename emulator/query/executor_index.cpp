@@ -51,7 +51,7 @@ std::optional<VectorTop> ChooseVectorTop(const Plan& plan, EvalContext& cx) {
     const int slot = plan.sources[0].slot;
     top.filter = [&cx, where, slot](const store::Item& item) {
       cx.env[slot] = Val(item.body);
-      return Eval(*where, cx).IsTrue();
+      return Passes(*where, cx);
     };
   }
   return top;

@@ -63,6 +63,10 @@ struct Cursor {
   uint64_t stop_after = UINT64_MAX;  // candidates past this one are not read (a segment's end)
 };
 
+// Whether a row passes the filter `where`. What the filter makes is the row's temporaries
+// (Arena::RowScratch), dropped once the verdict is read.
+bool Passes(const Node& where, EvalContext& cx);
+
 // Enumerates the rows of the FROM/JOIN sources from `index` on, with WHERE applied.
 void ForEachRow(const Plan& plan, size_t index, EvalContext& cx, const std::function<void()>& row,
                 Cursor* cursor = nullptr);
@@ -567,8 +571,9 @@ struct Walk {
   store::IndexColumns columns;
   bool descending = false;  // walked from its end: the first ORDER BY item is descending
   // With `bounded`, only these windows of the index (ascending, disjoint; none: no row): those of a
-  // lookup the WHERE offers on the first column's path (an equality, a range, IN, STARTSWITH), so
-  // that a page reads the documents of its own key range, not those before it.
+  // lookup the WHERE offers on the first column's path (an equality, a range, IN, STARTSWITH), or,
+  // with an equality or IN there, each of its keys followed by the windows of a lookup on the
+  // second column's path, so that a page reads the documents of its own key range, not those before it.
   bool bounded = false;
   std::vector<store::KeyWindow> windows;
 };

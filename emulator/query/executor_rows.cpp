@@ -13,17 +13,12 @@ namespace cosmos::query {
 
 namespace detail {
 
-// Enumerates the rows of the FROM/JOIN sources from `index` on, with WHERE applied.
-namespace {
-
-// A row's filter: what it makes is the row's temporaries, dropped once the verdict is read.
 bool Passes(const Node& where, EvalContext& cx) {
   Arena::RowScratch scratch(cx.arena);
   return Eval(where, cx).IsTrue();
 }
 
-}  // namespace
-
+// Enumerates the rows of the FROM/JOIN sources from `index` on, with WHERE applied.
 void ForEachRow(const Plan& plan, size_t index, EvalContext& cx, const std::function<void()>& row,
                 Cursor* cursor) {
   if (index == plan.sources.size()) {
@@ -126,6 +121,15 @@ void RunInMemory(const Plan& plan, EvalContext& cx, const std::function<void(Val
     ForEachRow(plan, 0, cx, [&] { emit(Project(plan, cx)); });
     return;
   }
+  // The subquery's rows and groups count against the page's budget while its collector lives, and
+  // no longer: a subquery in a WHERE runs once per row of the query.
+  struct HeldWhileCollecting {
+    BudgetCheck* budget;
+    size_t before;
+    ~HeldWhileCollecting() {
+      if (budget != nullptr) budget->held_bytes = before;
+    }
+  } held{cx.budget, cx.budget != nullptr ? cx.budget->held_bytes : 0};
   Collector collector(plan);
   uint64_t ord = 0;
   ForEachRow(plan, 0, cx, [&] { collector.Add(cx, Pos{0, 0, ord++}, 0); });

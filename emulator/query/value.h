@@ -6,8 +6,8 @@
 // to read a property of a stored document.
 #pragma once
 
-#include <memory>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -99,7 +99,7 @@ class Arena {
 
  private:
   static constexpr size_t kChunk = 64 * 1024;
-  static constexpr size_t kScratch = 16 * 1024;  // the scratch area's own block; more comes in chunks
+  static constexpr size_t kScratch = 64 * 1024;  // the scratch area's own block; more comes in chunks
   struct Scratch;
   json::Value* Make();
   json::Allocator alloc_;

@@ -1,7 +1,6 @@
 #include "seed/loader.h"
 
 #include <algorithm>
-#include <functional>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -547,10 +546,19 @@ const Outcome& Loader::Apply() {
   // Container by container, partition by partition, input order within each: what the drafts and
   // the writes allocate for one partition then lies together, in the order a scan of the
   // partition reads it (the partitions' writes are independent; each keeps its input order).
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    if (records[a].job != records[b].job) return records[a].job < records[b].job;
-    return std::less<const store::PhysicalPartition*>()(records[a].partition, records[b].partition);
-  });
+  // (A partition is ranked by its place in its container's list, so every run writes alike.)
+  std::vector<std::unordered_map<const store::PhysicalPartition*, uint32_t>> place(m.jobs.size());
+  for (size_t j = 0; j < m.jobs.size(); ++j) {
+    const auto parts = m.jobs[j].c->partitions();
+    for (size_t k = 0; k < parts.size(); ++k) place[j].emplace(parts[k], static_cast<uint32_t>(k));
+  }
+  std::vector<uint64_t> rank(records.size(), 0);  // (container, partition) of each good record
+  for (const uint32_t i : order) {
+    const auto& where = place[records[i].job];
+    const auto found = where.find(records[i].partition);
+    rank[i] = (uint64_t{records[i].job} << 32) | (found == where.end() ? UINT32_MAX : found->second);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return rank[a] < rank[b]; });
   const size_t chunks = (order.size() + kChunk - 1) / kChunk;
   const unsigned threads = std::max(1u, std::min<unsigned>(m.options.threads, static_cast<unsigned>(chunks)));
 
@@ -662,7 +670,8 @@ const Outcome& Loader::Apply() {
       try {
         journal->AwaitDurable();
       } catch (const std::exception& e) {
-        failures.emplace_back(order.back(), std::string("the data directory could not make the writes durable: ") + e.what());
+        failures.emplace_back(*std::max_element(order.begin(), order.end()),
+                              std::string("the data directory could not make the writes durable: ") + e.what());
       }
     }
   }

@@ -292,6 +292,33 @@ TEST_F(QueryBudgetTest, AFiltersTemporariesAreDroppedRowByRow) {
       << refused.body().substr(0, 300);
 }
 
+// A subquery that collects (DISTINCT, GROUP BY, an aggregate) inside a filter counts its rows
+// against the page's budget while it runs, once per document, and gives them back when it ends.
+// Before, each document's subquery rows stayed counted: 2,000 documents whose DISTINCT subquery
+// collects 50 values each went over a 1 MB budget and answered 400.
+TEST_F(QueryBudgetTest, ASubqueryInAFilterCountsItsRowsOnlyWhileItRuns) {
+  config_.query_indexes = false;
+  std::string arr;
+  for (int k = 0; k < 50; ++k) arr += (k ? "," : "") + std::to_string(k);
+  for (int i = 0; i < 2000; ++i) {
+    auto r = CreateDoc("db", "c", R"({"id":"d)" + std::to_string(i) + R"(","pk":"p","arr":[)" + arr + "]}", "[\"p\"]");
+    ASSERT_EQ(r.status(), 201) << r;
+  }
+  config_.query_memory_bytes = 1u << 20;
+  for (const size_t threads : {1u, 2u}) {
+    config_.query_threads = threads;
+    config_.query_parallel_min_items = 0;
+    config_.query_parallel_part_items = 500;
+    const auto distinct = All("SELECT VALUE COUNT(1) FROM c WHERE ARRAY_LENGTH(ARRAY(SELECT DISTINCT VALUE x FROM x IN c.arr)) = 50", "-1");
+    EXPECT_EQ(distinct.rows, std::vector<std::string>{"2000"}) << threads;
+    const auto grouped = All("SELECT VALUE COUNT(1) FROM c WHERE EXISTS(SELECT x % 7 AS g FROM x IN c.arr GROUP BY x % 7)", "-1");
+    EXPECT_EQ(grouped.rows, std::vector<std::string>{"2000"}) << threads;
+    const auto summed = All("SELECT VALUE c.id FROM c WHERE (SELECT VALUE SUM(x) FROM x IN c.arr) = 1225", "-1");
+    EXPECT_EQ(summed.rows.size(), 2000u) << threads;
+    EXPECT_EQ(summed.sizes.size(), 1u) << threads;
+  }
+}
+
 // ORDER BY over one indexed path walks the index: under the same tiny page time every page that
 // ends early carries on from its last row, and the rows come once, in order, without a page that
 // had to collect everything first.
