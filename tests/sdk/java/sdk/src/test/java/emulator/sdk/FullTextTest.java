@@ -71,6 +71,24 @@ class FullTextTest extends TestBase {
         return ids(c, new SqlQuerySpec(q), new CosmosQueryRequestOptions());
     }
 
+    // A query the SDK runs through its hybrid-search pipeline (ORDER BY RANK). That pipeline fills
+    // ArrayLists from more than one thread (its document producers and component results), and now
+    // and then throws ArrayIndexOutOfBoundsException "Index 1 out of bounds for length 0" from inside
+    // the SDK, the signature of two threads adding to one empty ArrayList, whatever the emulator
+    // answered (seen once in ten runs of this class here). Such a query is asked once more then; an
+    // answer the SDK cannot read fails both times.
+    private static List<String> rankedIds(CosmosContainer c, SqlQuerySpec q) {
+        try {
+            return ids(c, q, new CosmosQueryRequestOptions());
+        } catch (ArrayIndexOutOfBoundsException sdkRace) {
+            return ids(c, q, new CosmosQueryRequestOptions());
+        }
+    }
+
+    private static List<String> rankedIds(CosmosContainer c, String q) {
+        return rankedIds(c, new SqlQuerySpec(q));
+    }
+
     @Test
     void keepsThePolicyAndTheFullTextIndexesAsSent() {
         CosmosContainer c = textContainer(1);
@@ -112,7 +130,7 @@ class FullTextTest extends TestBase {
     @ValueSource(ints = {1, 4})
     void ranksByFullTextScoreAndByRrfWithVectors(int partitions) {
         CosmosContainer c = textContainer(partitions);
-        List<String> ranked = ids(c, "SELECT TOP 10 c.id FROM c ORDER BY RANK FullTextScore(c.text, 'swim')");
+        List<String> ranked = rankedIds(c, "SELECT TOP 10 c.id FROM c ORDER BY RANK FullTextScore(c.text, 'swim')");
         assertEquals(5, ranked.size(), ranked.toString());
         // doc 4 says swim three times; 1 is shorter than 3; 2 and 5 score 0 (a tie)
         assertEquals(List.of("4", "1", "3"), ranked.subList(0, 3));
@@ -120,10 +138,10 @@ class FullTextTest extends TestBase {
         SqlQuerySpec rrf = new SqlQuerySpec("SELECT TOP 3 c.id FROM c WHERE FullTextContains(c.text, 'swim') "
             + "ORDER BY RANK RRF(FullTextScore(c.text, 'swim'), VectorDistance(c.v, @v))", List.of(new SqlParameter("@v", new double[] {1, 0})));
         // 4 and 1 tie under RRF (ranks 1+2 and 2+1 with the same k): either order is right
-        List<String> fused = ids(c, rrf, new CosmosQueryRequestOptions());
+        List<String> fused = rankedIds(c, rrf);
         assertEquals(List.of("1", "4"), fused.subList(0, 2).stream().sorted().collect(Collectors.toList()), fused.toString());
         assertEquals("3", fused.get(2));
-        assertEquals(List.of("3", "1", "4"), ids(c, "SELECT c.id FROM c WHERE FullTextContains(c.text, 'swim') "
+        assertEquals(List.of("3", "1", "4"), rankedIds(c, "SELECT c.id FROM c WHERE FullTextContains(c.text, 'swim') "
             + "ORDER BY RANK RRF(FullTextScore(c.text, 'swim'), FullTextScore(c.text, 'swim'), [-1, -1]) OFFSET 0 LIMIT 3"));
     }
 }
