@@ -81,6 +81,19 @@ struct Metrics {
   double index_ratio = 1;
 };
 
+// A document path's steps as the indexing policy's paths have them (a position as its number), and
+// those steps as a policy path ("/a/b").
+std::vector<std::string> SegmentsOf(const store::DocPath& path) {
+  std::vector<std::string> segments;
+  for (const auto& step : path) segments.push_back(step.index >= 0 ? std::to_string(step.index) : step.name);
+  return segments;
+}
+std::string SlashPath(const std::vector<std::string>& segments) {
+  std::string out;
+  for (const auto& segment : segments) out += "/" + segment;
+  return out;
+}
+
 // x-ms-cosmos-index-utilization: the indexes the query is answered with, in the service's shapes.
 // The emulator names what it knows, the single-path index its lookup reads and the composite index
 // its ORDER BY walks; it suggests no index.
@@ -96,19 +109,6 @@ struct Metrics {
 // service names one ("IndexSpecs": ["/city ASC", "/n DESC"], the .NET SDK's writer joins them with
 // ", " as Microsoft's index-metrics article shows): each path with its direction in the policy, which
 // is the query's or, for an index walked backwards, every one reversed. Empty for anything else.
-// A document path's steps as the indexing policy's paths have them (a position as its number), and
-// those steps as a policy path ("/a/b").
-std::vector<std::string> SegmentsOf(const store::DocPath& path) {
-  std::vector<std::string> segments;
-  for (const auto& step : path) segments.push_back(step.index >= 0 ? std::to_string(step.index) : step.name);
-  return segments;
-}
-std::string SlashPath(const std::vector<std::string>& segments) {
-  std::string out;
-  for (const auto& segment : segments) out += "/" + segment;
-  return out;
-}
-
 std::vector<std::string> CompositeSpecs(const query::Plan& plan, const store::IndexingPolicy& policy) {
   const auto columns = query::OrderByIndexColumns(plan, policy);
   if (!columns || columns->size() < 2) return {};
