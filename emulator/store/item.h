@@ -10,6 +10,8 @@
 #include <utility>
 
 #include <absl/container/btree_map.h>
+#include <absl/container/flat_hash_set.h>
+#include <absl/hash/hash.h>
 
 #include "json/json.h"
 #include "util/clock.h"
@@ -103,5 +105,32 @@ using ItemsByNumber = absl::btree_map<uint64_t, ItemPtr>;
 // (a transactional batch, a stored procedure) share one LSN.
 using LsnKey = std::pair<uint64_t, uint64_t>;  // (lsn, seq)
 using ItemsByLsn = absl::btree_map<LsnKey, ItemPtr>;
+
+// Items by identity in their physical partition, (canonical partition key, id): a flat hash set of
+// the item pointers themselves, looked up by the texts the items keep (`ItemKey`), so that no key
+// is stored twice. A write that keeps the identity replaces the pointer in its slot.
+struct ItemKey {
+  std::string_view pk;
+  std::string_view id;
+};
+struct ItemSlot {
+  mutable ItemPtr item;  // (the identity, which the set hashes, never changes in place)
+};
+struct ItemSlotHash {
+  using is_transparent = void;
+  size_t operator()(const ItemKey& k) const { return absl::HashOf(k.pk, k.id); }
+  size_t operator()(const ItemSlot& s) const { return absl::HashOf(s.item->pk(), s.item->id()); }
+};
+struct ItemSlotEq {
+  using is_transparent = void;
+  static ItemKey KeyOf(const ItemKey& k) { return k; }
+  static ItemKey KeyOf(const ItemSlot& s) { return {s.item->pk(), s.item->id()}; }
+  template <class A, class B>
+  bool operator()(const A& a, const B& b) const {
+    const ItemKey x = KeyOf(a), y = KeyOf(b);
+    return x.pk == y.pk && x.id == y.id;
+  }
+};
+using ItemsByKey = absl::flat_hash_set<ItemSlot, ItemSlotHash, ItemSlotEq>;
 
 }  // namespace cosmos::store

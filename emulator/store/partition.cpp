@@ -73,9 +73,9 @@ ItemPtr PhysicalPartition::Live(const ItemPtr& item, util::Instant now, std::opt
 ItemPtr PhysicalPartition::Read(const std::string& pk, const std::string& id, util::Instant now,
                                 const ItemPolicy& policy) const {
   std::shared_lock lock(mu_);
-  auto it = by_key_.find(Key(pk, id));
+  auto it = by_key_.find(ItemKey{pk, id});
   if (it == by_key_.end()) return nullptr;
-  return Live(it->second, now, policy.default_ttl);
+  return Live(it->item, now, policy.default_ttl);
 }
 
 uint64_t PhysicalPartition::lsn() const {
@@ -114,8 +114,8 @@ void PhysicalPartition::IndexExpiry(std::optional<int64_t> default_ttl) {
   // The container's default changed (or TTL was switched on or off): every expiry moves.
   expiry_ttl_ = default_ttl;
   expiry_.clear();
-  for (auto& [key, item] : by_key_) {
-    if (auto at = ExpiresAt(*item, default_ttl)) expiry_.emplace(*at, key);
+  for (const auto& slot : by_key_) {
+    if (auto at = ExpiresAt(*slot.item, default_ttl)) expiry_.emplace(*at, slot.item->seq);
   }
 }
 
@@ -170,11 +170,12 @@ void PhysicalPartition::CheckUniqueLocked(const Item& item, std::string_view pre
 
 void PhysicalPartition::CheckRenameLocked(const ItemPtr& current, const Item& item) const {
   if (!current || current->id() == item.id()) return;
-  if (by_key_.count(Key(item.pk(), item.id()))) throw errors::ItemConflict();
+  if (by_key_.contains(ItemKey{item.pk(), item.id()})) throw errors::ItemConflict();
 }
 
-void PhysicalPartition::Remove(std::unordered_map<std::string, ItemPtr>::iterator it) {
-  const Item& item = *it->second;
+void PhysicalPartition::Remove(ItemsByKey::iterator it) {
+  const ItemPtr held = it->item;  // (the slot goes last)
+  const Item& item = *held;
   IndexUnique(item, false);
   by_seq_.erase(item.seq);
   by_lsn_.erase(LsnKey{item.lsn, item.seq});
@@ -190,17 +191,16 @@ void PhysicalPartition::Remove(std::unordered_map<std::string, ItemPtr>::iterato
   for (auto& [name, b] : building_) {
     if (item.seq < b.next) b.index->Remove(item);
   }
-  if (auto at = ExpiresAt(item, expiry_ttl_)) expiry_.erase({*at, it->first});
+  if (auto at = ExpiresAt(item, expiry_ttl_)) expiry_.erase({*at, item.seq});
   if (item.unindexed) --unindexed_;
   by_key_.erase(it);
 }
 
-void PhysicalPartition::Store(const std::string& key, const ItemPtr& current, ItemPtr item) {
+void PhysicalPartition::Store(ItemPtr current, ItemPtr item) {
   // A replace whose body named another id renames the item: it keeps its rid and place in the
   // feed and moves to the key of its new id (the service renames it; .NET's Resource.Id is "not
   // immutable", and Microsoft's Python SDK tests rename items by replace and in batches).
   const bool renamed = current && current->id() != item->id();
-  const std::string new_key = renamed ? Key(item->pk(), item->id()) : key;
   auto& logical = by_pk_lsn_[std::string(item->pk())];
   if (unique_) {
     if (current) IndexUnique(*current, false);
@@ -211,9 +211,9 @@ void PhysicalPartition::Store(const std::string& key, const ItemPtr& current, It
   if (current) {
     by_lsn_.erase(LsnKey{current->lsn, current->seq});
     logical.erase(LsnKey{current->lsn, current->seq});
-    if (auto at = ExpiresAt(*current, expiry_ttl_)) expiry_.erase({*at, key});
+    if (auto at = ExpiresAt(*current, expiry_ttl_)) expiry_.erase({*at, current->seq});
   }
-  if (auto at = ExpiresAt(*item, expiry_ttl_)) expiry_.emplace(*at, new_key);
+  if (auto at = ExpiresAt(*item, expiry_ttl_)) expiry_.emplace(*at, item->seq);
   // LSNs and new sequence numbers only grow: placed at the end without a walk down the tree (the
   // items of one transaction share an LSN, and may go before the last one by sequence number).
   auto put = [](auto& m, const auto& k, const ItemPtr& v) {
@@ -241,8 +241,16 @@ void PhysicalPartition::Store(const std::string& key, const ItemPtr& current, It
     if (current && current->seq < b.next) b.index->Remove(*current);
     if (item->seq < b.next) b.index->Add(*item);
   }
-  if (renamed) by_key_.erase(key);
-  by_key_[new_key] = std::move(item);
+  if (current) {
+    auto it = by_key_.find(ItemKey{current->pk(), current->id()});
+    if (it == by_key_.end()) throw std::logic_error("the stored version of an item is not in the key map");
+    if (!renamed) {
+      it->item = std::move(item);
+      return;
+    }
+    by_key_.erase(it);
+  }
+  by_key_.insert(ItemSlot{std::move(item)});
 }
 
 std::vector<ItemPtr> PhysicalPartition::FeedOfKey(const std::string& pk, uint64_t after_seq, size_t max_items,
@@ -288,8 +296,9 @@ void PhysicalPartition::ExpireLocked(util::Instant now, const ItemPolicy& policy
   IndexExpiry(policy.default_ttl);
   KeepLog(now.seconds(), policy);
   while (!expiry_.empty() && expiry_.begin()->first <= now.ms) {
-    auto it = by_key_.find(expiry_.begin()->second);
-    Record({lsn_ + 1, ChangeKind::kDelete, nullptr, it->second, now.seconds(), true});  // first: see Apply
+    const Item& due = *by_seq_.at(expiry_.begin()->second);
+    auto it = by_key_.find(ItemKey{due.pk(), due.id()});
+    Record({lsn_ + 1, ChangeKind::kDelete, nullptr, it->item, now.seconds(), true});  // first: see Apply
     NextLsn();
     Remove(it);
   }
@@ -438,8 +447,8 @@ void Transaction::CheckUnique(const Item& item, util::Instant now, std::string_v
     if (it == part_.unique_index_.end() || it->second == item.id() || it->second == previous_id ||
         overlay_.count(it->second))
       continue;
-    auto holder = part_.by_key_.find(PhysicalPartition::Key(pk_, it->second));
-    if (holder != part_.by_key_.end() && PhysicalPartition::IsLive(holder->second, now, policy_.default_ttl))
+    auto holder = part_.by_key_.find(ItemKey{pk_, it->second});
+    if (holder != part_.by_key_.end() && PhysicalPartition::IsLive(holder->item, now, policy_.default_ttl))
       throw errors::ItemConflict();
   }
 }
@@ -453,15 +462,15 @@ uint64_t Transaction::Commit(util::Instant now) {
   // null once deleted), all with the next LSN; then recorded as one unit, then applied.
   const uint64_t lsn = part_.lsn_ + 1;
   std::vector<Change> changes;
-  std::vector<std::string> keys;  // the stored version each change replaces or deletes
+  std::vector<std::string> ids;  // the stored version each change replaces or deletes
   std::unordered_map<std::string, ItemPtr> after;
   for (auto& op : ops_) {
     const std::string key = PhysicalPartition::Key(pk_, op.id);
     ItemPtr current;
     if (auto seen = after.find(key); seen != after.end()) {
       current = seen->second;
-    } else if (auto it = part_.by_key_.find(key); it != part_.by_key_.end()) {
-      current = it->second;
+    } else if (auto it = part_.by_key_.find(ItemKey{pk_, op.id}); it != part_.by_key_.end()) {
+      current = it->item;
     }
     if (!op.item && !current) continue;  // deleted, and expired while the script ran
     // Staged images were made by this transaction and are published only now: setting their LSN
@@ -469,7 +478,7 @@ uint64_t Transaction::Commit(util::Instant now) {
     if (op.item) const_cast<Item&>(*op.item).lsn = lsn;
     const ChangeKind kind = !op.item ? ChangeKind::kDelete : current ? ChangeKind::kReplace : ChangeKind::kCreate;
     changes.push_back({lsn, kind, op.item, current, now.seconds(), false});
-    keys.push_back(key);
+    ids.push_back(op.id);
     if (op.item && op.item->id() != op.id) {  // renamed: it moves to the key of its new id
       after[key] = nullptr;
       after[PhysicalPartition::Key(pk_, op.item->id())] = op.item;
@@ -482,7 +491,7 @@ uint64_t Transaction::Commit(util::Instant now) {
   // Recorded first, as Apply does: when the journal cannot write the record nothing changes.
   part_.RecordGroup(changes);
   part_.NextLsn();
-  for (size_t i = 0; i < changes.size(); ++i) part_.ApplyRecorded(keys[i], changes[i]);
+  for (size_t i = 0; i < changes.size(); ++i) part_.ApplyRecorded(pk_, ids[i], changes[i]);
   return part_.lsn_;
 }
 
@@ -492,14 +501,13 @@ WriteResult PhysicalPartition::Write(WriteKind kind, const std::string& pk, cons
   JournalHold hold(journal_);
   auto lock = LockToWrite(hold, pk);
   ExpireLocked(now, policy);
-  const std::string key = Key(pk, id);
-  auto it = by_key_.find(key);
-  ItemPtr current = it == by_key_.end() ? nullptr : it->second;
+  auto it = by_key_.find(ItemKey{pk, id});
+  ItemPtr current = it == by_key_.end() ? nullptr : it->item;
   WriteResult result;
   CheckWrite(kind, current, pre);
   result.previous = current;
   if (kind == WriteKind::kDelete) {
-    result.lsn = Apply(it, key, nullptr, now);
+    result.lsn = Apply(it, nullptr, now);
     return result;
   }
   const uint64_t seq = current ? current->seq : next_seq_;
@@ -507,7 +515,7 @@ WriteResult PhysicalPartition::Write(WriteKind kind, const std::string& pk, cons
   CheckRenameLocked(current, *item);
   CheckUniqueLocked(*item, current ? current->id() : item->id());
   if (!current) ++next_seq_;
-  result.lsn = Apply(it, key, item, now);
+  result.lsn = Apply(it, item, now);
   result.item = std::move(item);
   result.created = !current;
   return result;
@@ -526,10 +534,9 @@ PhysicalPartition::LogicalDelete PhysicalPartition::DeleteLogicalPartition(const
     items.reserve(found->second.size());
     for (const auto& [at, item] : found->second) items.push_back(item);
     for (const auto& item : items) {
-      const std::string key = Key(pk, item->id());
-      auto it = by_key_.find(key);
+      auto it = by_key_.find(ItemKey{pk, item->id()});
       if (it == by_key_.end()) continue;
-      Apply(it, key, nullptr, now);
+      Apply(it, nullptr, now);
       ++out.deleted;
     }
   }
@@ -537,9 +544,8 @@ PhysicalPartition::LogicalDelete PhysicalPartition::DeleteLogicalPartition(const
   return out;
 }
 
-uint64_t PhysicalPartition::Apply(std::unordered_map<std::string, ItemPtr>::iterator it, const std::string& key,
-                                  ItemPtr item, util::Instant now) {
-  ItemPtr current = it == by_key_.end() ? nullptr : it->second;
+uint64_t PhysicalPartition::Apply(ItemsByKey::iterator it, ItemPtr item, util::Instant now) {
+  ItemPtr current = it == by_key_.end() ? nullptr : it->item;
   // Recorded first: when the journal cannot write the record (the disk refuses it) it throws and
   // nothing has changed here, so the partition never holds a change that was not acknowledged.
   const uint64_t lsn = lsn_ + 1;
@@ -549,20 +555,21 @@ uint64_t PhysicalPartition::Apply(std::unordered_map<std::string, ItemPtr>::iter
   if (!item) {
     Remove(it);
   } else {
-    Store(key, current, std::move(item));
-    if (!current) NoteGrowth();
+    const bool created = !current;
+    Store(std::move(current), std::move(item));
+    if (created) NoteGrowth();
   }
   return lsn;
 }
 
-void PhysicalPartition::ApplyRecorded(const std::string& key, const Change& change) {
-  auto it = by_key_.find(key);
+void PhysicalPartition::ApplyRecorded(std::string_view pk, std::string_view id, const Change& change) {
+  auto it = by_key_.find(ItemKey{pk, id});
   if (!change.current) {
     if (it != by_key_.end()) Remove(it);
     return;
   }
   const bool created = it == by_key_.end();
-  Store(key, created ? nullptr : it->second, change.current);
+  Store(created ? nullptr : it->item, change.current);
   if (created) NoteGrowth();
 }
 
@@ -693,10 +700,7 @@ void PhysicalPartition::RestoreState(State state, const ItemPolicy& policy) {
   unique_index_.clear();
   expiry_ttl_ = policy.default_ttl;
   by_key_.reserve(state.items.size());
-  for (auto& item : state.items) {
-    const std::string key = Key(item->pk(), item->id());
-    Store(key, nullptr, std::move(item));
-  }
+  for (auto& item : state.items) Store(nullptr, std::move(item));
   lsn_ = state.lsn;
   NoteLsn(lsn_);
   next_seq_ = state.next_seq;
@@ -730,16 +734,15 @@ void PhysicalPartition::ReplayGroup(uint64_t lsn, const std::vector<Replayed>& c
 
 void PhysicalPartition::ReplayLocked(uint64_t lsn, ItemPtr image, const std::string& pk, const std::string& id,
                                      int64_t crts, bool ttl_expired, const std::string& was) {
-  const std::string key = Key(pk, was.empty() ? id : was);
-  auto it = by_key_.find(key);
-  ItemPtr current = it == by_key_.end() ? nullptr : it->second;
+  auto it = by_key_.find(ItemKey{pk, was.empty() ? std::string_view(id) : std::string_view(was)});
+  ItemPtr current = it == by_key_.end() ? nullptr : it->item;
   if (!image) {
     if (it != by_key_.end()) Remove(it);
     if (current && logging_) log_.push_back({lsn, ChangeKind::kDelete, nullptr, std::move(current), crts, ttl_expired});
     return;
   }
   next_seq_ = std::max(next_seq_, image->seq + 1);
-  Store(key, current, image);
+  Store(current, image);
   const ChangeKind kind = current ? ChangeKind::kReplace : ChangeKind::kCreate;
   if (logging_) log_.push_back({lsn, kind, std::move(image), std::move(current), crts, false});
 }

@@ -480,20 +480,21 @@ class PhysicalPartition {
   void Record(Change change);
   // Records a transaction's changes (one LSN) as one unit, then logs them.
   void RecordGroup(std::vector<Change> changes);
-  // Under the exclusive lock, after it was recorded: `change` made to the stored version of `key`.
-  void ApplyRecorded(const std::string& key, const Change& change);
+  // Under the exclusive lock, after it was recorded: `change` made to the stored version of item
+  // `id` of logical partition `pk`.
+  void ApplyRecorded(std::string_view pk, std::string_view id, const Change& change);
   // One recovered change at the partition's LSN (already set).
   void ReplayLocked(uint64_t lsn, ItemPtr image, const std::string& pk, const std::string& id, int64_t crts,
                     bool ttl_expired, const std::string& was);
   // 400 unless the all-versions log holds every change after `after_lsn`.
   void CheckLogReaches(uint64_t after_lsn) const;
-  void Remove(std::unordered_map<std::string, ItemPtr>::iterator it);
+  void Remove(ItemsByKey::iterator it);
   // Under the exclusive lock: one change with the next LSN (returned), indexed and logged. `it`:
-  // the stored version of `key` (or end); `item`: the new image (its lsn already the next LSN),
-  // null to delete.
-  uint64_t Apply(std::unordered_map<std::string, ItemPtr>::iterator it, const std::string& key, ItemPtr item,
-                 util::Instant now);
-  void Store(const std::string& key, const ItemPtr& current, ItemPtr item);
+  // the stored version (or end); `item`: the new image (its lsn already the next LSN), null to
+  // delete.
+  uint64_t Apply(ItemsByKey::iterator it, ItemPtr item, util::Instant now);
+  // `current` (null for a new item) becomes `item` in every map and index.
+  void Store(ItemPtr current, ItemPtr item);
   // The index of `path`, built now when the partition has none (shared or exclusive lock held).
   std::shared_ptr<const PathIndex> PathIndexOf(const IndexColumns& columns) const;
   std::shared_ptr<const PathIndex> PathIndexOf(const DocPath& path) const {
@@ -525,7 +526,7 @@ class PhysicalPartition {
   int64_t created_ts_ = 0;
   mutable RuBucket bucket_;
   mutable std::shared_mutex mu_;
-  std::unordered_map<std::string, ItemPtr> by_key_;
+  ItemsByKey by_key_;
   ItemsByNumber by_seq_;
   ItemsByLsn by_lsn_;  // every stored item at the LSN of its latest version
   std::unordered_map<std::string, ItemsByLsn> by_pk_lsn_;  // the same per logical partition
@@ -555,7 +556,7 @@ class PhysicalPartition {
   void NoteGrowth() {
     if (grown_ && IsGrowthMark(by_key_.size())) grown_();
   }
-  std::set<std::pair<int64_t, std::string>> expiry_;  // (expires at in Unix ms, key) of items with a TTL
+  std::set<std::pair<int64_t, uint64_t>> expiry_;  // (expires at in Unix ms, seq) of items with a TTL
   size_t unindexed_ = 0;                              // stored items left out of the index
   std::optional<int64_t> expiry_ttl_;                 // the container default expiry_ follows
   std::deque<Change> log_;                            // all versions and deletes, while kept

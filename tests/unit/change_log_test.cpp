@@ -279,7 +279,7 @@ TEST_F(ChangeLogTest, StartLsnFollowsItemTimestampsInLatestVersionMode) {
   EXPECT_EQ(p_.StartLsn(141, true), 5u);
 }
 
-TEST_F(ChangeLogTest, ExpireItemsDeletesInExpiryThenKeyOrderEachWithAnLsn) {
+TEST_F(ChangeLogTest, ExpireItemsDeletesInExpiryThenCreationOrderEachWithAnLsn) {
   const auto pol = Logged(3600, int64_t{-1});
   Do(WriteKind::kCreate, kA, "z", 100, pol, 10);  // 1, expires 110
   Do(WriteKind::kCreate, kA, "c", 100, pol, 5);   // 2, expires 105
@@ -288,10 +288,10 @@ TEST_F(ChangeLogTest, ExpireItemsDeletesInExpiryThenKeyOrderEachWithAnLsn) {
   Do(WriteKind::kCreate, kA, "keep", 100, pol);   // 5, no ttl: never
   p_.ExpireItems(104, pol);
   EXPECT_EQ(p_.lsn(), 5u);
-  // Same expiry: by key (partition key, then id), so ["a"] b, ["a"] c, ["b"] a; then z.
+  // Same expiry: in creation order (sequence number), so c, a, b; then z.
   p_.ExpireItems(110, pol);
   EXPECT_EQ(p_.lsn(), 9u);
-  EXPECT_EQ(All(5), "ttl:b@6 ttl:c@7 ttl:a@8 ttl:z@9 |9");
+  EXPECT_EQ(All(5), "ttl:c@6 ttl:a@7 ttl:b@8 ttl:z@9 |9");
   auto page = p_.AllChanges(5, 100, kAll);
   ASSERT_EQ(page.entries.size(), 4u);
   for (auto& ch : page.entries) {
@@ -300,7 +300,7 @@ TEST_F(ChangeLogTest, ExpireItemsDeletesInExpiryThenKeyOrderEachWithAnLsn) {
     EXPECT_EQ(ch.crts, 110);  // the time of the sweep, not of the expiry
     EXPECT_EQ(ch.current, nullptr);
   }
-  EXPECT_EQ(page.entries[0].previous->lsn, 4u);
+  EXPECT_EQ(page.entries[0].previous->lsn, 2u);
   EXPECT_EQ(page.entries[3].previous->lsn, 1u);
   EXPECT_EQ(p_.Count(), 1u);
   EXPECT_EQ(Latest(0, 100, 110, pol), "keep@5 |9");
