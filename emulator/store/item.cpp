@@ -49,27 +49,60 @@ struct Item::DraftDoc {
 
 std::string_view Item::text(Field t) const {
   const size_t i = static_cast<size_t>(t);
-  if (!texts_) return {};
-  const uint32_t begin = i == 0 ? 0 : text_end_[i - 1] + 1;
-  return {texts_.get() + begin, text_end_[i] - begin};
+  const char* base = (in_body_ >> i) & 1 ? block_.get() : texts_.get();
+  if (!base) return {};
+  return {base + text_at_[i], text_len_[i]};
 }
 
-void Item::set_text(Field t, std::string_view v) {
-  std::string_view old[kTexts];
-  for (size_t i = 0; i < kTexts; ++i) old[i] = text(static_cast<Field>(i));
-  old[static_cast<size_t>(t)] = v;
+void Item::LayOutTexts(const std::string_view (&now)[kTexts], uint8_t in_body) {
   size_t bytes = 0;
-  for (const auto& s : old) bytes += s.size() + 1;
+  for (size_t i = 0; i < kTexts; ++i) {
+    if (!((in_body >> i) & 1)) bytes += now[i].size() + 1;
+  }
   auto block = std::make_unique<char[]>(bytes);
   size_t at = 0;
   for (size_t i = 0; i < kTexts; ++i) {
-    if (!old[i].empty()) std::memcpy(block.get() + at, old[i].data(), old[i].size());
-    at += old[i].size();
-    block[at] = '\0';
-    text_end_[i] = static_cast<uint32_t>(at);
-    ++at;
+    text_len_[i] = static_cast<uint32_t>(now[i].size());
+    if ((in_body >> i) & 1) {  // a view of the document's string
+      text_at_[i] = static_cast<uint32_t>(now[i].data() - block_.get());
+      continue;
+    }
+    if (!now[i].empty()) std::memcpy(block.get() + at, now[i].data(), now[i].size());
+    text_at_[i] = static_cast<uint32_t>(at);
+    at += now[i].size();
+    block[at++] = '\0';
   }
-  texts_ = std::move(block);  // `v` may point into the old block: it is dropped only now
+  in_body_ = in_body;
+  texts_ = std::move(block);  // views may point into the old block: it is dropped only now
+}
+
+void Item::set_text(Field t, std::string_view v) {
+  std::string_view now[kTexts];
+  for (size_t i = 0; i < kTexts; ++i) now[i] = text(static_cast<Field>(i));
+  now[static_cast<size_t>(t)] = v;
+  LayOutTexts(now, static_cast<uint8_t>(in_body_ & ~(1u << static_cast<unsigned>(t))));
+}
+
+void Item::ShareTextsWithBody() {
+  if (!body.IsObject() || !block_) return;
+  static constexpr std::pair<Field, std::string_view> kHeld[] = {
+      {Field::kId, "id"}, {Field::kRid, "_rid"}, {Field::kEtag, "_etag"}};
+  std::string_view now[kTexts];
+  for (size_t i = 0; i < kTexts; ++i) now[i] = text(static_cast<Field>(i));
+  uint8_t in_body = in_body_;
+  for (const auto& [field, name] : kHeld) {
+    const size_t i = static_cast<size_t>(field);
+    if (now[i].empty() || ((in_body >> i) & 1)) continue;
+    auto m = body.FindMember(rapidjson::StringRef(name.data(), name.size()));
+    if (m == body.MemberEnd() || !m->value.IsString()) continue;
+    const std::string_view have(m->value.GetString(), m->value.GetStringLength());
+    // Only a string inside the block (a member's short string is kept in its value, which is).
+    if (have != now[i] || have.data() < block_.get() || have.data() >= block_.get() + kPoolHeader + block_bytes_)
+      continue;
+    now[i] = have;
+    in_body |= static_cast<uint8_t>(1u << i);
+  }
+  if (in_body != in_body_) LayOutTexts(now, in_body);
 }
 
 void Item::DraftDeleter::operator()(DraftDoc* d) const { delete d; }
@@ -89,6 +122,11 @@ void Item::Seal() {
 }
 
 void Item::Seal(const json::Value& doc) {
+  if (in_body_) {  // (sealed before: the texts read from the old block are copied out of it first)
+    std::string_view now[kTexts];
+    for (size_t i = 0; i < kTexts; ++i) now[i] = text(static_cast<Field>(i));
+    LayOutTexts(now, 0);
+  }
   // One block, exactly the DOM's size; a pool allocator lends it out while the copy is made, and
   // is then dropped (the values do not refer to it). Should the estimate ever be short, the pool
   // would add a chunk of its own: the copy is then made again in a larger block.
@@ -110,6 +148,7 @@ void Item::Seal(const json::Value& doc) {
   json::Write(text, body);
   size = static_cast<uint32_t>(text.size());
   if (text.capacity() > (1u << 20)) std::string().swap(text);
+  ShareTextsWithBody();
 }
 
 }  // namespace cosmos::store

@@ -34,9 +34,9 @@ struct Item {
   uint64_t seq = 0;  // creation order within the partition (read-feed order)
   int64_t ts = 0;  // when it was written: the Unix second (its _ts) ...
   std::optional<int64_t> ttl;  // the item's own "ttl" property, when it has one
+  uint64_t lsn = 0;  // the partition's log sequence number of the write that made this version
   uint32_t size = 0;           // bytes of the JSON text (what AppendText writes), set by Seal
   uint16_t ts_ms = 0;          // ... and the milliseconds into that second (its time to live counts from there)
-  uint64_t lsn = 0;  // the partition's log sequence number of the write that made this version
   // Left out of the index (written with x-ms-indexing-directive Exclude, or Default under a policy
   // with automatic false): point reads, the read feed and the change feed see it, queries of a
   // consistent-mode container do not (ItemPolicy::indexed_only).
@@ -68,8 +68,9 @@ struct Item {
   // Bytes the document takes in its block (for tests and the memory figures).
   size_t block_bytes() const { return block_bytes_; }
 
-  // The item's identity texts, kept one after the other in one small block (`texts_`), each
-  // followed by a NUL (so `data()` of each is a C string).
+  // The item's identity texts, each followed by a NUL (so `data()` of each is a C string). Those the
+  // sealed document holds as they are (its "id", "_rid" and "_etag") are read from the document's
+  // block; the others are kept one after the other in one small block of their own (`texts_`).
   enum class Field : uint8_t { kId, kPk, kEpk, kRid, kEtag };
   std::string_view id() const { return text(Field::kId); }
   std::string_view pk() const { return text(Field::kPk); }    // canonical partition key text
@@ -88,15 +89,22 @@ struct Item {
   static constexpr size_t kTexts = 5;
   std::string_view text(Field t) const;
   void set_text(Field t, std::string_view v);
-  std::unique_ptr<char[]> texts_;     // the five texts, each with its NUL
-  uint32_t text_end_[kTexts] = {};    // where each text ends in `texts_` (its NUL not counted)
+  // Sets every text to `now`: those whose bit is set in `in_body` are views of the document's
+  // strings (in `block_`), the others are copied into a new `texts_`.
+  void LayOutTexts(const std::string_view (&now)[kTexts], uint8_t in_body);
+  // After a seal: the texts the document holds as they are are read from it.
+  void ShareTextsWithBody();
   struct DraftDoc;
   struct DraftDeleter {
     void operator()(DraftDoc* d) const;
   };
   std::unique_ptr<DraftDoc, DraftDeleter> draft_;
   std::unique_ptr<char[]> block_;
+  std::unique_ptr<char[]> texts_;  // the texts the document does not hold, each with its NUL
   uint32_t block_bytes_ = 0;
+  uint32_t text_at_[kTexts] = {};   // where each text starts: in `texts_`, or in `block_` (see in_body_)
+  uint32_t text_len_[kTexts] = {};  // its length (its NUL not counted)
+  uint8_t in_body_ = 0;             // bit i set: text i is in `block_`
 };
 using ItemPtr = std::shared_ptr<const Item>;
 // Items by a number that only grows (sequence number): a B-tree, a few bytes per entry.

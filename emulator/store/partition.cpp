@@ -225,7 +225,7 @@ void PhysicalPartition::Store(ItemPtr current, ItemPtr item) {
   };
   const LsnKey at{item->lsn, item->seq};
   put(by_lsn_, at, item);
-  put(logical, at, item);
+  logical.insert(logical.empty() || *logical.rbegin() < at ? logical.end() : logical.lower_bound(at), at);
   put(by_seq_, item->seq, item);
   if (!current) {
     auto& own = by_pk_seq_[std::string(item->pk())];
@@ -355,7 +355,8 @@ std::vector<ItemPtr> PhysicalPartition::LogicalItemsLocked(const std::string& pk
   auto found = by_pk_lsn_.find(pk);
   if (found == by_pk_lsn_.end()) return out;
   out.reserve(found->second.size());
-  for (const auto& [at, item] : found->second) {
+  for (const LsnKey& at : found->second) {
+    const ItemPtr& item = by_lsn_.at(at);
     if (IsLive(item, now, default_ttl)) out.push_back(item);
   }
   return out;
@@ -532,7 +533,7 @@ PhysicalPartition::LogicalDelete PhysicalPartition::DeleteLogicalPartition(const
     // Copied first: each delete takes its item out of the index being walked.
     std::vector<ItemPtr> items;
     items.reserve(found->second.size());
-    for (const auto& [at, item] : found->second) items.push_back(item);
+    for (const LsnKey& at : found->second) items.push_back(by_lsn_.at(at));
     for (const auto& item : items) {
       auto it = by_key_.find(ItemKey{pk, item->id()});
       if (it == by_key_.end()) continue;
@@ -601,22 +602,26 @@ ChangePage<ItemPtr> PhysicalPartition::LatestChanges(uint64_t after_lsn, size_t 
   std::shared_lock lock(mu_);
   ChangePage<ItemPtr> page;
   page.resume_lsn = lsn_;
-  static const ItemsByLsn kNone;
-  const ItemsByLsn* index = &by_lsn_;
-  if (pk) {
-    auto found = by_pk_lsn_.find(*pk);
-    index = found == by_pk_lsn_.end() ? &kNone : &found->second;
-  }
   std::optional<uint64_t> last;  // once the page is full: the LSN whose items it still takes
-  for (auto it = index->upper_bound(LsnKey{after_lsn, UINT64_MAX}); it != index->end(); ++it) {
-    const ItemPtr& item = it->second;
-    if (last && item->lsn != *last) break;
-    if (!IsLive(item, now, policy.default_ttl) || !keep(*item)) continue;
+  auto take = [&](const ItemPtr& item) {  // false once the page is done
+    if (last && item->lsn != *last) return false;
+    if (!IsLive(item, now, policy.default_ttl) || !keep(*item)) return true;
     page.entries.push_back(item);
     if (!last && page.entries.size() == max_items) {
       last = item->lsn;
       page.resume_lsn = item->lsn;
     }
+    return true;
+  };
+  const LsnKey after{after_lsn, UINT64_MAX};
+  if (!pk) {
+    for (auto it = by_lsn_.upper_bound(after); it != by_lsn_.end() && take(it->second); ++it) {
+    }
+    return page;
+  }
+  auto found = by_pk_lsn_.find(*pk);
+  if (found == by_pk_lsn_.end()) return page;
+  for (auto it = found->second.upper_bound(after); it != found->second.end() && take(by_lsn_.at(*it)); ++it) {
   }
   return page;
 }

@@ -529,7 +529,8 @@ class PhysicalPartition {
   ItemsByKey by_key_;
   ItemsByNumber by_seq_;
   ItemsByLsn by_lsn_;  // every stored item at the LSN of its latest version
-  std::unordered_map<std::string, ItemsByLsn> by_pk_lsn_;  // the same per logical partition
+  // The same per logical partition: its keys only (the item is by_lsn_'s at the same key).
+  std::unordered_map<std::string, absl::btree_set<LsnKey>> by_pk_lsn_;
   std::unordered_map<std::string, absl::btree_set<uint64_t>> by_pk_seq_;  // each logical partition's items by seq
   // Path indexes by PathName. Readers (shared lock) may add one, under indexes_mu_; writers
   // (exclusive lock) update them all. `used` orders them for eviction.

@@ -64,6 +64,61 @@ TEST(ItemTest, IdentityTextsReadBackExactlyWhatWasSet) {
   EXPECT_EQ(item.id(), long_id);
 }
 
+// Once sealed, the id, rid and etag are read from the document's own strings when it holds them
+// as they are (short ones inside their value, long ones in the block), and no longer kept beside
+// it; the other texts stay in the item's small block. Setting a text again, or sealing again,
+// keeps every text as set.
+TEST(ItemTest, TextsTheDocumentHoldsAreReadFromIt) {
+  const std::string rid = "AQBAAIAAAAEBAAAAAAAAAA==";
+  const std::string etag = "\"00000000-0000-0000-1111-222222222222\"";
+  const std::string text = R"({"id":"i7","pk":"p7","_rid":")" + rid + R"(","_etag":"\")" + etag.substr(1, etag.size() - 2) +
+                           R"(\""})";
+  auto item = std::make_shared<Item>();
+  ASSERT_EQ(json::Parse(text, item->Draft()), json::ParseStatus::kOk);
+  item->set_id("i7");
+  item->set_pk("[\"p7\"]");
+  item->set_epk("05C1D5AB55AB54");
+  item->set_rid(rid);
+  item->set_etag(etag);
+  item->Seal();
+  auto in_body = [&](std::string_view v) {  // the very bytes of one of the document's strings
+    return v.data() == item->body["id"].GetString() || v.data() == item->body["_rid"].GetString() ||
+           v.data() == item->body["_etag"].GetString();
+  };
+  EXPECT_EQ(item->id(), "i7");
+  EXPECT_EQ(item->rid(), rid);
+  EXPECT_EQ(item->etag(), etag);
+  EXPECT_EQ(item->pk(), "[\"p7\"]");
+  EXPECT_EQ(item->epk(), "05C1D5AB55AB54");
+  EXPECT_TRUE(in_body(item->id()));
+  EXPECT_TRUE(in_body(item->rid()));
+  EXPECT_TRUE(in_body(item->etag()));
+  EXPECT_FALSE(in_body(item->pk()));
+  for (auto f : {Item::Field::kId, Item::Field::kPk, Item::Field::kEpk, Item::Field::kRid, Item::Field::kEtag})
+    EXPECT_EQ(item->get(f).data()[item->get(f).size()], '\0');
+  // A text the document holds differently stays the item's own.
+  auto other = std::make_shared<Item>();
+  ASSERT_EQ(json::Parse(R"({"id":"renamed","_rid":"x"})", other->Draft()), json::ParseStatus::kOk);
+  other->set_id("old");
+  other->set_rid(rid);
+  other->Seal();
+  EXPECT_EQ(other->id(), "old");
+  EXPECT_EQ(other->rid(), rid);
+  // Set again after the seal: the new text, the others unchanged.
+  item->set_etag("\"e2\"");
+  EXPECT_EQ(item->etag(), "\"e2\"");
+  EXPECT_EQ(item->id(), "i7");
+  EXPECT_EQ(item->rid(), rid);
+  EXPECT_EQ(item->pk(), "[\"p7\"]");
+  // Sealed again over another document: the texts are copied out of the old block first.
+  item->Seal(json::Value(rapidjson::kObjectType));
+  EXPECT_EQ(item->id(), "i7");
+  EXPECT_EQ(item->rid(), rid);
+  EXPECT_EQ(item->etag(), "\"e2\"");
+  EXPECT_EQ(item->epk(), "05C1D5AB55AB54");
+  EXPECT_EQ(item->Text(), "{}");
+}
+
 TEST(ItemTest, TheBlockHoldsExactlyTheDom) {
   // Short strings (up to 13 bytes) live in their value; longer ones, member and element tables
   // take pool bytes rounded to 8.
