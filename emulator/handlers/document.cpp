@@ -1,5 +1,9 @@
 // /dbs/{db}/colls/{coll}/docs and /docs/{id}: item create, upsert, read, replace, delete, patch, read feed.
 #include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <iterator>
+#include <stdexcept>
 #include <tuple>
 
 #include "charge/charge.h"
@@ -67,17 +71,30 @@ std::shared_ptr<store::Item> DraftItem(const json::Value& user, const std::strin
   return item;
 }
 
-store::ItemPtr FinishItem(Services& s, const store::Container& c, std::shared_ptr<store::Item> item, uint64_t seq,
-                          uint64_t lsn, size_t max_bytes, store::IndexingDirective directive) {
+namespace {
+
+// The system properties PrepareItem adds after the user's, in this order (StampItem finds them
+// there).
+constexpr std::string_view kStamped[] = {"_rid", "_self", "_etag", "_attachments", "_ts"};
+
+size_t Digits(int64_t v) {
+  char buf[24];
+  return static_cast<size_t>(std::to_chars(buf, buf + sizeof buf, v).ptr - buf);
+}
+
+}  // namespace
+
+std::shared_ptr<store::Item> PrepareItem(Services& s, const store::Container& c, std::shared_ptr<store::Item> item,
+                                         store::IndexingDirective directive) {
   item->unindexed = !c.settings()->indexing.IndexesWrite(directive);
   auto& draft = item->Draft();
   auto& a = draft.GetAllocator();
+  // Held open until the write: texts of the lengths the write's own will have (a rid's length
+  // does not depend on the sequence number, nor an etag's on its counter and time), and this
+  // second as _ts.
   item->set_written(s.clock.Now());
-  item->set_etag(s.account.NewEtag(item->ts));
-  item->set_rid(c.ItemRid(seq));
-  item->seq = seq;
-  item->lsn = lsn;
-  // The system properties, after the user's.
+  item->set_etag(store::Account::EtagOf(0, 0));
+  item->set_rid(c.ItemRid(0));
   const std::string self = c.self() + "docs/" + std::string(item->rid()) + "/";
   draft.AddMember("_rid", json::Value(item->rid().data(), a), a);
   draft.AddMember("_self", json::Value(self.c_str(), a), a);
@@ -85,8 +102,45 @@ store::ItemPtr FinishItem(Services& s, const store::Container& c, std::shared_pt
   draft.AddMember("_attachments", "attachments/", a);
   draft.AddMember("_ts", item->ts, a);
   item->Seal();
+  return item;
+}
+
+store::ItemPtr StampItem(Services& s, const store::Container& c, std::shared_ptr<store::Item> item, uint64_t seq,
+                         uint64_t lsn, size_t max_bytes) {
+  // The item is not shared yet: its sealed block is changed in place, each text keeping its length.
+  auto& body = const_cast<json::Value&>(item->body);
+  const size_t n = body.MemberCount();
+  if (n < std::size(kStamped)) throw std::logic_error("StampItem: the item was not prepared");
+  auto m = body.MemberBegin() + static_cast<std::ptrdiff_t>(n - std::size(kStamped));
+  for (size_t i = 0; i < std::size(kStamped); ++i) {
+    if (std::string_view(m[i].name.GetString(), m[i].name.GetStringLength()) != kStamped[i])
+      throw std::logic_error("StampItem: the item was not prepared");
+  }
+  auto fill = [](json::Value& v, size_t at, std::string_view text) {
+    if (at + text.size() > v.GetStringLength()) throw std::logic_error("StampItem: a text changed its length");
+    std::memcpy(const_cast<char*>(v.GetString()) + at, text.data(), text.size());
+  };
+  const int64_t held_ts = item->ts;
+  item->set_written(s.clock.Now());
+  item->seq = seq;
+  item->lsn = lsn;
+  const std::string rid = c.ItemRid(seq);
+  const std::string etag = s.account.NewEtag(item->ts);
+  fill(m[0].value, 0, rid);
+  fill(m[1].value, m[1].value.GetStringLength() - rid.size() - 1, rid);  // dbs/../colls/../docs/<rid>/
+  fill(m[2].value, 0, etag);
+  m[4].value.SetInt64(item->ts);
+  item->size = static_cast<uint32_t>(item->size - Digits(held_ts) + Digits(item->ts));
+  // The rid and etag texts are read from the document (Item::ShareTextsWithBody); set otherwise.
+  if (item->rid() != rid) item->set_rid(rid);
+  if (item->etag() != etag) item->set_etag(etag);
   if (item->size > max_bytes) throw errors::RequestTooLarge();
   return item;
+}
+
+store::ItemPtr FinishItem(Services& s, const store::Container& c, std::shared_ptr<store::Item> item, uint64_t seq,
+                          uint64_t lsn, size_t max_bytes, store::IndexingDirective directive) {
+  return StampItem(s, c, PrepareItem(s, c, std::move(item), directive), seq, lsn, max_bytes);
 }
 
 // Builds the stored image: user properties in the order given, then the system properties.
@@ -147,10 +201,13 @@ store::WriteResult WriteItem(Services& s, const Target& t, store::WriteKind kind
     const CheckedItem item = CheckItemWrite(t.c->partition_key(), body, [&](const CheckedItem& i) {
       if (i.pk != t.pk) throw errors::PartitionKeyMismatch();
     });
+    // Built and sealed before the partition's lock is taken; the write fills in its rid, time and
+    // etag (StampItem).
+    auto prepared = PrepareItem(s, *t.c, DraftItem(body, t.pk, t.epk), directive);
     // A replace addresses the item by the id in its URL; a body that names another id renames it
     // (store::PhysicalPartition::Store), as the service does.
     return write(kind, addressed_id ? *addressed_id : item.id, pre, [&](const store::ItemPtr&, uint64_t seq, uint64_t lsn) {
-      return MakeItem(s, *t.c, body, t.pk, t.epk, seq, lsn, s.config.max_item_bytes, directive);
+      return StampItem(s, *t.c, prepared, seq, lsn, s.config.max_item_bytes);
     });
   });
 }

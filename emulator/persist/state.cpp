@@ -337,8 +337,8 @@ store::ItemPtr ReadItem(const json::Value& f, std::string_view text) {
   auto item = std::make_shared<store::Item>();
   if (json::Parse(text, item->Draft()) != json::ParseStatus::kOk || !item->Draft().IsObject())
     throw Unreadable("an item's JSON does not parse");
-  item->Seal();
   records::ReadObject(f, *item, records::ItemFields{});
+  item->Seal();  // after its texts: those the document holds are then read from it
   return item;
 }
 

@@ -205,7 +205,8 @@ std::string PlainMessage(const std::string& message) {
 
 namespace {
 
-// A good record made ready for writing, by any thread: placed and drafted (handlers::DraftItem).
+// A good record made ready for writing, by any thread: placed, and its image built and sealed
+// (handlers::PrepareItem); the write stamps it.
 struct Prepared {
   store::Placement at;
   std::shared_ptr<store::Item> draft;
@@ -481,7 +482,8 @@ void Loader::Impl::Prepare(const Record& r, Prepared& p, json::Allocator& pool) 
       throw std::runtime_error("not valid JSON any more (the file changed while it was read)");
     const store::PartitionKeyValue key = store::ExtractPartitionKey(job.c->partition_key(), doc);
     p.at = job.c->Locate(key);
-    p.draft = handlers::DraftItem(doc, key.Canonical(), p.at.epk);
+    // Built and sealed here, on this thread; the write only stamps it (handlers::PrepareItem).
+    p.draft = handlers::PrepareItem(s, *job.c, handlers::DraftItem(doc, key.Canonical(), p.at.epk));
   } catch (const std::exception& e) {
     p.error = e.what();
   }
@@ -502,7 +504,7 @@ bool Loader::Impl::Write(const Record& r, Prepared& p) {
   const store::WriteResult w = handlers::Direct(s, t)(
       store::WriteKind::kUpsert, std::string(draft->id()), store::Preconditions{},
       [&](const store::ItemPtr&, uint64_t seq, uint64_t lsn) {
-        return handlers::FinishItem(s, *t.c, draft, seq, lsn, s.config.max_item_bytes);
+        return handlers::StampItem(s, *t.c, draft, seq, lsn, s.config.max_item_bytes);
       });
   return w.created;
 }
@@ -532,8 +534,8 @@ const Outcome& Loader::Apply() {
   outcome_.applied = true;
   auto& records = m.records;
 
-  // The good items, in chunks of kChunk. Each chunk is prepared (parsed, placed and
-  // drafted: handlers::DraftItem) by whichever thread claims it first, into a ring of slots, and
+  // The good items, in chunks of kChunk. Each chunk is prepared (parsed, placed and its images
+  // built and sealed: handlers::PrepareItem) by whichever thread claims it first, into a ring of slots, and
   // written by worker 0 alone, in order: the partitions' writes are what must be serial, and
   // drafting is most of the rest. While the next chunk to write is still being prepared elsewhere,
   // worker 0 prepares a later one rather than wait.

@@ -4,7 +4,7 @@
 // A load runs in two steps. Check() reads every item of every source and checks it (valid JSON,
 // an object, a valid id, the partition key values, the 2 MB limit, an id given twice in the load),
 // on one thread per core, writing nothing. Apply() then writes the good items in input order as
-// upserts, the way a REST upsert writes them (handlers::DraftItem and FinishItem build the stored
+// upserts, the way a REST upsert writes them (handlers::PrepareItem and StampItem build the stored
 // image, PhysicalPartition::Write stores and journals it): the same system properties, journal
 // records and limits. Other threads parse ahead while the calling thread writes. In fail mode
 // Apply() refuses to run when Check() found an error, so a failed load writes nothing.

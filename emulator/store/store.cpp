@@ -737,13 +737,18 @@ bool Database::RemoveContainer(const std::string& id) {
 
 // ---- Account ----------------------------------------------------------------------------------
 
-std::string Account::NewEtag(int64_t ts) {
-  uint64_t n = ++etag_counter_;
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "\"%08llx-0000-0100-0000-%08llx0000\"", static_cast<unsigned long long>(n & 0xFFFFFFFF),
-                static_cast<unsigned long long>(ts & 0xFFFFFFFF));
-  return buf;
+std::string Account::EtagOf(uint64_t n, int64_t ts) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "\"00000000-0000-0100-0000-000000000000\"";
+  auto put = [&](size_t at, uint32_t v) {
+    for (int i = 7; i >= 0; --i, v >>= 4) out[at + static_cast<size_t>(i)] = kHex[v & 0xF];
+  };
+  put(1, static_cast<uint32_t>(n & 0xFFFFFFFF));
+  put(25, static_cast<uint32_t>(static_cast<uint64_t>(ts) & 0xFFFFFFFF));
+  return out;
 }
+
+std::string Account::NewEtag(int64_t ts) { return EtagOf(++etag_counter_, ts); }
 
 namespace {
 template <typename T>

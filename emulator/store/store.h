@@ -946,6 +946,8 @@ class Account {
 
   // A new etag value, quoted, unique across the account.
   std::string NewEtag(int64_t ts);
+  // The etag NewEtag makes from counter value `n` at `ts` (always 38 characters, quotes included).
+  static std::string EtagOf(uint64_t n, int64_t ts);
 
   // Persistence: the journal every new container's partitions write to (null: none).
   void set_journal(Journal* journal) { journal_ = journal; }

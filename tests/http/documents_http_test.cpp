@@ -4,6 +4,8 @@
 #include <set>
 #include <thread>
 
+#include "common/errors.h"
+#include "handlers/common.h"
 #include "http_test_util.h"
 
 namespace cosmos::testing {
@@ -81,6 +83,55 @@ TEST_F(DocumentsTest, CreateReturnsStoredImage) {
   EXPECT_EQ(second.Header("x-ms-session-token"), "0:-1#2");
   EXPECT_EQ(second.Str("_rid"), "AQBAAIAAAAECAAAAAAAAAA==");
   EXPECT_NE(second.Header("etag"), r.Header("etag"));
+}
+
+// An item write builds and seals its image before it takes the partition's lock (PrepareItem) and
+// only stamps it under the lock (StampItem): the rid of its sequence number in _rid and _self, the
+// write's own second in _ts, a new etag; the text's length follows _ts when that has one more digit.
+// The image is exactly what the one-step FinishItem builds; 413 comes from the stamp.
+TEST_F(DocumentsTest, AnImageBuiltBeforeItsWriteIsStampedWithTheWritesRidTimeAndEtag) {
+  util::WallClock clock(999'999'999'400);  // the second before _ts has ten digits
+  http::Services s{account_, config_, limiter_, stats_, clock, &faults_};
+  auto c = account_.FindDatabase("db1")->FindContainer("c1");
+  ASSERT_TRUE(c);
+  json::Document user;
+  ASSERT_EQ(json::Parse(R"({"id":"s1","pk":"a","_rid":"dropped","n":1})", user), json::ParseStatus::kOk);
+  auto prepared = handlers::PrepareItem(s, *c, handlers::DraftItem(user, kPkA, "05C1"));
+  EXPECT_EQ(prepared->ts, 999'999'999);
+  clock.Advance(1000);
+  auto item = handlers::StampItem(s, *c, prepared, 7, 3, 2u << 20);
+  const std::string rid = c->ItemRid(7);
+  const std::string etag = item->body["_etag"].GetString();
+  EXPECT_TRUE(std::regex_match(etag, kEtag)) << etag;
+  EXPECT_EQ(etag.substr(25, 8), "3b9aca00");  // the write's second, 1,000,000,000, in hexadecimal
+  const std::string want = R"({"id":"s1","pk":"a","n":1,"_rid":")" + rid + R"(","_self":")" + c->self() + "docs/" + rid +
+                           R"(/","_etag":"\")" + etag.substr(1, etag.size() - 2) +
+                           R"(\"","_attachments":"attachments/","_ts":1000000000})";
+  EXPECT_EQ(item->Text(), want);
+  EXPECT_EQ(item->size, want.size());
+  EXPECT_EQ(item->ts, 1'000'000'000);
+  EXPECT_EQ(item->seq, 7u);
+  EXPECT_EQ(item->lsn, 3u);
+  EXPECT_EQ(item->rid(), rid);
+  EXPECT_EQ(item->etag(), etag);
+  EXPECT_EQ(item->id(), "s1");
+  EXPECT_EQ(item->pk(), kPkA);
+  EXPECT_EQ(item->epk(), "05C1");
+  // The one-step build: the same image but for its own etag.
+  auto whole = handlers::FinishItem(s, *c, handlers::DraftItem(user, kPkA, "05C1"), 7, 3, 2u << 20);
+  const std::string other = whole->body["_etag"].GetString();
+  EXPECT_NE(other, etag);
+  std::string expected = want;
+  expected.replace(expected.find(etag.substr(1, etag.size() - 2)), etag.size() - 2, other.substr(1, other.size() - 2));
+  EXPECT_EQ(whole->Text(), expected);
+  // Too large for the limit: the stamp refuses it with 413, under the lock, where FinishItem did.
+  auto big = handlers::PrepareItem(s, *c, handlers::DraftItem(user, kPkA, "05C1"));
+  try {
+    handlers::StampItem(s, *c, big, 8, 4, 100);
+    ADD_FAILURE() << "a 200-byte image passed a 100-byte limit";
+  } catch (const CosmosError& e) {
+    EXPECT_EQ(e.status, 413);
+  }
 }
 
 // Prefer: return=minimal (the Go and Rust SDKs' default on item writes): the status and headers of
