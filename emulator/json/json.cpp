@@ -268,7 +268,9 @@ ParseStatus Parse(std::string_view text, Document& out) {
       copy.assign(text.data(), text.size());
       rapidjson::StringStream ss(copy.c_str());
       ok = !reader.Parse<kFlags>(ss, handler).IsError() && ss.Tell() == text.size();
-      if (copy.capacity() > (1u << 20)) std::string().swap(copy);
+      // Kept between parses only while small: each worker thread has one, and a batch body of a
+      // megabyte kept by each would hold megabytes nothing uses.
+      if (copy.capacity() > (64u << 10)) std::string().swap(copy);
     } else {
       rapidjson::MemoryStream ms(text.data(), text.size());
       ok = !reader.Parse<kFlags | rapidjson::kParseValidateEncodingFlag>(ms, handler).IsError();
