@@ -76,9 +76,13 @@ void Item::LayOutTexts(const std::string_view (&now)[kTexts], uint8_t in_body) {
   texts_ = std::move(block);  // views may point into the old block: it is dropped only now
 }
 
+void Item::CurrentTexts(std::string_view (&now)[kTexts]) const {
+  for (size_t i = 0; i < kTexts; ++i) now[i] = text(static_cast<Field>(i));
+}
+
 void Item::set_text(Field t, std::string_view v) {
   std::string_view now[kTexts];
-  for (size_t i = 0; i < kTexts; ++i) now[i] = text(static_cast<Field>(i));
+  CurrentTexts(now);
   now[static_cast<size_t>(t)] = v;
   LayOutTexts(now, static_cast<uint8_t>(in_body_ & ~(1u << static_cast<unsigned>(t))));
 }
@@ -88,7 +92,7 @@ void Item::ShareTextsWithBody() {
   static constexpr std::pair<Field, std::string_view> kHeld[] = {
       {Field::kId, "id"}, {Field::kRid, "_rid"}, {Field::kEtag, "_etag"}};
   std::string_view now[kTexts];
-  for (size_t i = 0; i < kTexts; ++i) now[i] = text(static_cast<Field>(i));
+  CurrentTexts(now);
   uint8_t in_body = in_body_;
   for (const auto& [field, name] : kHeld) {
     const size_t i = static_cast<size_t>(field);
@@ -124,7 +128,7 @@ void Item::Seal() {
 void Item::Seal(const json::Value& doc) {
   if (in_body_) {  // (sealed before: the texts read from the old block are copied out of it first)
     std::string_view now[kTexts];
-    for (size_t i = 0; i < kTexts; ++i) now[i] = text(static_cast<Field>(i));
+    CurrentTexts(now);
     LayOutTexts(now, 0);
   }
   // One block, exactly the DOM's size; a pool allocator lends it out while the copy is made, and
@@ -147,7 +151,7 @@ void Item::Seal(const json::Value& doc) {
   text.clear();
   json::Write(text, body);
   size = static_cast<uint32_t>(text.size());
-  if (text.capacity() > (1u << 20)) std::string().swap(text);
+  if (text.capacity() > (64u << 10)) std::string().swap(text);  // (a large item's text is not kept)
   ShareTextsWithBody();
 }
 

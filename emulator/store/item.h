@@ -89,6 +89,7 @@ struct Item {
   static constexpr size_t kTexts = 5;
   std::string_view text(Field t) const;
   void set_text(Field t, std::string_view v);
+  void CurrentTexts(std::string_view (&now)[kTexts]) const;
   // Sets every text to `now`: those whose bit is set in `in_body` are views of the document's
   // strings (in `block_`), the others are copied into a new `texts_`.
   void LayOutTexts(const std::string_view (&now)[kTexts], uint8_t in_body);

@@ -196,7 +196,8 @@ void PhysicalPartition::Remove(ItemsByKey::iterator it) {
   by_key_.erase(it);
 }
 
-void PhysicalPartition::Store(ItemPtr current, ItemPtr item) {
+void PhysicalPartition::Store(ItemsByKey::iterator slot, ItemPtr item) {
+  const ItemPtr current = slot == by_key_.end() ? nullptr : slot->item;
   // A replace whose body named another id renames the item: it keeps its rid and place in the
   // feed and moves to the key of its new id (the service renames it; .NET's Resource.Id is "not
   // immutable", and Microsoft's Python SDK tests rename items by replace and in batches).
@@ -242,13 +243,11 @@ void PhysicalPartition::Store(ItemPtr current, ItemPtr item) {
     if (item->seq < b.next) b.index->Add(*item);
   }
   if (current) {
-    auto it = by_key_.find(ItemKey{current->pk(), current->id()});
-    if (it == by_key_.end()) throw std::logic_error("the stored version of an item is not in the key map");
     if (!renamed) {
-      it->item = std::move(item);
+      slot->item = std::move(item);
       return;
     }
-    by_key_.erase(it);
+    by_key_.erase(slot);
   }
   by_key_.insert(ItemSlot{std::move(item)});
 }
@@ -557,7 +556,8 @@ uint64_t PhysicalPartition::Apply(ItemsByKey::iterator it, ItemPtr item, util::I
     Remove(it);
   } else {
     const bool created = !current;
-    Store(std::move(current), std::move(item));
+    current.reset();
+    Store(it, std::move(item));
     if (created) NoteGrowth();
   }
   return lsn;
@@ -570,7 +570,7 @@ void PhysicalPartition::ApplyRecorded(std::string_view pk, std::string_view id, 
     return;
   }
   const bool created = it == by_key_.end();
-  Store(created ? nullptr : it->item, change.current);
+  Store(it, change.current);
   if (created) NoteGrowth();
 }
 
@@ -705,7 +705,7 @@ void PhysicalPartition::RestoreState(State state, const ItemPolicy& policy) {
   unique_index_.clear();
   expiry_ttl_ = policy.default_ttl;
   by_key_.reserve(state.items.size());
-  for (auto& item : state.items) Store(nullptr, std::move(item));
+  for (auto& item : state.items) Store(by_key_.end(), std::move(item));
   lsn_ = state.lsn;
   NoteLsn(lsn_);
   next_seq_ = state.next_seq;
@@ -747,7 +747,7 @@ void PhysicalPartition::ReplayLocked(uint64_t lsn, ItemPtr image, const std::str
     return;
   }
   next_seq_ = std::max(next_seq_, image->seq + 1);
-  Store(current, image);
+  Store(it, image);
   const ChangeKind kind = current ? ChangeKind::kReplace : ChangeKind::kCreate;
   if (logging_) log_.push_back({lsn, kind, std::move(image), std::move(current), crts, false});
 }

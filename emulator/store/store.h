@@ -493,8 +493,9 @@ class PhysicalPartition {
   // the stored version (or end); `item`: the new image (its lsn already the next LSN), null to
   // delete.
   uint64_t Apply(ItemsByKey::iterator it, ItemPtr item, util::Instant now);
-  // `current` (null for a new item) becomes `item` in every map and index.
-  void Store(ItemPtr current, ItemPtr item);
+  // The version in `slot` (end for a new item) becomes `item` in every map and index; the slot
+  // keeps its place unless the item was renamed.
+  void Store(ItemsByKey::iterator slot, ItemPtr item);
   // The index of `path`, built now when the partition has none (shared or exclusive lock held).
   std::shared_ptr<const PathIndex> PathIndexOf(const IndexColumns& columns) const;
   std::shared_ptr<const PathIndex> PathIndexOf(const DocPath& path) const {
