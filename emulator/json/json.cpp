@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 namespace cosmos::json {
@@ -255,7 +256,12 @@ ParseStatus Parse(std::string_view text, Document& out) {
   bool ok = false;
   bool maybe_repeated = false;
   auto generate = [&](Document& d) {
-    rapidjson::Reader reader;
+    // The reader keeps a string's bytes on its stack while it reads it: one kept per thread (its
+    // stack is reused, not grown again from 256 bytes for every body), but not for a large text,
+    // whose stack no later parse would need.
+    thread_local rapidjson::Reader kept;
+    std::optional<rapidjson::Reader> own;
+    rapidjson::Reader& reader = text.size() <= (64u << 10) ? kept : own.emplace();
     NumberHandler handler{d};
     auto note = [&] { maybe_repeated = handler.maybe_repeated; };
     // Trailing non-whitespace is an error. Text of ASCII bytes alone is valid UTF-8: RapidJSON's

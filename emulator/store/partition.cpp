@@ -330,7 +330,12 @@ void PhysicalPartition::AwaitUnreserved(std::unique_lock<std::shared_mutex>& loc
 
 std::unique_lock<std::shared_mutex> PhysicalPartition::LockToWrite(JournalHold& hold, const std::string& pk) {
   for (;;) {
-    std::unique_lock lock(mu_);
+    // A write holds the lock for microseconds: a writer that finds it taken tries again for about
+    // as long before it sleeps in the kernel (a futex wait and a wake-up, each a system call and
+    // a context switch, cost more than the wait).
+    std::unique_lock lock(mu_, std::defer_lock);
+    for (int i = 0; i < 128 && !lock.try_lock(); ++i) util::CpuRelax();
+    if (!lock.owns_lock()) lock.lock();
     if (reserved_.empty() || reserved_.count(pk) == 0) return lock;
     if (!util::MayBlock()) throw util::WouldBlock{};  // (nothing changed yet)
     hold.Release();

@@ -83,4 +83,13 @@ class NoWaitScope {  // MayBlock() is false on this thread while one lives
   bool previous_;
 };
 
+// A hint to the processor inside a loop that waits for another thread (a spin before a lock).
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
 }  // namespace cosmos::util
