@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "common/errors.h"
@@ -203,6 +204,26 @@ Val Member(Val base, std::string_view name) {
   return it == o.MemberEnd() ? Val() : Val(it->value);
 }
 
+// The same, trying first where `hint` says the last object had it. An object's names are unique
+// (parsed documents drop repeated names, Arena::Set replaces), so the member found there is the
+// one a walk would find.
+// (Not inlined: Eval recurses as deep as the query nests, and its frame must stay small.)
+[[gnu::noinline]] Val Member(Val base, std::string_view name, const MemberHint& hint) {
+  if (!base.IsObject()) return Val();
+  const json::Value& o = base.json();
+  const uint32_t at = hint.at.load(std::memory_order_relaxed);
+  if (at < o.MemberCount()) {
+    const auto& m = o.MemberBegin()[at];
+    if (m.name.GetStringLength() == name.size() && std::memcmp(m.name.GetString(), name.data(), name.size()) == 0)
+      return Val(m.value);
+  }
+  auto it = o.FindMember(json::Value(rapidjson::StringRef(name.data(), static_cast<rapidjson::SizeType>(name.size()))));
+  if (it == o.MemberEnd()) return Val();
+  const auto found = static_cast<uint32_t>(it - o.MemberBegin());
+  if (found != at) hint.at.store(found, std::memory_order_relaxed);
+  return Val(it->value);
+}
+
 Val Index(Val base, Val index) {
   if (base.IsArray() && index.IsNumber()) {
     double d = index.AsNumber();
@@ -219,7 +240,7 @@ Val Eval(const Node& n, EvalContext& cx) {
   switch (n.op) {
     case Node::Op::kConst: return n.constant;
     case Node::Op::kVar: return cx.env[n.slot];
-    case Node::Op::kMember: return Member(Eval(n.kids[0], cx), n.name);
+    case Node::Op::kMember: return Member(Eval(n.kids[0], cx), n.name, n.hint);
     case Node::Op::kIndex: return Index(Eval(n.kids[0], cx), Eval(n.kids[1], cx));
     case Node::Op::kUnary: {
       Val v = Eval(n.kids[0], cx);
@@ -509,7 +530,14 @@ void CanonicalKey(std::string& out, Val v) {
         json::WriteDouble(out, v.AsNumber());
       }
       return;
-    case Type::kString: json::WriteString(out, v.AsString()); return;
+    case Type::kString: {  // its length, then its bytes: no escaping to look for (only equality matters)
+      const std::string_view text = v.AsString();
+      out += '"';
+      out += std::to_string(text.size());
+      out += ':';
+      out += text;
+      return;
+    }
     case Type::kArray:
       out += '[';
       for (const auto& e : v.json().GetArray()) {

@@ -2,6 +2,8 @@
 // values, aggregates to accumulator slots. Built by Bind() from the syntax tree; run by the executor.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -19,6 +21,18 @@ namespace cosmos::query {
 struct Plan;
 
 enum class Agg { kCount, kSum, kAvg, kMin, kMax, kMakeList, kMakeSet, kCountIf };  // COUNTIF: rows where true
+
+// Where a property was found in the last object a kMember node read: documents of a container
+// mostly share a layout, so the next one usually has it at the same place, and one comparison
+// replaces a walk of the members. Threads reading in parallel share the node, hence the atomic
+// (a stale position only costs the walk). Copies start over.
+struct MemberHint {
+  static constexpr uint32_t kNone = UINT32_MAX;
+  MemberHint() = default;
+  MemberHint(const MemberHint&) {}
+  MemberHint& operator=(const MemberHint&) { return *this; }
+  mutable std::atomic<uint32_t> at{kNone};
+};
 
 // One bound expression node.
 struct Node {
@@ -46,6 +60,7 @@ struct Node {
     kArraySubquery,
   };
   Op op = Op::kConst;
+  MemberHint hint;  // kMember (in the four bytes `op` leaves before `constant`: Node keeps its size)
   Val constant;
   int slot = 0;
   std::string name;
