@@ -120,8 +120,8 @@ struct Server::Impl {
   // One io_context per I/O thread, each run by its thread alone (the concurrency hint 1): a
   // connection stays on the context it was accepted into, so the threads share no scheduler
   // queue, epoll set or timer queue, and do not wake each other (one context run by every thread
-  // spent a third of a request's system calls on that sharing). The first holds the acceptors,
-  // the control strand and the signals too.
+  // cost a futex call per request in that sharing). The first holds the acceptors, the control
+  // strand and the signals too.
   asio::io_context ioc{1};
   std::vector<std::unique_ptr<asio::io_context>> more_ioc;
   std::vector<asio::executor_work_guard<asio::io_context::executor_type>> keep_running;  // of more_ioc
@@ -526,8 +526,7 @@ struct Server::Impl {
         listener.waiting = false;
         if (!listener.acceptor.is_open()) co_return;
       }
-      asio::io_context& into = next_ioc % (more_ioc.size() + 1) == 0 ? ioc : *more_ioc[next_ioc % (more_ioc.size() + 1) - 1];
-      auto [ec, socket] = co_await listener.acceptor.async_accept(asio::make_strand(into), kNoThrow);
+      auto [ec, socket] = co_await listener.acceptor.async_accept(asio::make_strand(NextContext()), kNoThrow);
       if (ec) {
         if (!listener.acceptor.is_open()) co_return;
         if (OutOfResources(ec)) {
@@ -539,7 +538,7 @@ struct Server::Impl {
         }
         continue;  // e.g. a connection reset while it waited in the backlog
       }
-      ++next_ioc;
+      ++next_ioc;  // (a failed accept leaves the turn where it was)
       beast::error_code ignored;
       socket.set_option(tcp::no_delay(true), ignored);
       auto executor = socket.get_executor();
@@ -547,6 +546,12 @@ struct Server::Impl {
       asio::co_spawn(executor, Accepted(listener, beast::tcp_stream(std::move(socket))),
                      [this](std::exception_ptr) { Released(); });
     }
+  }
+
+  // The I/O thread whose turn it is to take a connection (on the control strand).
+  asio::io_context& NextContext() {
+    const size_t turn = next_ioc % (more_ioc.size() + 1);
+    return turn == 0 ? ioc : *more_ioc[turn - 1];
   }
 
   void Released() {

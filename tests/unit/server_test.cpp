@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -130,6 +131,48 @@ TEST(Server, AWaitingHandlerHoldsAWorkerNotTheIoThread) {
   EXPECT_NE(ReadResponse(slow, milliseconds(2000)).find("\r\n\r\n/wait"), std::string::npos);
   ::close(slow);
   ::close(other);
+}
+
+// Each I/O thread runs a context of its own and connections are given to them in turn: two
+// connections are answered (at once, on their I/O threads) by two different threads, each
+// connection always by the same one; an answer that waits on one thread does not hold the other.
+TEST(Server, ConnectionsAreSpreadOverTheIoThreadsAndStayOnTheirs) {
+  Options options;
+  options.threads = 2;
+  Running r(options);
+  std::atomic<bool> second_answered{false};
+  r.server.Listen(
+      "127.0.0.1", 0, Protocol::kHttp,
+      [&](const Request& req, const Connection&) {
+        if (req.target() == "/hold") WaitFor([&] { return second_answered.load(); }, milliseconds(5000));
+        std::ostringstream id;
+        id << std::this_thread::get_id();
+        return Text(req, id.str());
+      },
+      [](const Request&) { return true; });  // everything on the I/O threads
+  r.Start();
+  const uint16_t port = r.server.port();
+  auto body = [](const std::string& answer) {
+    const size_t at = answer.find("\r\n\r\n");
+    return at == std::string::npos ? std::string() : answer.substr(at + 4);
+  };
+  int first = Connect(port);
+  int second = Connect(port);
+  Send(first, Get("/a"));
+  const std::string first_thread = body(ReadResponse(first, milliseconds(2000)));
+  Send(second, Get("/a"));
+  const std::string second_thread = body(ReadResponse(second, milliseconds(2000)));
+  ASSERT_FALSE(first_thread.empty());
+  ASSERT_FALSE(second_thread.empty());
+  EXPECT_NE(first_thread, second_thread);
+  // The first connection's thread waits in its handler until the second's answers.
+  Send(first, Get("/hold"));
+  Send(second, Get("/b"));
+  EXPECT_EQ(body(ReadResponse(second, milliseconds(2000))), second_thread);
+  second_answered = true;
+  EXPECT_EQ(body(ReadResponse(first, milliseconds(6000))), first_thread);
+  ::close(first);
+  ::close(second);
 }
 
 // HEAD answers the GET's headers without its body: on a kept-alive connection the next answer
