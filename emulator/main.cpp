@@ -792,9 +792,6 @@ int main(int argc, char** argv) {
   // The activity ids' generator takes its seed from OpenSSL now, on this thread, not in the first
   // request (util::NewUuid).
   (void)cosmos::util::NewUuid();
-  // And OpenSSL finds its HMAC and SHA-256 now, not in the first signed request (its first fetch of
-  // an algorithm loads that whole kind of algorithm: most of the first request's 10 ms).
-  (void)cosmos::util::HmacSha256("key", "message");
   start.roles = roles.Summary() + roles_origin;
   if (level != LogLevel::kQuiet) {
     PrintStartReport(s, config, server, listeners, start);
