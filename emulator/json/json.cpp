@@ -261,7 +261,7 @@ ParseStatus Parse(std::string_view text, Document& out) {
     // whose stack no later parse would need.
     thread_local rapidjson::Reader kept;
     std::optional<rapidjson::Reader> own;
-    rapidjson::Reader& reader = text.size() <= (64u << 10) ? kept : own.emplace();
+    rapidjson::Reader& reader = text.size() <= kKeptPerThreadBytes ? kept : own.emplace();
     NumberHandler handler{d};
     auto note = [&] { maybe_repeated = handler.maybe_repeated; };
     // Trailing non-whitespace is an error. Text of ASCII bytes alone is valid UTF-8: RapidJSON's
@@ -274,9 +274,7 @@ ParseStatus Parse(std::string_view text, Document& out) {
       copy.assign(text.data(), text.size());
       rapidjson::StringStream ss(copy.c_str());
       ok = !reader.Parse<kFlags>(ss, handler).IsError() && ss.Tell() == text.size();
-      // Kept between parses only while small: each worker thread has one, and a batch body of a
-      // megabyte kept by each would hold megabytes nothing uses.
-      if (copy.capacity() > (64u << 10)) std::string().swap(copy);
+      if (copy.capacity() > kKeptPerThreadBytes) std::string().swap(copy);
     } else {
       rapidjson::MemoryStream ms(text.data(), text.size());
       ok = !reader.Parse<kFlags | rapidjson::kParseValidateEncodingFlag>(ms, handler).IsError();

@@ -14,6 +14,7 @@
 #endif
 #include <rapidjson/document.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -27,6 +28,11 @@ using Allocator = rapidjson::Document::AllocatorType;
 
 // The service rejects documents nested deeper than this (objects and arrays both count).
 inline constexpr int kMaxDepth = 128;
+
+// Per-thread buffers kept between calls (the parse's text copy and reader, Item::Seal's text) are
+// kept only up to this size: every worker thread has its own, and a megabyte body kept by each
+// would hold megabytes nothing uses.
+inline constexpr size_t kKeptPerThreadBytes = 64u << 10;
 
 enum class ParseStatus { kOk, kMalformed, kTooDeep };
 

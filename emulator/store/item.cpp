@@ -151,7 +151,7 @@ void Item::Seal(const json::Value& doc) {
   text.clear();
   json::Write(text, body);
   size = static_cast<uint32_t>(text.size());
-  if (text.capacity() > (64u << 10)) std::string().swap(text);  // (a large item's text is not kept)
+  if (text.capacity() > json::kKeptPerThreadBytes) std::string().swap(text);
   ShareTextsWithBody();
 }
 

@@ -561,7 +561,6 @@ uint64_t PhysicalPartition::Apply(ItemsByKey::iterator it, ItemPtr item, util::I
     Remove(it);
   } else {
     const bool created = !current;
-    current.reset();
     Store(it, std::move(item));
     if (created) NoteGrowth();
   }
