@@ -388,8 +388,19 @@ Response Handle(Services& services, const Request& req, bool secure, const std::
 
 namespace {
 
+// The request's activity id: the client's x-ms-activity-id when it sends a GUID, which the service
+// echoes in its answer (the REST reference's common headers; the .NET and Python SDKs log their own
+// id beside the answer's), else a new one. (Direct mode echoes the frame's id: rntbd_session.)
+std::string ActivityIdOf(const Request& req) {
+  auto h = req.find(headers::kActivityId);
+  if (h != req.end()) {
+    if (auto id = util::CanonicalUuid(std::string_view(h->value().data(), h->value().size()))) return *id;
+  }
+  return util::NewUuid();
+}
+
 Response HandleRequest(Services& services, const Request& req, bool secure, const std::atomic<bool>* cancelled) {
-  const std::string activity_id = util::NewUuid();
+  const std::string activity_id = ActivityIdOf(req);
   Response res{beast_http::status::ok, req.version()};
   res.keep_alive(req.keep_alive());
   std::string_view target(req.target().data(), req.target().size());

@@ -236,6 +236,22 @@ std::string FormatRfc1123(int64_t unix_seconds) {
   return cached;
 }
 
+std::optional<std::string> CanonicalUuid(std::string_view text) {
+  if (text.size() != 36) return std::nullopt;
+  std::string out(text);
+  for (size_t i = 0; i < out.size(); ++i) {
+    const char c = out[i];
+    if (i == 8 || i == 13 || i == 18 || i == 23) {
+      if (c != '-') return std::nullopt;
+    } else if (c >= 'A' && c <= 'F') {
+      out[i] = static_cast<char>(c - 'A' + 'a');
+    } else if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
+      return std::nullopt;
+    }
+  }
+  return out;
+}
+
 std::string NewUuid() {
   // Activity ids need uniqueness, not secrecy: a per-thread generator, each seeded from one value
   // taken from OpenSSL once per process and the thread's own number. (Asking OpenSSL on every

@@ -45,6 +45,9 @@ std::string FormatRfc1123(int64_t unix_seconds);
 
 // Random version-4 UUID text.
 std::string NewUuid();
+// The text of a GUID in its 36-character form (8-4-4-4-12 hexadecimal digits, either case), in
+// lower case; nullopt for anything else.
+std::optional<std::string> CanonicalUuid(std::string_view text);
 
 // The integer a whole string spells (decimal, optional '-' for signed types); nullopt when the
 // text is empty, has anything else in it, or is out of the type's range.

@@ -50,6 +50,27 @@ TEST_F(PipelineTest, CommonHeadersOnSuccess) {
   EXPECT_NE(r.Header("x-ms-activity-id"), Get("/").Header("x-ms-activity-id"));
 }
 
+// The client's x-ms-activity-id comes back as the answer's, in lower case, errors included (the REST
+// reference's common headers; the Python SDK's logging test compares the two). Anything but a GUID
+// gets an id of the emulator's own.
+TEST_F(PipelineTest, ActivityIdOfTheClientIsEchoed) {
+  const std::string sent = "0663B718-02E6-46A7-AEB1-D07AA713A988";
+  auto ok = Get("/", {{"x-ms-activity-id", sent}});
+  ASSERT_EQ(ok.status(), 200) << ok;
+  EXPECT_EQ(ok.Header("x-ms-activity-id"), "0663b718-02e6-46a7-aeb1-d07aa713a988");
+  auto missing = Get("/dbs/nosuchdb", {{"x-ms-activity-id", sent}});
+  ASSERT_EQ(missing.status(), 404) << missing;
+  EXPECT_EQ(missing.Header("x-ms-activity-id"), "0663b718-02e6-46a7-aeb1-d07aa713a988");
+  const std::string message = missing.Message();
+  EXPECT_NE(message.find("ActivityId: 0663b718-02e6-46a7-aeb1-d07aa713a988"), std::string::npos) << message;
+  for (const char* bad : {"not-a-guid", "0663b718-02e6-46a7-aeb1-d07aa713a98", "0663b718x02e6-46a7-aeb1-d07aa713a988",
+                          "{0663b718-02e6-46a7-aeb1-d07aa713a988}", "0663b718-02e6-46a7-aeb1-d07aa713a98g"}) {
+    auto r = Get("/", {{"x-ms-activity-id", bad}});
+    ASSERT_EQ(r.status(), 200) << bad << r;
+    EXPECT_TRUE(std::regex_match(r.Header("x-ms-activity-id"), kUuid)) << bad << " " << r.Header("x-ms-activity-id");
+  }
+}
+
 TEST_F(PipelineTest, AccountDocument) {
   auto r = Get("/");
   ASSERT_EQ(r.status(), 200) << r;
