@@ -33,7 +33,7 @@ std::string Key(int k) { return "[\"key-" + std::to_string(k) + "\"]"; }
 // A 1 KB stored item, as the document handler builds one (parsed body and text).
 store::ItemPtr MakeItem(const std::string& id, const std::string& pk, uint64_t seq, uint64_t lsn, int64_t ts,
                         std::optional<int64_t> ttl = std::nullopt) {
-  auto item = std::make_shared<store::Item>();
+  auto item = store::NewItem();
   item->set_id(id);
   item->set_pk(pk);
   item->seq = seq;

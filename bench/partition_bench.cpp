@@ -344,7 +344,7 @@ store::ContainerPtr FilledContainer(int64_t n) {
     const std::string pk = key.Canonical();
     placement.partition->Write(store::WriteKind::kCreate, pk, id, store::Preconditions{}, util::Instant{}, policy,
                                [&](const store::ItemPtr&, uint64_t seq, uint64_t lsn) {
-                                 auto item = std::make_shared<store::Item>();
+                                 auto item = store::NewItem();
                                  item->set_id(id);
                                  item->set_pk(pk);
                                  item->set_epk(placement.epk);

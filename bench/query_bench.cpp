@@ -178,7 +178,7 @@ const Dataset& Data() {
           store::WriteKind::kCreate, canonical, id, store::Preconditions{}, util::Instant::FromMs(ts * 1000),
           store::ItemPolicy{},
           [&](const store::ItemPtr&, uint64_t seq, uint64_t lsn) {
-            auto item = std::make_shared<store::Item>();
+            auto item = store::NewItem();
             auto& draft = item->Draft();
             auto& a = draft.GetAllocator();
             draft.SetObject();

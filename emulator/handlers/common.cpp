@@ -393,7 +393,7 @@ http::Result QueryResources(http::Services& s, http::RequestContext& ctx, const 
   for (const auto& [id, text] : resources) {
     part.Write(store::WriteKind::kCreate, id, id, store::Preconditions{}, now, store::ItemPolicy{},
                [&, &id = id, &text = text](const store::ItemPtr&, uint64_t seq, uint64_t lsn) {
-                 auto item = std::make_shared<store::Item>();
+                 auto item = store::NewItem();
                  item->set_id(id);
                  item->set_pk(id);
                  if (json::Parse(text, item->Draft()) != json::ParseStatus::kOk)

@@ -172,12 +172,12 @@ store::ItemPtr MakeItem(http::Services& s, const store::Container& c, const json
 // What of a stored image does not depend on where or when it is written: the user's properties
 // (system properties dropped) in the order given, in the item's draft; id, keys and ttl. Bulk
 // loads (seed/) prepare items on several threads (PrepareItem), and only StampItem runs under the lock.
-std::shared_ptr<store::Item> DraftItem(const json::Value& user, const std::string& pk, const std::string& epk);
+store::DraftPtr DraftItem(const json::Value& user, const std::string& pk, const std::string& epk);
 // Completes a draft written at (seq, lsn) now: _rid, _self, _etag, _attachments and _ts after the
 // user's properties, then seals the item; 413 when its text exceeds `max_bytes`. Whether the item
 // enters the index: the write's directive under the container's policy (IndexingPolicy::IndexesWrite).
 // The same as StampItem(PrepareItem(...)).
-store::ItemPtr FinishItem(http::Services& s, const store::Container& c, std::shared_ptr<store::Item> item, uint64_t seq,
+store::ItemPtr FinishItem(http::Services& s, const store::Container& c, store::DraftPtr item, uint64_t seq,
                           uint64_t lsn, size_t max_bytes,
                           store::IndexingDirective directive = store::IndexingDirective::kDefault);
 // FinishItem in two steps, so that the work of building and sealing the image is done before the
@@ -186,9 +186,9 @@ store::ItemPtr FinishItem(http::Services& s, const store::Container& c, std::sha
 // _ts and _etag, from its time): texts of the lengths the write's will have. StampItem, under the
 // lock, writes those in place for a write at (seq, lsn) now; 413 when the text exceeds
 // `max_bytes`. A prepared item is stamped once.
-std::shared_ptr<store::Item> PrepareItem(http::Services& s, const store::Container& c, std::shared_ptr<store::Item> draft,
+store::DraftPtr PrepareItem(http::Services& s, const store::Container& c, store::DraftPtr draft,
                                          store::IndexingDirective directive = store::IndexingDirective::kDefault);
-store::ItemPtr StampItem(http::Services& s, const store::Container& c, std::shared_ptr<store::Item> prepared,
+store::ItemPtr StampItem(http::Services& s, const store::Container& c, store::DraftPtr prepared,
                          uint64_t seq, uint64_t lsn, size_t max_bytes);
 // A write's x-ms-indexing-directive, or a batch operation's indexingDirective (absent: Default);
 // 400 for another value.

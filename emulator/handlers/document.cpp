@@ -55,8 +55,8 @@ std::optional<int64_t> ItemTtl(const json::Value& doc) {
   return store::ValidTtl(it->value);
 }
 
-std::shared_ptr<store::Item> DraftItem(const json::Value& user, const std::string& pk, const std::string& epk) {
-  auto item = std::make_shared<store::Item>();
+store::DraftPtr DraftItem(const json::Value& user, const std::string& pk, const std::string& epk) {
+  auto item = store::NewItem();
   auto& draft = item->Draft();
   auto& a = draft.GetAllocator();
   draft.SetObject();
@@ -84,7 +84,7 @@ size_t Digits(int64_t v) {
 
 }  // namespace
 
-std::shared_ptr<store::Item> PrepareItem(Services& s, const store::Container& c, std::shared_ptr<store::Item> item,
+store::DraftPtr PrepareItem(Services& s, const store::Container& c, store::DraftPtr item,
                                          store::IndexingDirective directive) {
   item->unindexed = !c.settings()->indexing.IndexesWrite(directive);
   auto& draft = item->Draft();
@@ -105,7 +105,7 @@ std::shared_ptr<store::Item> PrepareItem(Services& s, const store::Container& c,
   return item;
 }
 
-store::ItemPtr StampItem(Services& s, const store::Container& c, std::shared_ptr<store::Item> item, uint64_t seq,
+store::ItemPtr StampItem(Services& s, const store::Container& c, store::DraftPtr item, uint64_t seq,
                          uint64_t lsn, size_t max_bytes) {
   // The item is not shared yet: its sealed block is changed in place, each text keeping its length.
   auto& body = const_cast<json::Value&>(item->body);
@@ -138,7 +138,7 @@ store::ItemPtr StampItem(Services& s, const store::Container& c, std::shared_ptr
   return item;
 }
 
-store::ItemPtr FinishItem(Services& s, const store::Container& c, std::shared_ptr<store::Item> item, uint64_t seq,
+store::ItemPtr FinishItem(Services& s, const store::Container& c, store::DraftPtr item, uint64_t seq,
                           uint64_t lsn, size_t max_bytes, store::IndexingDirective directive) {
   return StampItem(s, c, PrepareItem(s, c, std::move(item), directive), seq, lsn, max_bytes);
 }
@@ -232,7 +232,7 @@ namespace {
 // Same as MakeItem for a patched image: keeps the stored property order, refreshes _etag and _ts.
 store::ItemPtr MakePatchedItem(Services& s, const store::Item& current, const json::Value& ops, uint64_t lsn,
                                size_t max_bytes, bool unindexed) {
-  auto item = std::make_shared<store::Item>();
+  auto item = store::NewItem();
   auto& draft = item->Draft();
   auto& a = draft.GetAllocator();
   draft.CopyFrom(current.body, a);

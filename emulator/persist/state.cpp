@@ -334,7 +334,7 @@ Parts Split(std::string_view record) {
 }
 
 store::ItemPtr ReadItem(const json::Value& f, std::string_view text) {
-  auto item = std::make_shared<store::Item>();
+  auto item = store::NewItem();
   if (json::Parse(text, item->Draft()) != json::ParseStatus::kOk || !item->Draft().IsObject())
     throw Unreadable("an item's JSON does not parse");
   records::ReadObject(f, *item, records::ItemFields{});

@@ -209,7 +209,7 @@ namespace {
 // (handlers::PrepareItem); the write stamps it.
 struct Prepared {
   store::Placement at;
-  std::shared_ptr<store::Item> draft;
+  store::DraftPtr draft;
   std::string error;  // not empty: it could not be read again
 };
 
@@ -494,7 +494,7 @@ void Loader::Impl::Prepare(const Record& r, Prepared& p, json::Allocator& pool) 
 // and the same write); true when it created the item. Throws what the write throws.
 bool Loader::Impl::Write(const Record& r, Prepared& p) {
   if (!p.error.empty()) throw std::runtime_error(p.error);
-  std::shared_ptr<store::Item> draft = std::move(p.draft);
+  store::DraftPtr draft = std::move(p.draft);
   handlers::Target t;
   t.c = jobs[r.job].c;
   t.pk = draft->pk();

@@ -2,8 +2,11 @@
 // ordered maps of them a partition keeps (item.cpp builds the document's block).
 #pragma once
 
+#include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <type_traits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -41,6 +44,17 @@ struct Item {
   // with automatic false): point reads, the read feed and the change feed see it, queries of a
   // consistent-mode container do not (ItemPolicy::indexed_only).
   bool unindexed = false;
+
+ private:
+  uint8_t in_body_ = 0;  // bit i set: text i is in `block_` (here, in the padding of the fields above)
+
+ public:
+  // The count of the references (`ItemRef`) that hold the item; the last one deletes it.
+  void AddRef() const { refs_.fetch_add(1, std::memory_order_relaxed); }
+  uint32_t refs() const { return refs_.load(std::memory_order_relaxed); }
+  void Release() const {
+    if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+  }
 
   // The document being built (an empty value until set), before Seal.
   json::Document& Draft();
@@ -105,9 +119,67 @@ struct Item {
   uint32_t block_bytes_ = 0;
   uint32_t text_at_[kTexts] = {};   // where each text starts: in `texts_`, or in `block_` (see in_body_)
   uint32_t text_len_[kTexts] = {};  // its length (its NUL not counted)
-  uint8_t in_body_ = 0;             // bit i set: text i is in `block_`
+  mutable std::atomic<uint32_t> refs_{0};
 };
-using ItemPtr = std::shared_ptr<const Item>;
+
+// A counted reference to an item, the count kept in the item itself: one allocation per item and
+// 8 bytes in each map that holds it (a shared pointer takes 16, and a control block of 16 more in
+// the item's allocation). Copies share the item; `ItemRef<Item>` (a draft being built) converts to
+// `ItemRef<const Item>`.
+template <class T>
+class ItemRef {
+ public:
+  ItemRef() noexcept = default;
+  ItemRef(std::nullptr_t) noexcept {}
+  explicit ItemRef(T* p) noexcept : p_(p) {
+    if (p_) p_->AddRef();
+  }
+  ItemRef(const ItemRef& o) noexcept : ItemRef(o.p_) {}
+  ItemRef(ItemRef&& o) noexcept : p_(o.p_) { o.p_ = nullptr; }
+  template <class U, class = std::enable_if_t<std::is_convertible_v<U*, T*>>>
+  ItemRef(const ItemRef<U>& o) noexcept : ItemRef(o.get()) {}
+  template <class U, class = std::enable_if_t<std::is_convertible_v<U*, T*>>>
+  ItemRef(ItemRef<U>&& o) noexcept : p_(o.p_) {
+    o.p_ = nullptr;
+  }
+  ~ItemRef() {
+    if (p_) p_->Release();
+  }
+  ItemRef& operator=(const ItemRef& o) noexcept {
+    ItemRef(o).swap(*this);
+    return *this;
+  }
+  ItemRef& operator=(ItemRef&& o) noexcept {
+    ItemRef(std::move(o)).swap(*this);
+    return *this;
+  }
+  ItemRef& operator=(std::nullptr_t) noexcept {
+    reset();
+    return *this;
+  }
+
+  T* get() const noexcept { return p_; }
+  T& operator*() const noexcept { return *p_; }
+  T* operator->() const noexcept { return p_; }
+  explicit operator bool() const noexcept { return p_ != nullptr; }
+  uint32_t use_count() const noexcept { return p_ ? p_->refs() : 0; }
+  void reset() noexcept { ItemRef().swap(*this); }
+  void swap(ItemRef& o) noexcept { std::swap(p_, o.p_); }
+
+  template <class U>
+  friend bool operator==(const ItemRef& a, const ItemRef<U>& b) noexcept {
+    return a.get() == b.get();
+  }
+  friend bool operator==(const ItemRef& a, std::nullptr_t) noexcept { return a.p_ == nullptr; }
+
+ private:
+  template <class>
+  friend class ItemRef;
+  T* p_ = nullptr;
+};
+using ItemPtr = ItemRef<const Item>;
+using DraftPtr = ItemRef<Item>;  // an item being built, before it is stored
+inline DraftPtr NewItem() { return DraftPtr(new Item()); }
 // Items by a number that only grows (sequence number): a B-tree, a few bytes per entry.
 using ItemsByNumber = absl::btree_map<uint64_t, ItemPtr>;
 // Items by the LSN of their latest version, then sequence number: the writes of one transaction

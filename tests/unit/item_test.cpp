@@ -11,11 +11,49 @@
 namespace cosmos::store {
 namespace {
 
-std::shared_ptr<Item> Sealed(const std::string& text) {
-  auto item = std::make_shared<Item>();
+DraftPtr Sealed(const std::string& text) {
+  auto item = NewItem();
   EXPECT_EQ(json::Parse(text, item->Draft()), json::ParseStatus::kOk) << text;
   item->Seal();
   return item;
+}
+
+// An ItemPtr counts its holders in the item: copies add one, moves hand theirs over, a draft's
+// reference becomes a read-only one without a new count, and the count falls back as holders go.
+TEST(ItemTest, ReferencesCountTheirHolders) {
+  DraftPtr draft = Sealed(R"({"id":"a"})");
+  EXPECT_EQ(draft.use_count(), 1u);
+  const Item* raw = draft.get();
+  ItemPtr shared = draft;  // a copy, converted
+  EXPECT_EQ(draft.use_count(), 2u);
+  {
+    ItemPtr copy = shared;
+    ItemPtr other;
+    EXPECT_FALSE(other);
+    EXPECT_TRUE(other == nullptr);
+    other = copy;
+    EXPECT_EQ(shared.use_count(), 4u);
+    EXPECT_TRUE(other == shared);
+    other = std::move(copy);  // the same item: the moved-from holder's count is handed over
+    EXPECT_EQ(shared.use_count(), 3u);
+    EXPECT_FALSE(copy);
+    other = other;  // NOLINT: self-assignment keeps the count
+    EXPECT_EQ(shared.use_count(), 3u);
+  }
+  EXPECT_EQ(shared.use_count(), 2u);
+  ItemPtr moved = std::move(draft);  // converted by a move: no new count
+  EXPECT_FALSE(draft);
+  EXPECT_EQ(moved.get(), raw);
+  EXPECT_EQ(moved.use_count(), 2u);
+  moved.reset();
+  EXPECT_EQ(shared.use_count(), 1u);
+  ItemPtr replaced = Sealed(R"({"id":"b"})");
+  replaced = shared;  // the item "b" had one holder and is freed here
+  EXPECT_EQ(shared.use_count(), 2u);
+  EXPECT_EQ(replaced.get(), raw);
+  shared = nullptr;
+  EXPECT_EQ(replaced.use_count(), 1u);
+  EXPECT_EQ(shared.use_count(), 0u);
 }
 
 TEST(ItemTest, TextIsWrittenFromTheSealedDocument) {
@@ -73,7 +111,7 @@ TEST(ItemTest, TextsTheDocumentHoldsAreReadFromIt) {
   const std::string etag = "\"00000000-0000-0000-1111-222222222222\"";
   const std::string text = R"({"id":"i7","pk":"p7","_rid":")" + rid + R"(","_etag":"\")" + etag.substr(1, etag.size() - 2) +
                            R"(\""})";
-  auto item = std::make_shared<Item>();
+  auto item = NewItem();
   ASSERT_EQ(json::Parse(text, item->Draft()), json::ParseStatus::kOk);
   item->set_id("i7");
   item->set_pk("[\"p7\"]");
@@ -97,7 +135,7 @@ TEST(ItemTest, TextsTheDocumentHoldsAreReadFromIt) {
   for (auto f : {Item::Field::kId, Item::Field::kPk, Item::Field::kEpk, Item::Field::kRid, Item::Field::kEtag})
     EXPECT_EQ(item->get(f).data()[item->get(f).size()], '\0');
   // A text the document holds differently stays the item's own.
-  auto other = std::make_shared<Item>();
+  auto other = NewItem();
   ASSERT_EQ(json::Parse(R"({"id":"renamed","_rid":"x"})", other->Draft()), json::ParseStatus::kOk);
   other->set_id("old");
   other->set_rid(rid);
@@ -142,7 +180,7 @@ TEST(ItemTest, AOneKilobyteDocumentTakesAboutItsTextSize) {
 }
 
 TEST(ItemTest, TheDraftIsDroppedAndReadersSeeTheSealedCopy) {
-  auto item = std::make_shared<Item>();
+  auto item = NewItem();
   auto& d = item->Draft();
   d.SetObject();
   std::string name(40, 'k');
@@ -155,7 +193,7 @@ TEST(ItemTest, TheDraftIsDroppedAndReadersSeeTheSealedCopy) {
 }
 
 TEST(ItemTest, AnItemWithoutADraftIsAnEmptyObject) {
-  auto item = std::make_shared<Item>();
+  auto item = NewItem();
   item->Seal();
   EXPECT_EQ(item->Text(), "{}");
   EXPECT_EQ(item->size, 2u);

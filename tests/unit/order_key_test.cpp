@@ -167,7 +167,7 @@ class PartitionIndexTest : public ::testing::Test {
  protected:
   void Put(const std::string& id, const std::string& body, const std::string& pk = "[\"p\"]") {
     part_.Write(store::WriteKind::kUpsert, pk, id, {}, 0, {}, [&](const store::ItemPtr&, uint64_t seq, uint64_t lsn) {
-      auto item = std::make_shared<store::Item>();
+      auto item = store::NewItem();
       item->set_id(id);
       item->set_pk(pk);
       json::Parse(body, item->Draft());

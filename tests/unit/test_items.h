@@ -12,7 +12,7 @@ namespace cosmos::store::testing {
 // {"id":<id>,"v":<payload>} written at `ts` with the seq and LSN the partition assigned.
 inline ItemPtr TestItem(const std::string& id, const std::string& pk, int64_t ts, uint64_t seq, uint64_t lsn,
                         std::optional<int64_t> ttl, std::string etag, const std::string& payload) {
-  auto item = std::make_shared<Item>();
+  auto item = NewItem();
   item->set_id(id);
   item->set_pk(pk);
   item->ts = ts;

@@ -37,7 +37,7 @@ const ItemFilter kAll = [](const Item&) { return true; };
 
 // {"id":<id>,"n":<n>} with a resource id and etag derived from what the partition assigned.
 ItemPtr NumberItem(const std::string& id, const std::string& pk, int64_t ts, uint64_t seq, uint64_t lsn, int n) {
-  auto item = std::make_shared<Item>();
+  auto item = NewItem();
   item->set_id(id);
   item->set_pk(pk);
   item->ts = ts;

@@ -35,7 +35,7 @@ int StatusOf(const std::function<void()>& f) {
 // An item with the given JSON body (its id taken from it).
 PhysicalPartition::Maker Body(const std::string& pk, const std::string& text) {
   return [=](const ItemPtr&, uint64_t seq, uint64_t lsn) {
-    auto item = std::make_shared<Item>();
+    auto item = NewItem();
     EXPECT_EQ(json::Parse(text, item->Draft()), json::ParseStatus::kOk);
     item->Seal();
     item->set_id(item->body["id"].GetString());

@@ -19,7 +19,7 @@ namespace cosmos::store {
 namespace {
 
 ItemPtr VectorItem(uint64_t seq, const std::string& pk, const std::string& v) {
-  auto item = std::make_shared<Item>();
+  auto item = NewItem();
   item->set_id("i" + std::to_string(seq));
   item->set_pk(pk);
   item->seq = seq;
