@@ -187,7 +187,7 @@ store::ItemPtr FinishItem(http::Services& s, const store::Container& c, store::D
 // lock, writes those in place for a write at (seq, lsn) now; 413 when the text exceeds
 // `max_bytes`. A prepared item is stamped once.
 store::DraftPtr PrepareItem(http::Services& s, const store::Container& c, store::DraftPtr draft,
-                                         store::IndexingDirective directive = store::IndexingDirective::kDefault);
+                            store::IndexingDirective directive = store::IndexingDirective::kDefault);
 store::ItemPtr StampItem(http::Services& s, const store::Container& c, store::DraftPtr prepared,
                          uint64_t seq, uint64_t lsn, size_t max_bytes);
 // A write's x-ms-indexing-directive, or a batch operation's indexingDirective (absent: Default);

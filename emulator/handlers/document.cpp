@@ -85,7 +85,7 @@ size_t Digits(int64_t v) {
 }  // namespace
 
 store::DraftPtr PrepareItem(Services& s, const store::Container& c, store::DraftPtr item,
-                                         store::IndexingDirective directive) {
+                            store::IndexingDirective directive) {
   item->unindexed = !c.settings()->indexing.IndexesWrite(directive);
   auto& draft = item->Draft();
   auto& a = draft.GetAllocator();
