@@ -394,7 +394,7 @@ namespace {
 std::string ActivityIdOf(const Request& req) {
   auto h = req.find(headers::kActivityId);
   if (h != req.end()) {
-    if (auto id = util::CanonicalUuid(std::string_view(h->value().data(), h->value().size()))) return *id;
+    if (auto id = util::ParseUuid(std::string_view(h->value().data(), h->value().size()))) return util::FormatUuid(*id);
   }
   return util::NewUuid();
 }

@@ -286,31 +286,16 @@ Response DecodeResponse(std::string_view message) {
 }
 
 std::string GuidText(const Guid& guid) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string text;
-  text.reserve(36);
-  for (size_t n = 0; n < 16; ++n) {
-    if (n == 4 || n == 6 || n == 8 || n == 10) text.push_back('-');
-    const uint8_t b = guid[GuidWireIndex(n)];
-    text.push_back(kHex[b >> 4]);
-    text.push_back(kHex[b & 0xF]);
-  }
-  return text;
+  util::UuidBytes b;
+  for (size_t n = 0; n < b.size(); ++n) b[n] = guid[GuidWireIndex(n)];
+  return util::FormatUuid(b);
 }
 
 std::optional<Guid> ParseGuid(std::string_view text) {
-  if (text.size() != 36) return std::nullopt;
+  const auto b = util::ParseUuid(text);
+  if (!b) return std::nullopt;
   Guid g{};
-  size_t pos = 0;
-  for (size_t n = 0; n < 16; ++n) {
-    if (n == 4 || n == 6 || n == 8 || n == 10) {
-      if (text[pos++] != '-') return std::nullopt;
-    }
-    const int hi = util::HexValue(text[pos++]);
-    const int lo = util::HexValue(text[pos++]);
-    if (hi < 0 || lo < 0) return std::nullopt;
-    g[GuidWireIndex(n)] = static_cast<uint8_t>(hi << 4 | lo);
-  }
+  for (size_t n = 0; n < g.size(); ++n) g[GuidWireIndex(n)] = (*b)[n];
   return g;
 }
 

@@ -236,20 +236,32 @@ std::string FormatRfc1123(int64_t unix_seconds) {
   return cached;
 }
 
-std::optional<std::string> CanonicalUuid(std::string_view text) {
+std::optional<UuidBytes> ParseUuid(std::string_view text) {
   if (text.size() != 36) return std::nullopt;
-  std::string out(text);
-  for (size_t i = 0; i < out.size(); ++i) {
-    const char c = out[i];
-    if (i == 8 || i == 13 || i == 18 || i == 23) {
-      if (c != '-') return std::nullopt;
-    } else if (c >= 'A' && c <= 'F') {
-      out[i] = static_cast<char>(c - 'A' + 'a');
-    } else if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
-      return std::nullopt;
+  UuidBytes b{};
+  size_t pos = 0;
+  for (size_t i = 0; i < b.size(); ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) {
+      if (text[pos++] != '-') return std::nullopt;
     }
+    const int hi = HexValue(text[pos++]);
+    const int lo = HexValue(text[pos++]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    b[i] = static_cast<uint8_t>(hi << 4 | lo);
   }
-  return out;
+  return b;
+}
+
+std::string FormatUuid(const UuidBytes& b) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  char buf[36];
+  size_t n = 0;
+  for (size_t i = 0; i < b.size(); ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) buf[n++] = '-';
+    buf[n++] = kHex[b[i] >> 4];
+    buf[n++] = kHex[b[i] & 0x0F];
+  }
+  return std::string(buf, n);
 }
 
 std::string NewUuid() {
@@ -270,21 +282,13 @@ std::string NewUuid() {
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
     return std::mt19937_64(z ^ (z >> 31));
   }();
-  unsigned char b[16];
+  UuidBytes b;
   uint64_t hi = rng(), lo = rng();
-  std::memcpy(b, &hi, 8);
-  std::memcpy(b + 8, &lo, 8);
-  b[6] = static_cast<unsigned char>((b[6] & 0x0F) | 0x40);
-  b[8] = static_cast<unsigned char>((b[8] & 0x3F) | 0x80);
-  static constexpr char kHex[] = "0123456789abcdef";
-  char buf[36];
-  size_t n = 0;
-  for (size_t i = 0; i < 16; ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) buf[n++] = '-';
-    buf[n++] = kHex[b[i] >> 4];
-    buf[n++] = kHex[b[i] & 0x0F];
-  }
-  return std::string(buf, n);
+  std::memcpy(b.data(), &hi, 8);
+  std::memcpy(b.data() + 8, &lo, 8);
+  b[6] = static_cast<uint8_t>((b[6] & 0x0F) | 0x40);
+  b[8] = static_cast<uint8_t>((b[8] & 0x3F) | 0x80);
+  return FormatUuid(b);
 }
 
 int64_t UnixSeconds() {

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <chrono>
 #include <cstdint>
+#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -45,9 +46,12 @@ std::string FormatRfc1123(int64_t unix_seconds);
 
 // Random version-4 UUID text.
 std::string NewUuid();
-// The text of a GUID in its 36-character form (8-4-4-4-12 hexadecimal digits, either case), in
-// lower case; nullopt for anything else.
-std::optional<std::string> CanonicalUuid(std::string_view text);
+// A UUID's 16 bytes in the order its text spells them, read from its 36-character form
+// (8-4-4-4-12 hexadecimal digits, either case; nullopt for anything else) and written back in that
+// form in lower case.
+using UuidBytes = std::array<uint8_t, 16>;
+std::optional<UuidBytes> ParseUuid(std::string_view text);
+std::string FormatUuid(const UuidBytes& bytes);
 
 // The integer a whole string spells (decimal, optional '-' for signed types); nullopt when the
 // text is empty, has anything else in it, or is out of the type's range.
