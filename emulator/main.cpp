@@ -428,7 +428,7 @@ struct Listeners {
   bool explorer;   // the explorer page has a port of its own
   bool needs_tls;  // some listener serves HTTPS
   // The listeners' indexes, for Server::port (the gateway's is 0).
-  size_t health_index = 0, explorer_index = 0, direct_index = 0;
+  size_t health_index = 0, explorer_index = 0, direct_index = 0, compute_index = 0;
 };
 
 cosmos::http::Config MakeConfig(const Settings& s) {
@@ -563,15 +563,16 @@ std::unique_ptr<cosmos::persist::Persistence> RecoverData(cosmos::store::Account
 }
 
 // The gateway's handler; at --log-level debug it also prints one line per request.
-cosmos::server::RequestHandler Gateway(cosmos::http::Services& services, LogLevel level) {
+// `compute`: the SQL compute endpoint's (--compute-port), which addresses every item id.
+cosmos::server::RequestHandler Gateway(cosmos::http::Services& services, LogLevel level, bool compute = false) {
   if (level < LogLevel::kDebug) {
-    return [&services](const cosmos::server::Request& req, const cosmos::server::Connection& c) {
-      return cosmos::http::Handle(services, req, c.secure, c.cancelled);
+    return [&services, compute](const cosmos::server::Request& req, const cosmos::server::Connection& c) {
+      return cosmos::http::Handle(services, req, c.secure, c.cancelled, compute);
     };
   }
-  return [&services](const cosmos::server::Request& req, const cosmos::server::Connection& c) {
+  return [&services, compute](const cosmos::server::Request& req, const cosmos::server::Connection& c) {
     const auto start = std::chrono::steady_clock::now();
-    cosmos::server::Response res = cosmos::http::Handle(services, req, c.secure, c.cancelled);
+    cosmos::server::Response res = cosmos::http::Handle(services, req, c.secure, c.cancelled, compute);
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     std::ostringstream line;
     line.precision(3);
@@ -592,8 +593,8 @@ bool DirectOnGatewayPort(const Settings& s) {
 // Serving: the gateway, the health port and the explorer port bound; exits 2 when one cannot be.
 // `gateway` and `config` are used by the listeners until the server stops.
 void Listen(cosmos::server::Server& server, const Settings& s, cosmos::http::Config& config,
-            const cosmos::server::RequestHandler& gateway, const cosmos::server::RntbdHandler& direct,
-            Listeners& listeners) {
+            const cosmos::server::RequestHandler& gateway, const cosmos::server::RequestHandler& compute,
+            const cosmos::server::RntbdHandler& direct, Listeners& listeners) {
   try {
     // The probes are answered on the I/O threads; everything else on the workers.
     const auto all = [](const cosmos::server::Request&) { return true; };
@@ -627,6 +628,7 @@ void Listen(cosmos::server::Server& server, const Settings& s, cosmos::http::Con
       }
       config.direct_port = server.port(listeners.direct_index);
     }
+    if (s.compute_port) listeners.compute_index = server.Listen(s.host, *s.compute_port, s.protocol, compute, gateway_at_once);
     if (s.health_port) {
       listeners.health_index =
           server.Listen(s.host, *s.health_port, cosmos::server::Protocol::kHttp,
@@ -712,6 +714,9 @@ void PrintReady(const Settings& s, const cosmos::server::Server& server, const L
   const uint16_t port = server.port(0);
   if (s.protocol != cosmos::server::Protocol::kHttp) Line(std::cout, "Now listening on: " + Url("https", s.host, port));
   if (s.protocol != cosmos::server::Protocol::kHttps) Line(std::cout, "Now listening on: " + Url("http", s.host, port));
+  if (s.compute_port && s.log_level >= LogLevel::kInfo)
+    Line(std::cout, "SQL compute endpoint on: " + Url(s.protocol == cosmos::server::Protocol::kHttp ? "http" : "https",
+                                                      s.host, server.port(listeners.compute_index)) + "/");
   if (s.health_port && s.log_level >= LogLevel::kInfo)
     Line(std::cout, "Health probes on: " + Url("http", s.host, server.port(listeners.health_index)) + "/ready");
   if (listeners.explorer && s.log_level >= LogLevel::kInfo)
@@ -784,11 +789,12 @@ int main(int argc, char** argv) {
     return cosmos::http::ErrorResponse(status, code, reason, version, false);
   });
   const cosmos::server::RequestHandler gateway = Gateway(services, level);
+  const cosmos::server::RequestHandler compute = Gateway(services, level, true);
   const cosmos::server::RntbdHandler direct = [&services](const cosmos::rntbd::Request& req,
                                                          const cosmos::server::Connection& c) {
     return cosmos::direct::Handle(services, req, c);
   };
-  Listen(server, s, config, gateway, direct, listeners);
+  Listen(server, s, config, gateway, compute, direct, listeners);
   // The activity ids' generator takes its seed from OpenSSL now, on this thread, not in the first
   // request (util::NewUuid).
   (void)cosmos::util::NewUuid();

@@ -199,8 +199,10 @@ bool DecodesAgain(const std::string& id) {
 // path afterwards (Microsoft's Go SDK emulator tests, TestItemIdEncodingRoutingGW, assert what it
 // answers): an id that holds '/', '\\' or '#', ends in a blank or holds a percent escape that
 // decodes reaches the signature check as another resource (401), and one that holds CR, LF or tab
-// is refused (400).
+// is refused (400). The SQL compute endpoint (--compute-port, the Windows emulator's
+// /EnableSqlComputeEndpoint) addresses them all (TestItemIdEncodingComputeGW).
 void RefuseIdsTheGatewayCannotAddress(const RequestContext& ctx) {
+  if (ctx.compute_endpoint()) return;
   const auto& seg = ctx.segments();
   if (seg.size() != 6 || seg[0] != "dbs" || seg[2] != "colls" || seg[4] != "docs") return;
   const std::string& id = seg[5];

@@ -186,6 +186,9 @@ class RequestContext {
   // Whether the request came over TLS.
   bool secure() const { return secure_; }
   void set_secure(bool v) { secure_ = v; }
+  // It came to the SQL compute endpoint (--compute-port), which addresses every item id in a path.
+  bool compute_endpoint() const { return compute_endpoint_; }
+  void set_compute_endpoint(bool v) { compute_endpoint_ = v; }
   // What the request asks for (read from its headers when it was routed).
   Operation operation() const { return operation_; }
   void set_operation(Operation op) { operation_ = op; }
@@ -233,6 +236,7 @@ class RequestContext {
   std::vector<std::string> segments_;
   std::vector<std::pair<std::string, std::string>> params_;
   bool secure_ = false;
+  bool compute_endpoint_ = false;
   const std::atomic<bool>* cancelled_ = nullptr;
   Operation operation_ = Operation::kPlain;
   OperationFacts facts_;

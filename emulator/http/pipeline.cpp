@@ -367,15 +367,17 @@ std::optional<std::string> ChangedDatabase(Services& services, const RequestCont
   return std::nullopt;
 }
 
-Response HandleRequest(Services& services, const Request& req, bool secure, const std::atomic<bool>* cancelled);
+Response HandleRequest(Services& services, const Request& req, bool secure, const std::atomic<bool>* cancelled,
+                       bool compute_endpoint);
 
 }  // namespace
 
-Response Handle(Services& services, const Request& req, bool secure, const std::atomic<bool>* cancelled) {
+Response Handle(Services& services, const Request& req, bool secure, const std::atomic<bool>* cancelled,
+                bool compute_endpoint) {
   store::Journal* journal = services.account.journal();
-  if (!journal) return HandleRequest(services, req, secure, cancelled);
+  if (!journal) return HandleRequest(services, req, secure, cancelled, compute_endpoint);
   journal->ForgetThread();
-  Response res = HandleRequest(services, req, secure, cancelled);
+  Response res = HandleRequest(services, req, secure, cancelled, compute_endpoint);
   try {
     journal->AwaitDurable();  // answered only once what it changed is durable
   } catch (const std::exception& e) {
@@ -399,7 +401,8 @@ std::string ActivityIdOf(const Request& req) {
   return util::NewUuid();
 }
 
-Response HandleRequest(Services& services, const Request& req, bool secure, const std::atomic<bool>* cancelled) {
+Response HandleRequest(Services& services, const Request& req, bool secure, const std::atomic<bool>* cancelled,
+                       bool compute_endpoint) {
   const std::string activity_id = ActivityIdOf(req);
   Response res{beast_http::status::ok, req.version()};
   res.keep_alive(req.keep_alive());
@@ -432,6 +435,7 @@ Response HandleRequest(Services& services, const Request& req, bool secure, cons
     ctx->set_operation(op);
     if (route.route) ctx->set_facts(route.route->facts);
     ctx->set_secure(secure);
+    ctx->set_compute_endpoint(compute_endpoint);
     ctx->set_cancel_flag(cancelled);
     // The signature covers the path as sent; a rid link is then resolved to names.
     const Credential credential = Authenticate(*ctx, services.config, services.clock.UnixSeconds());

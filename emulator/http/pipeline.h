@@ -9,8 +9,9 @@ namespace cosmos::http {
 // Pure function from request to response; safe to call from many threads at once.
 // `secure`: the request came over TLS (the account document's endpoints follow it). `cancelled`:
 // the server's flag for a client that went away (RequestContext::cancelled()); may be null.
+// `compute_endpoint`: it came to the SQL compute endpoint (--compute-port) rather than the gateway.
 Response Handle(Services& services, const Request& request, bool secure = false,
-                const std::atomic<bool>* cancelled = nullptr);
+                const std::atomic<bool>* cancelled = nullptr, bool compute_endpoint = false);
 
 // The requests the server answers on its I/O threads: GET /_health, /ready, /alive and /status,
 // which wait on nothing (so they answer while every worker is busy), point reads of items, and with

@@ -240,6 +240,11 @@ constexpr Option kOptions[] = {
              "emulator's, or a free one when that is taken; any\n"
              "free port when --port is 0; off with --protocol http)",
      .apply = [](Parser& p, V v) { p.s.direct_port = p.OptionalPort(v); p.direct_port_given = true; }},
+    {.name = "compute-port", .value = "N|off", .section = S::kServing,
+     .help = "the gateway again on this port as the Windows\n"
+             "emulator's SQL compute endpoint (its 8903), which\n"
+             "addresses every item id in a path (default off)",
+     .apply = [](Parser& p, V v) { p.s.compute_port = p.OptionalPort(v); }},
     {.name = "enable-explorer", .value = "B", .section = S::kServing, .official = "ENABLE_EXPLORER",
      .help = "serve the emulator's page at /_explorer/index.html\n"
              "(default true)",

@@ -46,6 +46,9 @@ struct Settings {
   // The Direct port was given (flag or variable): when it is taken the start fails. The default,
   // when taken (another emulator), gives way to a free port, which the address feed names.
   bool direct_port_given = false;
+  // The Windows emulator's SQL compute endpoint (/EnableSqlComputeEndpoint, its port 8903): the
+  // gateway again, on a port of its own, addressing every item id in a path; nullopt: off.
+  std::optional<uint16_t> compute_port;
   bool explorer = true;                      // /_explorer/index.html
   std::optional<uint16_t> explorer_port;     // the explorer page on a port of its own
   std::optional<server::Protocol> explorer_protocol;  // default: protocol

@@ -393,6 +393,29 @@ TEST_F(DocumentsTest, IdsTheGatewayCannotAddress) {
   }
 }
 
+// The SQL compute endpoint (--compute-port; the Windows emulator's /EnableSqlComputeEndpoint, which
+// TestItemIdEncodingComputeGW drives) reads, replaces and deletes every id the gateway cannot address.
+TEST_F(DocumentsTest, TheComputeEndpointAddressesEveryId) {
+  compute_endpoint_ = true;
+  const Headers pk{{"x-ms-documentdb-partitionkey", kPkA}};
+  const std::vector<std::pair<std::string, std::string>> ids{
+      {"Disallowed/Chars", "Disallowed%2FChars"}, {"Disallowed\\\\Chars", "Disallowed%5CChars"},
+      {"Disallowed#Chars", "Disallowed%23Chars"}, {"Test ", "Test%20"}, {"Test  ", "Test%20%20"},
+      {"Ending%20", "Ending%2520"}, {"Special%E9%B1%80", "Special%25E9%25B1%2580"},
+      {"With\\rCarriageReturn", "With%0DCarriageReturn"}, {"With\\tTab", "With%09Tab"},
+      {"With\\nLineFeed", "With%0ALineFeed"}, {"Disallowed?Chars", "Disallowed%3FChars"}};
+  for (const auto& [id, path] : ids) {
+    auto created = Create("{\"id\":\"" + id + "\",\"pk\":\"a\"}");
+    ASSERT_EQ(created.status(), 201) << id << created;
+    auto read = Get(std::string(kDocs) + "/" + path, pk);
+    EXPECT_EQ(read.status(), 200) << id << read;
+    EXPECT_EQ(std::string(read.Json()["id"].GetString()), std::string(created.Json()["id"].GetString())) << id;
+    EXPECT_EQ(Put(std::string(kDocs) + "/" + path, created.body(), pk).status(), 200) << id;
+    EXPECT_EQ(Delete(std::string(kDocs) + "/" + path, pk).status(), 204) << id;
+    EXPECT_EQ(Get(std::string(kDocs) + "/" + path, pk).status(), 404) << id;
+  }
+}
+
 TEST_F(DocumentsTest, NestingDepth) {
   // The item object is level 1: 127 more levels are fine, 128 more are too deep.
   auto doc = [](int arrays) {

@@ -166,7 +166,7 @@ class EmulatorTest : public ::testing::Test {
     return req;
   }
 
-  Reply Send(const http::Request& req) { return Reply{http::Handle(services_, req)}; }
+  Reply Send(const http::Request& req) { return Reply{http::Handle(services_, req, false, nullptr, compute_endpoint_)}; }
 
   Reply Call(bh::verb verb, std::string_view target, std::string body = "", const Headers& headers = {},
              const SignOptions& opt = {}) {
@@ -216,6 +216,7 @@ class EmulatorTest : public ::testing::Test {
   util::WallClock wall_{util::UnixMillis()};
   faults::Injector faults_;
   http::Services services_{account_, config_, limiter_, stats_, wall_, &faults_};
+  bool compute_endpoint_ = false;  // requests go to the SQL compute endpoint (--compute-port)
 };
 
 }  // namespace cosmos::testing

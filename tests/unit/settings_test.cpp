@@ -57,6 +57,11 @@ TEST(Settings, DirectPortFollowsTheClassicEmulatorOrAFreeGatewayPort) {
   // RNTBD is TLS only: a gateway serving plain HTTP only has none unless asked for.
   EXPECT_EQ(ParseWith({"--protocol", "http"}).direct_port, std::nullopt);
   EXPECT_EQ(ParseWith({"--protocol", "http", "--direct-port", "10253"}).direct_port, std::optional<uint16_t>(10253));
+  // The SQL compute endpoint: off unless asked for, by flag or variable.
+  EXPECT_EQ(ParseWith({}).compute_port, std::nullopt);
+  EXPECT_EQ(ParseWith({"--compute-port", "8903"}).compute_port, std::optional<uint16_t>(8903));
+  EXPECT_EQ(ParseWith({"--compute-port", "off"}).compute_port, std::nullopt);
+  EXPECT_EQ(ParseWith({}, {{"COSMOS_EMULATOR_COMPUTE_PORT", "8904"}}).compute_port, std::optional<uint16_t>(8904));
 }
 
 TEST(Settings, SeedPathAndErrorMode) {
@@ -334,7 +339,7 @@ TEST(Settings, TheTableReadsTheSameVariables) {
   }
   std::set<std::string> expected_ours;
   for (const char* name :
-       {"host", "port", "protocol", "direct-port", "health-port", "enable-explorer", "explorer-port", "explorer-protocol", "key",
+       {"host", "port", "protocol", "direct-port", "compute-port", "health-port", "enable-explorer", "explorer-port", "explorer-protocol", "key",
         "key-file", "secondary-key", "readonly-key", "secondary-readonly-key", "threads", "workers", "max-connections",
         "consistency", "max-body-bytes", "header-timeout-ms", "body-timeout-ms", "handshake-timeout-ms",
         "partition-count", "rate-limit", "script-timeout-ms", "script-memory-mb", "query-page-timeout-ms",

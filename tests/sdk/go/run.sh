@@ -8,25 +8,25 @@
 # ($COSMOS_TEST_CACHE/go/gopath) and checks its hash; copies it (the cache is read-only) to $BUILD_DIR/go-sdk/azcosmos;
 # selects the test functions of the files that call newEmulatorTests (the ones that reach the emulator);
 # compiles the package's test binary; starts the emulator on port 8081 (the tests hardcode
-# https://localhost:8081/) with --cert-export, and a second one on 8903 (TestItemIdEncodingComputeGW
-# hardcodes https://localhost:8903/, the official emulator's SQL compute endpoint); trusts the
+# https://localhost:8081/) with --cert-export and its SQL compute endpoint on 8903 (--compute-port:
+# TestItemIdEncodingComputeGW hardcodes https://localhost:8903/, the official emulator's); trusts the
 # certificate through SSL_CERT_FILE (the AAD client verifies it; the key client skips verification);
 # runs the selected tests with EMULATOR=true (the one variable they read: unset, every one of them
-# skips); stops the emulators; prints each result, the output of the failed tests, the counts and the
+# skips); stops the emulator; prints each result, the output of the failed tests, the counts and the
 # wall time. Exit 1 if a test fails that tests/sdk/go/known_failures.txt does not list (or a test does
 # not finish); listed tests that pass are reported. The last lines are the true counts,
 # `N passed, N failed, N skipped` (listed failures included), and `known failures: K (listed)`.
 #
 # Env: COSMOS_EMULATOR_BIN (default build/emulator/cosmos-emulator), BUILD_DIR (default <repo>/build),
 # GO (a go command to use), GO_TEST_TIMEOUT (default 6m), GO_TEST_RUN (a regexp narrowing the selected
-# test names, e.g. '^TestItemCRUD$'), EMULATOR_ARGS (extra flags for both emulators),
-# GO_SDK_NETNS=1 (run the emulators and the tests in a private network namespace, `unshare -n`, so
+# test names, e.g. '^TestItemCRUD$'), EMULATOR_ARGS (extra flags for the emulator),
+# GO_SDK_NETNS=1 (run the emulator and the tests in a private network namespace, `unshare -n`, so
 # ports 8081 and 8903 need not be free on the machine),
 # COSMOS_TEST_CACHE (default ~/.cache/cosmos-emulator-tests): Go's module cache and build cache
 # ($COSMOS_TEST_CACHE/go/{gopath,gocache}) and a fetched toolchain live there, kept between runs and
 # clones of the repository (the test binary is built with -trimpath, so its cache entries do not
 # depend on the clone's folder).
-# Logs: $BUILD_DIR/go-sdk/{emulator.log,emulator-8903.log,test.json,report.txt}.
+# Logs: $BUILD_DIR/go-sdk/{emulator.log,test.json,report.txt}.
 set -euo pipefail
 START=${GO_SDK_START:-$(date +%s.%N)}
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -204,11 +204,10 @@ start_emulator() {
 CERT=$WORK/emulator.pem
 rm -f "$CERT"
 # Microsoft's pipeline (ci.yml) starts the Windows emulator with /consistency=Strong; rate limiting is
-# off here by default (its /disableratelimiting). The second emulator stands in for that emulator's
-# SQL compute endpoint (/EnableSqlComputeEndpoint); only TestItemIdEncodingComputeGW talks to it, with
-# the key client, which does not verify certificates.
-start_emulator "$PORT" "$WORK/emulator.log" --cert-export "$CERT" --consistency Strong
-start_emulator "$COMPUTE_PORT" "$WORK/emulator-$COMPUTE_PORT.log" --consistency Strong
+# off here by default (its /disableratelimiting), and with /EnableSqlComputeEndpoint its SQL compute
+# endpoint on 8903 (--compute-port here); only TestItemIdEncodingComputeGW talks to that, with the key
+# client, which does not verify certificates.
+start_emulator "$PORT" "$WORK/emulator.log" --cert-export "$CERT" --consistency Strong --compute-port "$COMPUTE_PORT"
 
 # ---- the tests ----
 TESTS_START=$(date +%s.%N)
