@@ -590,8 +590,8 @@ bool DirectOnGatewayPort(const Settings& s) {
   return s.direct_port.has_value() && s.protocol != cosmos::server::Protocol::kHttp;
 }
 
-// Serving: the gateway, the health port and the explorer port bound; exits 2 when one cannot be.
-// `gateway` and `config` are used by the listeners until the server stops.
+// Serving: the gateway, the Direct, compute, health and explorer ports bound; exits 2 when one
+// cannot be. `gateway`, `compute` and `config` are used by the listeners until the server stops.
 void Listen(cosmos::server::Server& server, const Settings& s, cosmos::http::Config& config,
             const cosmos::server::RequestHandler& gateway, const cosmos::server::RequestHandler& compute,
             const cosmos::server::RntbdHandler& direct, Listeners& listeners) {
