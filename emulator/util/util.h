@@ -1,10 +1,10 @@
 // Small shared helpers: encodings, hashing, time and identifiers. No Cosmos concepts here.
 #pragma once
 
+#include <array>
 #include <charconv>
 #include <chrono>
 #include <cstdint>
-#include <array>
 #include <optional>
 #include <string>
 #include <string_view>
