@@ -184,6 +184,14 @@ constexpr std::array<const char*, 12> kMonths = {"Jan", "Feb", "Mar", "Apr", "Ma
 std::optional<int64_t> ParseRfc1123(std::string_view s) {
   // "Sat, 21 Nov 2026 05:28:38 GMT", or the same ending in "UTC" as Go's time.RFC1123 writes a UTC
   // time (the service's HTTP date parser takes both; the Go SDK sends it as If-Modified-Since).
+  // The day has one or two digits (RFC 1123 keeps RFC 822's "1*2DIGIT"): Java's
+  // DateTimeFormatter.RFC_1123_DATE_TIME writes "Tue, 1 Dec 2026 ...", read here as " 01".
+  std::string padded;
+  if (s.size() == 28 && s[4] == ' ' && std::isdigit(static_cast<unsigned char>(s[5])) && s[6] == ' ') {
+    padded.reserve(29);
+    padded.append(s.substr(0, 5)).append("0").append(s.substr(5));
+    s = padded;
+  }
   if (s.size() != 29) return std::nullopt;
   char t[29];  // lower-cased
   for (size_t i = 0; i < 29; ++i) t[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(s[i])));

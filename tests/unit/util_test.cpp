@@ -173,6 +173,14 @@ TEST(Rfc1123, TakesUtcForGmt) {
   EXPECT_FALSE(ParseRfc1123("Sat, 21 Nov 2026 05:28:38 +00").has_value());
 }
 
+// RFC 1123's day has one or two digits; Java's RFC_1123_DATE_TIME writes one before the 10th.
+TEST(Rfc1123, TakesADayOfOneDigit) {
+  EXPECT_EQ(ParseRfc1123("Tue, 1 Dec 2026 00:04:33 GMT"), ParseRfc1123("Tue, 01 Dec 2026 00:04:33 GMT"));
+  EXPECT_EQ(ParseRfc1123("Tue, 1 Dec 2026 00:04:33 GMT"), std::optional<int64_t>(1796083473));
+  EXPECT_FALSE(ParseRfc1123("Tue,  1 Dec 2026 00:04:33 GMT").has_value());
+  EXPECT_FALSE(ParseRfc1123("Tue, x Dec 2026 00:04:33 GMT").has_value());
+}
+
 TEST(Rfc1123, ParsingIsCaseInsensitive) {
   auto lower = ParseRfc1123("sat, 21 nov 2026 05:28:38 gmt");
   auto upper = ParseRfc1123("SAT, 21 NOV 2026 05:28:38 GMT");
